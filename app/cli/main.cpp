@@ -1,0 +1,182 @@
+// accumlab-cli: the lesson's script and more, headless.
+//   accumlab-cli                 equivalence check, throughput sweep, both exports (the lesson's main job)
+//   accumlab-cli equivalence     one JSON object; exit 0 when it holds, 1 when not (cause on stderr)
+// Bad input: one line on stderr, exit 2, nothing written.
+#include "core/device.h"
+#include "core/export.h"
+#include "core/lesson.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+using namespace accumlab;
+
+namespace {
+
+constexpr int kExitFails = 1;
+constexpr int kExitBadInput = 2;
+
+struct SweepFlags {
+    int64_t microBatch = 4;
+    std::string accumGrid = "1,2,4,8,16";
+    int64_t numSteps = 25;
+    int64_t warmupSteps = 2;
+    uint64_t seed = 0;
+    double lr = 0.05;
+    bool noWrite = false;
+    std::string outDir = "outputs";
+    std::string optimizer = "sgd";
+    std::string scaling = "divide";
+    bool stepEveryMicro = false;
+    std::string noSync = "on";
+    std::string dtype = "float32";
+    std::string device = "auto";
+    int threads = 0;
+    std::string model = "lesson";
+    std::string labels = "teacher";
+};
+
+struct EquivalenceFlags {
+    int64_t bigBatch = 16;
+    int64_t accumSteps = 4;
+    std::string optimizer = "sgd";
+    double lr = 0.1;
+    std::string scaling = "divide";
+    bool stepEveryMicro = false;
+    std::string dtype = "float32";
+    std::string device = "cpu";
+    std::string labels = "random";
+    std::string compareSplit;
+    uint64_t seed = 7;
+};
+
+bool parseOnOff(const std::string &s)
+{
+    if (s == "on")
+        return true;
+    if (s == "off")
+        return false;
+    throw ConfigError("--no-sync takes on or off, got '" + s + "'");
+}
+
+LessonOptions lessonOptions(const SweepFlags &f)
+{
+    LessonOptions o;
+    AccumConfig &b = o.sweep.base;
+    b.preset = presetFromString(f.model);
+    b.microBatch = f.microBatch;
+    b.optimizer.kind = optimizerFromString(f.optimizer);
+    b.optimizer.lr = f.lr;
+    b.scaling = scalingFromString(f.scaling);
+    b.stepEveryMicro = f.stepEveryMicro;
+    b.noSync = parseOnOff(f.noSync);
+    b.dtype = dtypeFromString(f.dtype);
+    b.device = deviceFromString(f.device);
+    b.labels = labelsFromString(f.labels);
+    b.seed = f.seed;
+    o.sweep.accumGrid = parseGrid(f.accumGrid);
+    o.sweep.numSteps = f.numSteps;
+    o.sweep.warmupSteps = f.warmupSteps;
+    o.sweep.threads = f.threads;
+    resolveDevice(b.device); // CUDA asked for where there is none is bad input
+    // The lesson's fixture checks equivalence in the sweep's dtype and on its device.
+    o.equivalence.dtype = b.dtype;
+    o.equivalence.device = b.device;
+    o.write = !f.noWrite;
+    o.outDir = f.outDir;
+    validate(o.sweep);
+    return o;
+}
+
+EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f)
+{
+    EquivalenceConfig c;
+    c.bigBatch = f.bigBatch;
+    c.accumSteps = f.accumSteps;
+    c.optimizer.kind = optimizerFromString(f.optimizer);
+    c.optimizer.lr = f.lr;
+    c.scaling = scalingFromString(f.scaling);
+    c.stepEveryMicro = f.stepEveryMicro;
+    c.dtype = dtypeFromString(f.dtype);
+    c.device = deviceFromString(f.device);
+    c.labels = labelsFromString(f.labels);
+    c.seed = f.seed;
+    if (!f.compareSplit.empty())
+        c.compareSplit = parseSplit(f.compareSplit);
+    validate(c);
+    resolveDevice(c.device);
+    return c;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    CLI::App app{"AccumLab: gradient accumulation on real tensors"};
+    app.set_version_flag("--version", "accumlab-cli 0.1.0");
+
+    SweepFlags s;
+    app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->capture_default_str();
+    app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
+    app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->capture_default_str();
+    app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->capture_default_str();
+    app.add_option("--seed", s.seed, "seed for model and data")->capture_default_str();
+    app.add_option("--lr", s.lr, "learning rate")->capture_default_str();
+    app.add_flag("--no-write", s.noWrite, "do not write the exports");
+    app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
+    app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    app.add_option("--scaling", s.scaling, "divide | none (the no-division bug)")->capture_default_str();
+    app.add_flag("--step-every-micro", s.stepEveryMicro, "bug: step the optimizer after every micro-batch");
+    app.add_option("--no-sync", s.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
+    app.add_option("--dtype", s.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    app.add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
+    app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->capture_default_str();
+    app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
+    app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
+
+    EquivalenceFlags e;
+    auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
+    eqCmd->add_option("--big-batch", e.bigBatch, "samples in the full batch")->capture_default_str();
+    eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->capture_default_str();
+    eqCmd->add_option("--optimizer", e.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    eqCmd->add_option("--lr", e.lr, "learning rate")->capture_default_str();
+    eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
+    eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
+    eqCmd->add_option("--dtype", e.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
+    eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
+    eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
+    eqCmd->add_option("--seed", e.seed, "seed")->capture_default_str();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &ex) {
+        return app.exit(ex);
+    } catch (const CLI::CallForVersion &ex) {
+        return app.exit(ex);
+    } catch (const CLI::ParseError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    }
+
+    try {
+        if (eqCmd->parsed()) {
+            const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
+            std::cout << toJson(r).dump(2) << std::endl;
+            if (!r.holds) {
+                std::cerr << "equivalence does not hold: " << r.cause() << "\n";
+                return kExitFails;
+            }
+            return 0;
+        }
+        const LessonOptions options = lessonOptions(s);
+        return runLesson(options, std::cout, std::cerr);
+    } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    }
+}

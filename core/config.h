@@ -1,0 +1,132 @@
+// Configuration value types for the accumulation engine, the equivalence check and the sweep.
+// Plain C++ (no torch, no Qt) so these structs can be copied across threads and into the UI.
+// Validation lives here too: every config that reaches the engine has passed validate().
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+// Thrown for any invalid user-supplied setting; the message is one human sentence.
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class OptimizerKind { Sgd, Momentum, AdamW };
+enum class Scaling { Divide, None };          // None is the "no division" teaching bug
+enum class DType { Float32, Float64, BFloat16 };
+enum class DeviceRequest { Auto, Cpu, Cuda };
+enum class LabelKind { Teacher, Random };
+enum class ModelPreset { Lesson, Wide, Fixture };
+
+std::string toString(OptimizerKind);
+std::string toString(Scaling);
+std::string toString(DType);
+std::string toString(DeviceRequest);
+std::string toString(LabelKind);
+std::string toString(ModelPreset);
+OptimizerKind optimizerFromString(const std::string &);
+Scaling scalingFromString(const std::string &);
+DType dtypeFromString(const std::string &);
+DeviceRequest deviceFromString(const std::string &);
+LabelKind labelsFromString(const std::string &);
+ModelPreset presetFromString(const std::string &);
+
+// Machine epsilon of a dtype (2^-23 for float32, 2^-52 for float64, 2^-7 for bfloat16).
+double dtypeEpsilon(DType);
+
+// Layer widths of an MLP: Linear-GELU-Linear-GELU-Linear.
+struct ModelShape {
+    int64_t inFeatures = 64;
+    int64_t hidden = 128;
+    int64_t classes = 16;
+};
+ModelShape shapeOf(ModelPreset);
+
+// Hyper-parameters of an optimizer; defaults follow torch.optim.
+struct OptimizerConfig {
+    OptimizerKind kind = OptimizerKind::Sgd;
+    double lr = 0.05;
+    double momentum = 0.9;        // used by Momentum only
+    double weightDecay = 0.0;     // SGD / momentum: L2 added to the gradient
+    double adamWeightDecay = 0.01; // AdamW: decoupled decay (torch.optim.AdamW default)
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 1e-8;
+};
+
+// Everything one training run of the engine needs.
+struct AccumConfig {
+    ModelPreset preset = ModelPreset::Lesson;
+    std::optional<ModelShape> shape;   // overrides the preset's widths when set
+    int64_t microBatch = 4;
+    int64_t accumSteps = 1;
+    int64_t worldSize = 1;
+    OptimizerConfig optimizer;
+    Scaling scaling = Scaling::Divide;
+    bool stepEveryMicro = false;      // teaching bug: optimizer.step() inside the window
+    bool noSync = true;               // non-final micro-batches skip the gradient sync
+    DType dtype = DType::Float32;
+    DeviceRequest device = DeviceRequest::Auto;
+    LabelKind labels = LabelKind::Teacher;
+    uint64_t seed = 0;
+
+    int64_t effectiveBatch() const { return microBatch * accumSteps * worldSize; }
+    ModelShape modelShape() const { return shape ? *shape : shapeOf(preset); }
+};
+
+// Upper bounds that keep a classroom's slider pokes from exhausting memory.
+constexpr int64_t kMaxMicroBatch = 1 << 16;
+constexpr int64_t kMaxAccumSteps = 4096;
+constexpr int64_t kMaxWorldSize = 64;
+
+// Throws ConfigError naming the first bad field.
+void validate(const AccumConfig &);
+
+// A split of a batch into `accumSteps` chunks of `microBatch` samples, written "4x4".
+struct Split {
+    int64_t accumSteps = 4;
+    int64_t microBatch = 4;
+};
+Split parseSplit(const std::string &text);   // "ACCUMxMICRO", throws ConfigError
+std::string toString(const Split &);
+
+// The full-batch vs accumulated comparison. Defaults are the lesson's fixture:
+// in 32, hidden 48, 8 classes, a batch of 16 in 4 chunks, SGD lr 0.1, seed 7.
+struct EquivalenceConfig {
+    ModelShape shape{32, 48, 8};
+    int64_t bigBatch = 16;
+    int64_t accumSteps = 4;
+    int64_t worldSize = 1;
+    OptimizerConfig optimizer{OptimizerKind::Sgd, 0.1};
+    Scaling scaling = Scaling::Divide;
+    bool stepEveryMicro = false;
+    DType dtype = DType::Float32;
+    DeviceRequest device = DeviceRequest::Cpu;
+    LabelKind labels = LabelKind::Random;   // the lesson's fixture draws random targets
+    uint64_t seed = 7;
+    std::optional<Split> compareSplit;        // a second split compared against the first
+    double fixedTolerance = 1e-4;             // the lesson's absolute bound
+    double dtypeBoundFactor = 8.0;            // k in k * eps(dtype) * max|g|
+};
+void validate(const EquivalenceConfig &);
+
+// A throughput sweep: fixed micro-batch, a grid of accumulation steps.
+struct SweepConfig {
+    AccumConfig base;                       // accumSteps is overridden per point
+    std::vector<int64_t> accumGrid{1, 2, 4, 8, 16};
+    int64_t numSteps = 25;                  // timed optimizer steps per point
+    int64_t warmupSteps = 2;                // untimed optimizer steps per point
+    int threads = 0;                        // 0 = leave LibTorch's default
+};
+void validate(const SweepConfig &);
+
+// "1,2,4,8" -> {1,2,4,8}; throws ConfigError on empty, non-numeric or non-positive entries.
+std::vector<int64_t> parseGrid(const std::string &text);
+
+} // namespace accumlab

@@ -1,0 +1,255 @@
+// The accumulation engine's window loop.
+//
+// One effective (optimizer) step:
+//   zero the gradient buffers once at the window start;
+//   for each of the N micro-batches: forward, loss / N (Scaling::Divide), backward into the
+//   same buffers; non-final micro-batches skip the gradient sync when noSync is on;
+//   after the last micro-batch read the norms (one host transfer) and step the optimizer once.
+// Teaching bugs: Scaling::None leaves the loss undivided (SGD's update becomes N times the
+// correct one); stepEveryMicro calls the optimizer after every backward inside the window.
+#include "core/engine.h"
+
+#include "core/data.h"
+#include "core/device.h"
+#include "core/grad_sync.h"
+#include "core/model.h"
+#include "core/optimizer.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace accumlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Per parameter tensor L2 norms as one float64 (P,) tensor, still on the device.
+torch::Tensor tensorNorms(const std::vector<torch::Tensor> &grads)
+{
+    return torch::stack(at::_foreach_norm(grads)).to(torch::kFloat64);
+}
+
+std::vector<double> toVector(const torch::Tensor &t)
+{
+    auto cpu = t.to(torch::kCPU, torch::kFloat64).contiguous();
+    return {cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel()};
+}
+
+double l2(const std::vector<double> &norms)
+{
+    double s = 0.0;
+    for (double n : norms)
+        s += n * n;
+    return std::sqrt(s);
+}
+
+} // namespace
+
+struct AccumEngine::Impl {
+    AccumConfig config;
+    torch::Device device;
+    torch::Dtype dtype;
+    Mlp model{nullptr};
+    std::unique_ptr<FusedOptimizer> optimizer;
+    std::unique_ptr<DataStream> data;
+    std::shared_ptr<GradSync> sync;
+    std::vector<torch::Tensor> params;
+    std::vector<std::string> names;
+
+    // The open window: its micro-batches, how many ran, their detached raw losses.
+    bool open = false;
+    std::vector<torch::Tensor> windowX; // each (micro, in)
+    std::vector<torch::Tensor> windowY; // each (micro,)
+    std::vector<torch::Tensor> windowLosses;
+    std::vector<torch::Tensor> windowStartParams; // kept only for referenceGradNorms with stepEveryMicro
+    int64_t micro = 0;
+    Clock::time_point windowStart;
+
+    int64_t syncCalls = 0;
+    int64_t optimizerSteps = 0;
+    int64_t microBatches = 0;
+    int64_t windowsDone = 0;
+    StepResult last;
+
+    Impl(const AccumConfig &c, std::shared_ptr<GradSync> s)
+        : config(c), device(resolveDevice(c.device)), dtype(toTorch(c.dtype)), sync(std::move(s))
+    {
+        if (!sync)
+            sync = std::make_shared<LocalSync>();
+        if (sync->worldSize() != c.worldSize)
+            throw ConfigError("world size " + std::to_string(c.worldSize) + " does not match the " +
+                              std::to_string(sync->worldSize()) + " ranks of the process group");
+        model = makeModel(c.modelShape(), c.seed, dtype, device);
+        params = parameterList(*model);
+        names = accumlab::parameterNames(*model);
+        optimizer = std::make_unique<FusedOptimizer>(params, c.optimizer);
+        // Every rank draws the same global window and keeps its own shard.
+        data = std::make_unique<DataStream>(c.modelShape(), c.labels, c.seed, dtype, device);
+        optimizer->zeroGrad();
+    }
+
+    void openWindow()
+    {
+        windowStart = Clock::now();
+        const int64_t perRank = config.microBatch * config.accumSteps;
+        auto [x, y] = data->next(perRank * config.worldSize); // x: (effective, in), y: (effective,)
+        if (config.worldSize > 1) {
+            x = x.narrow(/*dim=*/0, sync->rank() * perRank, perRank);
+            y = y.narrow(/*dim=*/0, sync->rank() * perRank, perRank);
+        }
+        windowX = x.split(config.microBatch); // accumSteps x (micro, in)
+        windowY = y.split(config.microBatch);
+        windowLosses.clear();
+        windowLosses.reserve(config.accumSteps);
+        if (config.stepEveryMicro && !windowStartParams.empty()) {
+            torch::NoGradGuard noGrad;
+            for (size_t i = 0; i < params.size(); ++i)
+                windowStartParams[i].copy_(params[i]);
+        }
+        optimizer->zeroGrad();
+        micro = 0;
+        open = true;
+    }
+
+    bool runMicro(EngineObserver *observer, const CancelToken *cancel)
+    {
+        if (cancel && cancel->cancelled())
+            throw Cancelled{};
+        if (!open)
+            openWindow();
+        const int64_t n = config.accumSteps;
+        const bool lastMicro = micro == n - 1;
+
+        auto logits = model->forward(windowX[micro]);                 // logits: (micro, classes)
+        auto raw = torch::cross_entropy_loss(logits, windowY[micro]);  // raw: () mean over the micro-batch
+        auto scaled = config.scaling == Scaling::Divide ? raw / static_cast<double>(n) : raw;
+        scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
+        windowLosses.push_back(raw.detach());
+        ++microBatches;
+
+        const bool doSync = !config.noSync || lastMicro;
+        if (doSync) {
+            auto grads = optimizer->grads();
+            sync->allReduceMean(grads);
+            ++syncCalls;
+        }
+
+        // Before the last step the window's norms are read in one host transfer.
+        std::vector<double> hostNorms;
+        double windowLoss = 0.0;
+        if (lastMicro) {
+            auto norms = tensorNorms(optimizer->grads());                     // (P,)
+            auto meanLoss = torch::stack(windowLosses).to(torch::kFloat64).mean().view({1});
+            auto host = toVector(torch::cat({norms, meanLoss}));
+            windowLoss = host.back();
+            host.pop_back();
+            hostNorms = std::move(host);
+        }
+
+        bool stepped = false;
+        if (config.stepEveryMicro || lastMicro) {
+            optimizer->step();
+            ++optimizerSteps;
+            stepped = true;
+        }
+
+        if (observer && observer->wantsMicroBatchDetail()) {
+            MicroBatchEvent e;
+            e.step = windowsDone;
+            e.microIndex = micro;
+            e.accumSteps = n;
+            e.microLoss = raw.detach().to(torch::kFloat64).item<double>();
+            e.gradNorms = lastMicro ? hostNorms : toVector(tensorNorms(optimizer->grads()));
+            e.synced = doSync;
+            e.optimizerStepped = stepped;
+            e.syncCalls = syncCalls;
+            e.optimizerSteps = optimizerSteps;
+            e.optimizerStateStep = optimizer->stateStep();
+            e.microBatches = microBatches;
+            observer->onMicroBatch(e);
+        }
+
+        ++micro;
+        if (!lastMicro)
+            return false;
+
+        StepResult r;
+        r.step = windowsDone++;
+        r.loss = windowLoss;
+        r.layerGradNorms = std::move(hostNorms);
+        r.gradNorm = l2(r.layerGradNorms);
+        r.finite = std::isfinite(r.loss) && std::isfinite(r.gradNorm);
+        r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - windowStart).count();
+        r.syncCalls = syncCalls;
+        r.optimizerSteps = optimizerSteps;
+        r.optimizerStateStep = optimizer->stateStep();
+        r.microBatches = microBatches;
+        last = r;
+        open = false;
+        if (observer)
+            observer->onStep(last);
+        return true;
+    }
+
+    std::vector<double> referenceNorms()
+    {
+        if (config.stepEveryMicro && windowStartParams.empty()) {
+            torch::NoGradGuard noGrad;
+            for (const auto &p : params)
+                windowStartParams.push_back(p.detach().clone());
+        }
+        if (!open)
+            openWindow();
+        Mlp ref = makeModel(config.modelShape(), config.seed, dtype, device);
+        {
+            torch::NoGradGuard noGrad;
+            auto refParams = ref->parameters();
+            const auto &source = (config.stepEveryMicro && micro > 0) ? windowStartParams : params;
+            for (size_t i = 0; i < refParams.size(); ++i)
+                refParams[i].copy_(source[i]);
+        }
+        auto x = torch::cat(windowX); // x: (micro * accum, in)
+        auto y = torch::cat(windowY); // y: (micro * accum,)
+        torch::cross_entropy_loss(ref->forward(x), y).backward();
+        std::vector<torch::Tensor> grads;
+        for (const auto &p : ref->parameters())
+            grads.push_back(p.grad());
+        return toVector(tensorNorms(grads));
+    }
+};
+
+AccumEngine::AccumEngine(const AccumConfig &config, std::shared_ptr<GradSync> sync)
+{
+    validate(config);
+    d = std::make_unique<Impl>(config, std::move(sync));
+}
+
+AccumEngine::~AccumEngine() = default;
+
+const AccumConfig &AccumEngine::config() const { return d->config; }
+std::string AccumEngine::deviceName() const { return d->device.str(); }
+std::vector<std::string> AccumEngine::parameterNames() const { return d->names; }
+
+bool AccumEngine::microStep(EngineObserver *observer, const CancelToken *cancel)
+{
+    return d->runMicro(observer, cancel);
+}
+
+StepResult AccumEngine::step(EngineObserver *observer, const CancelToken *cancel)
+{
+    while (!d->runMicro(observer, cancel)) {
+    }
+    return d->last;
+}
+
+std::vector<double> AccumEngine::referenceGradNorms() { return d->referenceNorms(); }
+
+const StepResult &AccumEngine::lastStep() const { return d->last; }
+int64_t AccumEngine::microIndex() const { return d->open ? d->micro : 0; }
+int64_t AccumEngine::syncCalls() const { return d->syncCalls; }
+int64_t AccumEngine::optimizerSteps() const { return d->optimizerSteps; }
+int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep(); }
+int64_t AccumEngine::microBatches() const { return d->microBatches; }
+
+} // namespace accumlab

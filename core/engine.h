@@ -1,0 +1,55 @@
+// The accumulation engine: one model, one optimizer, one synthetic data stream, and the
+// window loop the lesson teaches (zero once, N x forward/backward with loss/N, step once).
+// Not thread-safe: one engine is driven by one thread. The public surface holds no torch
+// types, so the Qt side includes this header without LibTorch's.
+#pragma once
+
+#include "core/config.h"
+#include "core/observer.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+class GradSync;
+
+class AccumEngine {
+public:
+    // Throws ConfigError (invalid config or unavailable device).
+    explicit AccumEngine(const AccumConfig &config, std::shared_ptr<GradSync> sync = nullptr);
+    ~AccumEngine();
+    AccumEngine(const AccumEngine &) = delete;
+    AccumEngine &operator=(const AccumEngine &) = delete;
+
+    const AccumConfig &config() const;
+    std::string deviceName() const;               // "cpu" or "cuda:0"
+    std::vector<std::string> parameterNames() const; // "fc1.weight", ...
+
+    // Runs the next micro-batch (starting a window if none is open) and, if it closes the
+    // window, the optimizer step. Returns true when a window was completed.
+    bool microStep(EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+
+    // Runs micro-batches until the current window completes (a whole window if none is open).
+    StepResult step(EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+
+    // Per parameter tensor, the L2 norm of the full-batch gradient of the current window's
+    // samples at the window-start parameters (the marker the accumulated bars should reach).
+    // Computed on a copy of the model; opens a window if none is open.
+    std::vector<double> referenceGradNorms();
+
+    // Result of the last completed window (meaningful after the first step()).
+    const StepResult &lastStep() const;
+    int64_t microIndex() const;        // micro-batches done in the open window
+    int64_t syncCalls() const;
+    int64_t optimizerSteps() const;
+    int64_t optimizerStateStep() const; // AdamW's state step; SGD's count of step() calls
+    int64_t microBatches() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace accumlab

@@ -1,0 +1,57 @@
+// The lesson's proof in code: one full batch in one pass against the same samples split
+// into micro-batches with loss/N, from two identical models. Reports gradient-buffer and
+// parameter differences with the lesson's fixed bound and a dtype-aware bound beside it.
+#pragma once
+
+#include "core/config.h"
+#include "core/observer.h"
+
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+struct LayerDiff {
+    std::string name;       // parameter tensor, "fc1.weight"
+    double gradDiff = 0.0;  // max |g_full - g_accum|
+    double paramDiff = 0.0; // max |p_full - p_accum| after the step
+    double maxAbsGrad = 0.0; // max |g_full|
+};
+
+// A second split compared against the first split (split vs split, not vs full batch).
+struct SplitComparison {
+    Split split;
+    double maxGradDiff = 0.0;     // second split vs full batch
+    double maxParamDiff = 0.0;
+    double vsFirstGradDiff = 0.0; // second split vs first split
+    double vsFirstParamDiff = 0.0;
+};
+
+struct EquivalenceResult {
+    EquivalenceConfig config;
+    std::string device;
+    double maxGradDiff = 0.0;
+    double maxParamDiff = 0.0;
+    bool paramsInitMatch = false;
+    double updateRatio = 0.0;   // ||theta_acc - theta0|| / ||theta_full - theta0||
+    double gradRatio = 0.0;     // ||g_acc|| / ||g_full||
+    double maxAbsGrad = 0.0;    // max |g_full| over all tensors
+    double maxAbsParam = 0.0;   // max |theta_full| after the step
+    double gradBoundDtype = 0.0;  // k * eps(dtype) * max|g|
+    double paramBoundDtype = 0.0; // eps(dtype) * max|theta| + lr-scaled gradient bound
+    bool holdsFixed = false;      // both diffs under the lesson's 1e-4
+    bool holdsDtypeAware = false; // both diffs under the dtype-aware bounds
+    bool holds = false;           // the bound that applies: fixed for f32/f64, dtype-aware for bf16
+    int64_t fullOptimizerStateStep = 0;
+    int64_t accumOptimizerStateStep = 0;
+    std::vector<LayerDiff> layers;
+    std::vector<SplitComparison> comparisons;
+
+    // One sentence naming why the check failed ("" when it holds).
+    std::string cause() const;
+};
+
+// Throws ConfigError for a split that does not divide; Cancelled when the token is set.
+EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel = nullptr);
+
+} // namespace accumlab

@@ -1,0 +1,28 @@
+// Internal (includes LibTorch): where the accumulated gradients of data-parallel ranks meet.
+// A GradSync averages gradient buffers across ranks. With one rank the average is the
+// identity, so LocalSync issues nothing; the engine still counts the sync points it executes.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace accumlab {
+
+class GradSync {
+public:
+    virtual ~GradSync() = default;
+    virtual int64_t worldSize() const = 0;
+    virtual int64_t rank() const = 0;
+    // Averages `grads` in place across all ranks.
+    virtual void allReduceMean(std::vector<torch::Tensor> &grads) = 0;
+};
+
+class LocalSync final : public GradSync {
+public:
+    int64_t worldSize() const override { return 1; }
+    int64_t rank() const override { return 0; }
+    void allReduceMean(std::vector<torch::Tensor> &) override {}
+};
+
+} // namespace accumlab

@@ -1,0 +1,84 @@
+// The lesson's main job.
+#include "core/lesson.h"
+
+#include "core/export.h"
+#include "core/skill.h"
+
+#include <cstdio>
+#include <sstream>
+#include <unistd.h>
+
+namespace accumlab {
+
+const char *const kCurveFileName = "accum-curve.json";
+const char *const kSkillFileName = "skill-gradient-accumulation.md";
+
+std::string sweepTable(const SweepResult &sweep)
+{
+    std::ostringstream out;
+    char line[256];
+    std::snprintf(line, sizeof line, "%10s  %5s  %5s  %10s  %10s  %6s  %8s\n", "eff_batch", "accum", "micro", "sps",
+                  "median_ms", "syncs", "loss");
+    out << line;
+    for (const auto &p : sweep.points) {
+        std::snprintf(line, sizeof line, "%10lld  %5lld  %5lld  %10.1f  %10.2f  %6lld  %8.4f%s\n",
+                      static_cast<long long>(p.effectiveBatch), static_cast<long long>(p.accumSteps),
+                      static_cast<long long>(p.microBatch), p.samplesPerSec, p.medianStepMs,
+                      static_cast<long long>(p.syncCalls), p.avgLoss,
+                      p.diverged ? ("  diverged at step " + std::to_string(p.divergedAtStep)).c_str() : "");
+        out << line;
+    }
+    return out.str();
+}
+
+void requireWritableDir(const std::filesystem::path &dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        throw ConfigError("output folder " + dir.string() + " exists and is not a folder");
+    fs::path probe = dir;
+    while (!probe.empty() && !fs::exists(probe, ec))
+        probe = probe.has_parent_path() && probe.parent_path() != probe ? probe.parent_path() : fs::path();
+    if (probe.empty())
+        probe = ".";
+    if (::access(probe.c_str(), W_OK | X_OK) != 0)
+        throw ConfigError("output folder " + dir.string() + " is not writable");
+}
+
+ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
+                         const EquivalenceResult &equivalence)
+{
+    ExportPaths paths{outDir / kCurveFileName, outDir / kSkillFileName};
+    writeFileAtomic(paths.curve, curveJson(sweep, &equivalence).dump(2) + "\n");
+    writeFileAtomic(paths.skill, skillMarkdown(equivalence, sweep));
+    return paths;
+}
+
+int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err, EngineObserver *observer,
+              const CancelToken *cancel)
+{
+    validate(options.equivalence);
+    validate(options.sweep);
+    if (options.write)
+        requireWritableDir(options.outDir);
+
+    out << "equivalence check (full batch vs accumulated)\n";
+    const EquivalenceResult eq = runEquivalence(options.equivalence, cancel);
+    out << toJson(eq).dump(2) << "\n";
+    if (!eq.holds) {
+        err << "equivalence does not hold: " << eq.cause() << "\n";
+        return 1;
+    }
+    out << "equivalence holds. running sweep...\n";
+    const SweepResult sweep = runSweep(options.sweep, observer, cancel);
+    out << sweepTable(sweep);
+    if (options.write) {
+        const ExportPaths paths = writeExports(options.outDir, sweep, eq);
+        out << "wrote " << paths.curve.string() << "\n";
+        out << "wrote " << paths.skill.string() << "\n";
+    }
+    return 0;
+}
+
+} // namespace accumlab

@@ -1,0 +1,43 @@
+// The lesson's main job, shared by the CLI and the desktop app's headless fallback:
+// equivalence check, throughput sweep, both exports.
+#pragma once
+
+#include "core/equivalence.h"
+#include "core/sweep.h"
+
+#include <filesystem>
+#include <ostream>
+#include <string>
+
+namespace accumlab {
+
+extern const char *const kCurveFileName; // "accum-curve.json"
+extern const char *const kSkillFileName; // "skill-gradient-accumulation.md"
+
+struct LessonOptions {
+    EquivalenceConfig equivalence;
+    SweepConfig sweep;
+    bool write = true;
+    std::filesystem::path outDir = "outputs";
+};
+
+// The table the lesson prints: eff_batch accum micro sps median_ms syncs loss.
+std::string sweepTable(const SweepResult &sweep);
+
+// Throws ConfigError when `dir` cannot be created or written (checked before any work runs).
+void requireWritableDir(const std::filesystem::path &dir);
+
+struct ExportPaths {
+    std::filesystem::path curve;
+    std::filesystem::path skill;
+};
+// Writes accum-curve.json and skill-gradient-accumulation.md atomically.
+ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
+                         const EquivalenceResult &equivalence);
+
+// Runs the whole lesson, printing as the lesson's script does. Returns the exit code:
+// 0 when everything ran, 1 when equivalence does not hold (nothing is swept or written).
+int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err,
+              EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+
+} // namespace accumlab

@@ -1,0 +1,69 @@
+// How a viewer watches the engine without touching tensors: plain C++ callbacks with small
+// value payloads, and a cancellation token the engine checks between micro-batches.
+// Callbacks run on the engine's thread; an observer that forwards to another thread copies.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+// Set from any thread; read by the engine between micro-batches. Lock-free.
+class CancelToken {
+public:
+    void cancel() { m_cancelled.store(true, std::memory_order_relaxed); }
+    void reset() { m_cancelled.store(false, std::memory_order_relaxed); }
+    bool cancelled() const { return m_cancelled.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> m_cancelled{false};
+};
+
+// Thrown by the engine when it sees a cancelled token.
+struct Cancelled {};
+
+// After one micro-batch's backward.
+struct MicroBatchEvent {
+    int64_t step = 0;              // effective (optimizer-window) index, 0-based
+    int64_t microIndex = 0;        // 0 .. accumSteps-1 within the window
+    int64_t accumSteps = 1;
+    double microLoss = 0.0;        // unscaled mean loss of this micro-batch
+    std::vector<double> gradNorms; // per parameter tensor, of the accumulated buffers
+    bool synced = false;           // a gradient sync ran after this micro-batch
+    bool optimizerStepped = false; // the optimizer stepped after this micro-batch
+    int64_t syncCalls = 0;         // running totals
+    int64_t optimizerSteps = 0;
+    int64_t optimizerStateStep = 0;
+    int64_t microBatches = 0;
+};
+
+// After a whole effective step (one optimizer window).
+struct StepResult {
+    int64_t step = 0;                 // 0-based index of this window
+    double loss = 0.0;                // unscaled mean loss over the window's samples
+    double gradNorm = 0.0;            // global L2 norm of the accumulated buffers, before the step
+    std::vector<double> layerGradNorms; // per parameter tensor
+    double wallMs = 0.0;
+    bool finite = true;               // loss and gradient norm are finite
+    int64_t syncCalls = 0;            // running totals
+    int64_t optimizerSteps = 0;
+    int64_t optimizerStateStep = 0;
+    int64_t microBatches = 0;
+};
+
+struct SweepPoint;
+
+class EngineObserver {
+public:
+    virtual ~EngineObserver() = default;
+    // When false the engine skips the per-micro-batch host reads (full-speed sweeps).
+    virtual bool wantsMicroBatchDetail() const { return false; }
+    virtual void onMicroBatch(const MicroBatchEvent &) {}
+    virtual void onStep(const StepResult &) {}
+    virtual void onSweepPointStarted(int64_t /*index*/, int64_t /*accumSteps*/) {}
+    virtual void onSweepPoint(const SweepPoint &) {}
+};
+
+} // namespace accumlab
