@@ -188,6 +188,8 @@ void validate(const SweepConfig &c)
 std::vector<int64_t> parseGrid(const std::string &text)
 {
     std::vector<int64_t> grid;
+    if (!text.empty() && trim(text).back() == ',')
+        throw ConfigError("accumulation grid '" + text + "' ends with a comma");
     std::stringstream in(text);
     std::string token;
     while (std::getline(in, token, ',')) {

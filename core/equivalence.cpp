@@ -53,6 +53,24 @@ double normOfDifference(const std::vector<torch::Tensor> &a, const std::vector<t
     return std::sqrt(s);
 }
 
+// How far one optimizer step from a fresh state can move a parameter when its gradient moves
+// by at most `b`, per unit of learning rate. SGD and momentum (buf = g on the first step): b.
+// AdamW's first step applies g / (|g| + eps) (m_hat = g, v_hat = g^2), which is monotone in g,
+// so the worst case is at g +- b, element by element.
+double updatePerturbation(const OptimizerConfig &opt, const std::vector<torch::Tensor> &grads, double b)
+{
+    if (opt.kind != OptimizerKind::AdamW)
+        return b;
+    double worst = 0.0;
+    const auto u = [&](const torch::Tensor &g) { return g / (g.abs() + opt.eps); };
+    for (const auto &g : grads) {
+        const auto base = u(g);
+        worst = std::max(worst, (u(g + b) - base).abs().max().item<double>());
+        worst = std::max(worst, (u(g - b) - base).abs().max().item<double>());
+    }
+    return worst;
+}
+
 struct Fixture {
     const EquivalenceConfig &config;
     torch::Device device;
@@ -162,7 +180,8 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     // few units in the last place of the largest gradient entry.
     const double eps = dtypeEpsilon(config.dtype);
     r.gradBoundDtype = config.dtypeBoundFactor * eps * r.maxAbsGrad;
-    r.paramBoundDtype = config.dtypeBoundFactor * eps * r.maxAbsParam + config.optimizer.lr * r.gradBoundDtype;
+    r.paramBoundDtype = config.dtypeBoundFactor * eps * r.maxAbsParam +
+                        config.optimizer.lr * updatePerturbation(config.optimizer, full.grads, r.gradBoundDtype);
     r.holdsFixed = r.paramsInitMatch && r.maxGradDiff < config.fixedTolerance && r.maxParamDiff < config.fixedTolerance;
     r.holdsDtypeAware =
         r.paramsInitMatch && r.maxGradDiff <= r.gradBoundDtype && r.maxParamDiff <= r.paramBoundDtype;

@@ -6,6 +6,9 @@
 
 #include <cstdio>
 #include <sstream>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace accumlab {
@@ -37,13 +40,16 @@ void requireWritableDir(const std::filesystem::path &dir)
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
         throw ConfigError("output folder " + dir.string() + " exists and is not a folder");
-    fs::path probe = dir;
-    while (!probe.empty() && !fs::exists(probe, ec))
-        probe = probe.has_parent_path() && probe.parent_path() != probe ? probe.parent_path() : fs::path();
-    if (probe.empty())
-        probe = ".";
-    if (::access(probe.c_str(), W_OK | X_OK) != 0)
-        throw ConfigError("output folder " + dir.string() + " is not writable");
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw ConfigError("cannot create the output folder " + dir.string() + ": " + ec.message());
+    // Permission bits do not bind root, and some file systems refuse writes anyway: try one.
+    const fs::path probe = dir / (".accumlab-probe-" + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        throw ConfigError("output folder " + dir.string() + " is not writable: " + std::strerror(errno));
+    ::close(fd);
+    fs::remove(probe, ec);
 }
 
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,

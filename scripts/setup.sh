@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages AccumLab builds against, if any are missing.
+# Safe to run again: it only calls apt-get when something is absent.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n
+  libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev
+  libopenblas0-pthread   # LibTorch's small matmuls run ~6x slower on the reference BLAS
+  libgl-dev              # Qt6Gui's CMake package needs the OpenGL headers
+  fonts-dejavu-core      # a Latin fallback font for offscreen screenshots
+)
+if [[ "${ACCUMLAB_SETUP_EXTRA:-}" != "" ]]; then
+  read -r -a extra <<<"$ACCUMLAB_SETUP_EXTRA"
+  packages+=("${extra[@]}")
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,204 @@
+// The engine's window loop: optimizer cadence and state, sync counting, the gradient buffers
+// filling per micro-batch against the full-batch marker, determinism and learning.
+#include "core/engine.h"
+
+#include "common.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace accumlab;
+
+namespace {
+
+AccumConfig smallConfig(int64_t micro, int64_t accum, OptimizerKind kind = OptimizerKind::Sgd)
+{
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.microBatch = micro;
+    c.accumSteps = accum;
+    c.optimizer.kind = kind;
+    c.device = DeviceRequest::Cpu;
+    c.seed = 3;
+    return c;
+}
+
+// Records every micro-batch event.
+struct Recorder : EngineObserver {
+    bool wantsMicroBatchDetail() const override { return true; }
+    void onMicroBatch(const MicroBatchEvent &e) override { micro.push_back(e); }
+    void onStep(const StepResult &r) override { steps.push_back(r); }
+    std::vector<MicroBatchEvent> micro;
+    std::vector<StepResult> steps;
+};
+
+} // namespace
+
+class TestEngine : public QObject {
+    Q_OBJECT
+private slots:
+    void adamStateAdvancesOncePerEffectiveStep_data()
+    {
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("stepEveryMicro");
+        for (qint64 a : {1, 2, 4, 8}) {
+            QTest::addRow("accum %lld", static_cast<long long>(a)) << a << false;
+            QTest::addRow("accum %lld step-every-micro", static_cast<long long>(a)) << a << true;
+        }
+    }
+    void adamStateAdvancesOncePerEffectiveStep()
+    {
+        QFETCH(qint64, accum);
+        QFETCH(bool, stepEveryMicro);
+        auto c = smallConfig(4, accum, OptimizerKind::AdamW);
+        c.stepEveryMicro = stepEveryMicro;
+        AccumEngine engine(c);
+        const int64_t k = 3;
+        for (int64_t i = 0; i < k; ++i)
+            engine.step();
+        QCOMPARE(engine.microBatches(), k * accum);
+        QCOMPARE(engine.optimizerStateStep(), stepEveryMicro ? k * accum : k);
+        QCOMPARE(engine.optimizerSteps(), stepEveryMicro ? k * accum : k);
+    }
+
+    void syncCalls_data()
+    {
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("noSync");
+        for (qint64 a : {1, 3, 8}) {
+            QTest::addRow("accum %lld no-sync on", static_cast<long long>(a)) << a << true;
+            QTest::addRow("accum %lld no-sync off", static_cast<long long>(a)) << a << false;
+        }
+    }
+    void syncCalls()
+    {
+        QFETCH(qint64, accum);
+        QFETCH(bool, noSync);
+        auto c = smallConfig(2, accum);
+        c.noSync = noSync;
+        AccumEngine engine(c);
+        Recorder rec;
+        const int64_t steps = 5;
+        for (int64_t i = 0; i < steps; ++i)
+            engine.step(&rec);
+        QCOMPARE(engine.syncCalls(), noSync ? steps : steps * accum);
+        // With no-sync only the window's last micro-batch syncs.
+        for (const auto &e : rec.micro)
+            QCOMPARE(e.synced, !noSync || e.microIndex == accum - 1);
+    }
+
+    // The accumulated buffers after the last micro-batch land on the full-batch marker with
+    // division, and overshoot N times without it.
+    void barsReachTheMarker_data()
+    {
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("divide");
+        for (qint64 a : {2, 4, 16}) {
+            QTest::addRow("accum %lld divide", static_cast<long long>(a)) << a << true;
+            QTest::addRow("accum %lld no division", static_cast<long long>(a)) << a << false;
+        }
+    }
+    void barsReachTheMarker()
+    {
+        QFETCH(qint64, accum);
+        QFETCH(bool, divide);
+        auto c = smallConfig(4, accum);
+        c.scaling = divide ? Scaling::Divide : Scaling::None;
+        AccumEngine engine(c);
+        engine.step(); // a first window so the marker is not taken at initialisation only
+        const auto marker = engine.referenceGradNorms();
+        Recorder rec;
+        const StepResult r = engine.step(&rec);
+        QCOMPARE(qint64(rec.micro.size()), accum);
+        QCOMPARE(r.layerGradNorms.size(), marker.size());
+        const double expected = divide ? 1.0 : double(accum);
+        for (size_t i = 0; i < marker.size(); ++i)
+            ACCUMLAB_COMPARE_REL(r.layerGradNorms[i] / marker[i], expected, 1e-4);
+        // The bars grow micro-batch by micro-batch; the last event reports the window's norms.
+        QCOMPARE(rec.micro.back().gradNorms, r.layerGradNorms);
+        QVERIFY(rec.micro.front().gradNorms[0] < rec.micro.back().gradNorms[0]);
+    }
+
+    void microStepWalksTheWindow()
+    {
+        AccumEngine engine(smallConfig(2, 3));
+        QCOMPARE(engine.microIndex(), 0);
+        QVERIFY(!engine.microStep());
+        QCOMPARE(engine.microIndex(), 1);
+        QVERIFY(!engine.microStep());
+        QCOMPARE(engine.optimizerSteps(), 0);
+        QVERIFY(engine.microStep());
+        QCOMPARE(engine.optimizerSteps(), 1);
+        QCOMPARE(engine.microIndex(), 0);
+        QCOMPARE(engine.lastStep().microBatches, 3);
+    }
+
+    void deterministicFromSeed()
+    {
+        AccumEngine a(smallConfig(4, 2));
+        AccumEngine b(smallConfig(4, 2));
+        for (int i = 0; i < 4; ++i) {
+            const auto ra = a.step();
+            const auto rb = b.step();
+            QCOMPARE(ra.loss, rb.loss);
+            QCOMPARE(ra.layerGradNorms, rb.layerGradNorms);
+        }
+        QCOMPARE(a.parameterNames(),
+                 (std::vector<std::string>{"fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"}));
+    }
+
+    // Teacher labels are learnable; random labels keep the loss near ln(classes).
+    void teacherLabelsLearnRandomDoNot()
+    {
+        auto c = smallConfig(16, 2, OptimizerKind::AdamW);
+        c.optimizer.lr = 0.01;
+        AccumEngine teacher(c);
+        c.labels = LabelKind::Random;
+        AccumEngine random(c);
+        double firstT = 0, lastT = 0, lastR = 0;
+        const int steps = 150;
+        for (int i = 0; i < steps; ++i) {
+            const double lt = teacher.step().loss;
+            const double lr = random.step().loss;
+            if (i < 10)
+                firstT += lt / 10;
+            if (i >= steps - 10) {
+                lastT += lt / 10;
+                lastR += lr / 10;
+            }
+        }
+        const double chance = std::log(double(shapeOf(ModelPreset::Fixture).classes));
+        QVERIFY2(lastT < 0.6 * firstT, qPrintable(QStringLiteral("teacher loss %1 -> %2").arg(firstT).arg(lastT)));
+        QVERIFY2(std::abs(lastR - chance) < 0.25, qPrintable(QStringLiteral("random loss %1 vs ln C %2").arg(lastR).arg(chance)));
+    }
+
+    void cancelBetweenMicroBatches()
+    {
+        AccumEngine engine(smallConfig(2, 8));
+        CancelToken token;
+        struct CancelAfterTwo : EngineObserver {
+            CancelToken *token = nullptr;
+            int seen = 0;
+            bool wantsMicroBatchDetail() const override { return true; }
+            void onMicroBatch(const MicroBatchEvent &) override
+            {
+                if (++seen == 2)
+                    token->cancel();
+            }
+        } obs;
+        obs.token = &token;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, engine.step(&obs, &token));
+        QCOMPARE(engine.microBatches(), 2);
+        QCOMPARE(engine.optimizerSteps(), 0);
+    }
+
+    void rejectsBadConfig()
+    {
+        QVERIFY_THROWS_EXCEPTION(ConfigError, AccumEngine(smallConfig(0, 2)));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, AccumEngine(smallConfig(2, -1)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "tst_engine.moc"
