@@ -24,16 +24,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Per parameter tensor L2 norms as one float64 (P,) tensor, still on the device.
-torch::Tensor tensorNorms(const std::vector<torch::Tensor> &grads)
-{
-    return torch::stack(at::_foreach_norm(grads)).to(torch::kFloat64);
-}
-
+// A float32 device vector on the host, in one transfer (the step's only host sync).
 std::vector<double> toVector(const torch::Tensor &t)
 {
-    auto cpu = t.to(torch::kCPU, torch::kFloat64).contiguous();
-    return {cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel()};
+    auto cpu = t.to(torch::kCPU).contiguous();
+    const float *p = cpu.data_ptr<float>();
+    return {p, p + cpu.numel()};
 }
 
 double l2(const std::vector<double> &norms)
@@ -123,15 +119,15 @@ struct AccumEngine::Impl {
 
         auto logits = model->forward(windowX[micro]);                 // logits: (micro, classes)
         auto raw = torch::cross_entropy_loss(logits, windowY[micro]);  // raw: () mean over the micro-batch
-        auto scaled = config.scaling == Scaling::Divide ? raw / static_cast<double>(n) : raw;
+        // loss / N so the buffers sum to the window's mean gradient (a division by 1 is skipped).
+        auto scaled = config.scaling == Scaling::Divide && n > 1 ? raw / static_cast<double>(n) : raw;
         scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
         windowLosses.push_back(raw.detach());
         ++microBatches;
 
         const bool doSync = !config.noSync || lastMicro;
         if (doSync) {
-            auto grads = optimizer->grads();
-            sync->allReduceMean(grads);
+            sync->allReduceMean(optimizer->flatGrad());
             ++syncCalls;
         }
 
@@ -139,12 +135,14 @@ struct AccumEngine::Impl {
         std::vector<double> hostNorms;
         double windowLoss = 0.0;
         if (lastMicro) {
-            auto norms = tensorNorms(optimizer->grads());                     // (P,)
-            auto meanLoss = torch::stack(windowLosses).to(torch::kFloat64).mean().view({1});
-            auto host = toVector(torch::cat({norms, meanLoss}));
-            windowLoss = host.back();
-            host.pop_back();
-            hostNorms = std::move(host);
+            torch::NoGradGuard noGrad;
+            auto norms = optimizer->gradNorms();                                 // (P,) float32
+            auto losses = torch::stack(windowLosses).to(torch::kFloat32);       // (N,)
+            hostNorms = toVector(torch::cat({norms, losses}));                  // (P + N,) on the host
+            for (int64_t i = 0; i < n; ++i)
+                windowLoss += hostNorms[hostNorms.size() - 1 - i];
+            windowLoss /= static_cast<double>(n);
+            hostNorms.resize(hostNorms.size() - n);
         }
 
         bool stepped = false;
@@ -160,7 +158,7 @@ struct AccumEngine::Impl {
             e.microIndex = micro;
             e.accumSteps = n;
             e.microLoss = raw.detach().to(torch::kFloat64).item<double>();
-            e.gradNorms = lastMicro ? hostNorms : toVector(tensorNorms(optimizer->grads()));
+            e.gradNorms = lastMicro ? hostNorms : toVector(optimizer->gradNorms());
             e.synced = doSync;
             e.optimizerStepped = stepped;
             e.syncCalls = syncCalls;
@@ -211,11 +209,9 @@ struct AccumEngine::Impl {
         }
         auto x = torch::cat(windowX); // x: (micro * accum, in)
         auto y = torch::cat(windowY); // y: (micro * accum,)
+        FusedOptimizer refBuffers(ref->parameters(), config.optimizer); // only for its flat norms
         torch::cross_entropy_loss(ref->forward(x), y).backward();
-        std::vector<torch::Tensor> grads;
-        for (const auto &p : ref->parameters())
-            grads.push_back(p.grad());
-        return toVector(tensorNorms(grads));
+        return toVector(refBuffers.gradNorms());
     }
 };
 

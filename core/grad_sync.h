@@ -14,15 +14,16 @@ public:
     virtual ~GradSync() = default;
     virtual int64_t worldSize() const = 0;
     virtual int64_t rank() const = 0;
-    // Averages `grads` in place across all ranks.
-    virtual void allReduceMean(std::vector<torch::Tensor> &grads) = 0;
+    // Averages the flat gradient buffer (every parameter's .grad is a view into it) in place
+    // across all ranks.
+    virtual void allReduceMean(torch::Tensor &flatGrad) = 0;
 };
 
 class LocalSync final : public GradSync {
 public:
     int64_t worldSize() const override { return 1; }
     int64_t rank() const override { return 0; }
-    void allReduceMean(std::vector<torch::Tensor> &) override {}
+    void allReduceMean(torch::Tensor &) override {}
 };
 
 } // namespace accumlab

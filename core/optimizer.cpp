@@ -1,4 +1,4 @@
-// Fused SGD / SGD+momentum / AdamW.
+// SGD / SGD+momentum / AdamW over flat parameter and gradient buffers.
 #include "core/optimizer.h"
 
 #include <cmath>
@@ -8,75 +8,76 @@ namespace accumlab {
 FusedOptimizer::FusedOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig &config)
     : m_params(std::move(params)), m_config(config)
 {
-}
-
-std::vector<torch::Tensor> FusedOptimizer::grads() const
-{
-    std::vector<torch::Tensor> g;
-    g.reserve(m_params.size());
+    TORCH_CHECK(!m_params.empty(), "the optimizer needs parameters");
+    torch::NoGradGuard noGrad;
+    int64_t total = 0;
     for (const auto &p : m_params)
-        g.push_back(p.grad());
-    return g;
+        total += p.numel();
+    const auto options = m_params.front().options().requires_grad(false);
+    m_flatParam = torch::empty({total}, options);
+    m_flatGrad = torch::zeros({total}, options);
+    int64_t offset = 0;
+    for (auto &p : m_params) {
+        const int64_t n = p.numel();
+        auto paramView = m_flatParam.narrow(/*dim=*/0, offset, n).view(p.sizes());
+        paramView.copy_(p.detach());
+        p.set_data(paramView);
+        p.mutable_grad() = m_flatGrad.narrow(/*dim=*/0, offset, n).view(p.sizes());
+        m_grads.push_back(p.grad());
+        offset += n;
+    }
 }
 
 void FusedOptimizer::zeroGrad()
 {
     torch::NoGradGuard noGrad;
-    std::vector<torch::Tensor> g;
-    g.reserve(m_params.size());
-    for (auto &p : m_params) {
-        if (!p.grad().defined())
-            p.mutable_grad() = torch::zeros_like(p);
-        g.push_back(p.grad());
-    }
-    at::_foreach_zero_(g);
+    m_flatGrad.zero_();
+}
+
+torch::Tensor FusedOptimizer::gradNorms() const
+{
+    torch::NoGradGuard noGrad;
+    // One fused norm over the per-parameter views (measured faster on the CPU than a segmented
+    // reduction over the flat buffer), stacked: (P,) in float32.
+    return torch::stack(at::_foreach_norm(m_grads)).to(torch::kFloat32);
 }
 
 void FusedOptimizer::step()
 {
     torch::NoGradGuard noGrad;
     ++m_step;
-    auto g = grads();
     const double lr = m_config.lr;
+    const auto &g = m_flatGrad;
     switch (m_config.kind) {
     case OptimizerKind::Sgd:
     case OptimizerKind::Momentum: {
-        std::vector<torch::Tensor> d = g;
+        torch::Tensor d = g;
         if (m_config.weightDecay != 0.0)
-            d = at::_foreach_add(g, m_params, m_config.weightDecay); // d = g + wd * p
+            d = g.add(m_flatParam, m_config.weightDecay); // d = g + wd * p
         if (m_config.kind == OptimizerKind::Momentum) {
-            if (m_momentum.empty()) {
-                for (const auto &t : d)
-                    m_momentum.push_back(t.clone()); // torch.optim: buf = g on the first step
-            } else {
-                at::_foreach_mul_(m_momentum, m_config.momentum);
-                at::_foreach_add_(m_momentum, d); // buf = momentum * buf + g
-            }
+            if (!m_momentum.defined())
+                m_momentum = d.clone(); // torch.optim: buf = g on the first step
+            else
+                m_momentum.mul_(m_config.momentum).add_(d); // buf = momentum * buf + g
             d = m_momentum;
         }
-        at::_foreach_add_(m_params, d, -lr); // p -= lr * d
+        m_flatParam.add_(d, -lr); // p -= lr * d
         break;
     }
     case OptimizerKind::AdamW: {
-        if (m_expAvg.empty()) {
-            for (const auto &p : m_params) {
-                m_expAvg.push_back(torch::zeros_like(p));
-                m_expAvgSq.push_back(torch::zeros_like(p));
-            }
+        if (!m_expAvg.defined()) {
+            m_expAvg = torch::zeros_like(m_flatParam);
+            m_expAvgSq = torch::zeros_like(m_flatParam);
         }
         const double b1 = m_config.beta1, b2 = m_config.beta2;
         const double t = static_cast<double>(m_step);
         const double bc1 = 1.0 - std::pow(b1, t);
         const double bc2 = 1.0 - std::pow(b2, t);
-        at::_foreach_mul_(m_params, 1.0 - lr * m_config.adamWeightDecay); // decoupled decay
-        at::_foreach_mul_(m_expAvg, b1);
-        at::_foreach_add_(m_expAvg, g, 1.0 - b1);           // m = b1 m + (1-b1) g
-        at::_foreach_mul_(m_expAvgSq, b2);
-        at::_foreach_addcmul_(m_expAvgSq, g, g, 1.0 - b2);  // v = b2 v + (1-b2) g^2
-        auto denom = at::_foreach_sqrt(m_expAvgSq);
-        at::_foreach_div_(denom, std::sqrt(bc2));
-        at::_foreach_add_(denom, m_config.eps);             // sqrt(v / bc2) + eps
-        at::_foreach_addcdiv_(m_params, m_expAvg, denom, -lr / bc1); // p -= lr/bc1 * m / denom
+        m_flatParam.mul_(1.0 - lr * m_config.adamWeightDecay); // decoupled decay
+        m_expAvg.mul_(b1).add_(g, 1.0 - b1);                    // m = b1 m + (1-b1) g
+        m_expAvgSq.mul_(b2).addcmul_(g, g, 1.0 - b2);           // v = b2 v + (1-b2) g^2
+        auto denom = (m_expAvgSq.sqrt() / std::sqrt(bc2)).add_(m_config.eps); // sqrt(v / bc2) + eps
+        m_flatParam.addcdiv_(m_expAvg, denom, -lr / bc1);       // p -= lr/bc1 * m / denom
         break;
     }
     }

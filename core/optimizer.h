@@ -1,8 +1,12 @@
-// Internal (includes LibTorch): SGD, SGD with momentum and AdamW as fused _foreach updates
-// (one dispatch per operation for all parameter tensors, as torch.optim's foreach=True path).
-// Semantics follow torch.optim.SGD (dampening 0, no Nesterov) and torch.optim.AdamW
-// (Loshchilov & Hutter, "Decoupled Weight Decay Regularization", 2019); tests check both
-// against LibTorch's own torch::optim implementations.
+// Internal (includes LibTorch): SGD, SGD with momentum and AdamW over flat buffers.
+// The parameters are re-homed as views into one contiguous parameter tensor and their .grad
+// buffers as views into one contiguous gradient tensor (as DDP's gradient_as_bucket_view and
+// apex's flat master weights do). Autograd still accumulates into each parameter's own .grad
+// (AccumulateGrad adds in place into a defined buffer), but zeroing, the update, the per-tensor
+// norms and a data-parallel all-reduce each become one operation on one tensor instead of one
+// per parameter. Update rules follow torch.optim.SGD (dampening 0, no Nesterov) and
+// torch.optim.AdamW (Loshchilov & Hutter, "Decoupled Weight Decay Regularization", 2019);
+// tests check both against LibTorch's own torch::optim, step by step.
 #pragma once
 
 #include "core/config.h"
@@ -15,25 +19,33 @@ namespace accumlab {
 
 class FusedOptimizer {
 public:
+    // Re-homes `params` (all of one dtype and device) into the flat buffers.
     FusedOptimizer(std::vector<torch::Tensor> params, const OptimizerConfig &config);
 
-    // Applies one update from the parameters' .grad buffers. Advances the state step by one.
+    // Applies one update from the gradient buffers. Advances the state step by one.
     void step();
-    // Zeroes every gradient buffer in one fused op (allocating them the first time).
+    // Zeroes every gradient buffer in one op.
     void zeroGrad();
+    // Per parameter tensor L2 norms of the gradient buffers: (P,) in float32 on the device.
+    torch::Tensor gradNorms() const;
 
     int64_t stateStep() const { return m_step; }
     const OptimizerConfig &config() const { return m_config; }
     const std::vector<torch::Tensor> &params() const { return m_params; }
-    std::vector<torch::Tensor> grads() const;
+    const std::vector<torch::Tensor> &grads() const { return m_grads; }
+    // The flat gradient buffer: (total elements,). All-reduce this once to sync every tensor.
+    torch::Tensor &flatGrad() { return m_flatGrad; }
 
 private:
     std::vector<torch::Tensor> m_params;
+    std::vector<torch::Tensor> m_grads; // each parameter's .grad, a view into m_flatGrad
     OptimizerConfig m_config;
     int64_t m_step = 0;
-    std::vector<torch::Tensor> m_momentum; // momentum buffers (SGD+momentum)
-    std::vector<torch::Tensor> m_expAvg;   // Adam first moments
-    std::vector<torch::Tensor> m_expAvgSq; // Adam second moments
+    torch::Tensor m_flatParam;   // (total,)
+    torch::Tensor m_flatGrad;    // (total,)
+    torch::Tensor m_momentum;    // (total,) SGD+momentum buffer
+    torch::Tensor m_expAvg;      // (total,) Adam first moment
+    torch::Tensor m_expAvgSq;    // (total,) Adam second moment
 };
 
 } // namespace accumlab
