@@ -1,0 +1,193 @@
+// The worker thread and its controller: start, per-micro-batch updates, sweep points,
+// finished, cancel mid-sweep within 200 ms, destroying the controller mid-run.
+#include "common.h"
+
+#include "ui/enginecontroller.h"
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <memory>
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+
+constexpr int kCancelBoundMs = 200;
+
+AccumConfig smallConfig(int64_t accum)
+{
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.microBatch = 4;
+    c.accumSteps = accum;
+    c.device = DeviceRequest::Cpu;
+    return c;
+}
+
+// A sweep long enough to be cancelled while it runs.
+SweepConfig endlessSweep()
+{
+    SweepConfig s;
+    s.base = smallConfig(1);
+    s.accumGrid = {1, 2, 4, 8};
+    s.numSteps = 1'000'000;
+    s.warmupSteps = 0;
+    return s;
+}
+
+} // namespace
+
+class TestEngineController : public QObject {
+    Q_OBJECT
+private slots:
+    void configureReportsEngineConfig();
+    void microBatchUpdates_data();
+    void microBatchUpdates();
+    void sweepEmitsPointsAndFinishes();
+    void cancelMidSweepWithin200ms();
+    void destroyMidRun();
+    void equivalenceAnswersWithSerial();
+};
+
+void TestEngineController::configureReportsEngineConfig()
+{
+    EngineController controller;
+    QSignalSpy spy(&controller, &EngineController::engineConfigured);
+    AccumConfig c = smallConfig(6);
+    c.scaling = Scaling::None;
+    controller.setConfig(c);
+    QVERIFY(spy.wait(10'000));
+    QVERIFY(controller.engineInfo().has_value());
+    QCOMPARE(controller.engineInfo()->config.accumSteps, 6);
+    QVERIFY(controller.engineInfo()->config.scaling == Scaling::None);
+    QCOMPARE(controller.engineInfo()->parameterNames.size(), 6); // 3 layers x (weight, bias)
+    QCOMPARE(controller.engineInfo()->device, QStringLiteral("cpu"));
+}
+
+void TestEngineController::microBatchUpdates_data()
+{
+    QTest::addColumn<int>("accum");
+    QTest::newRow("accum 1") << 1;
+    QTest::newRow("accum 3") << 3;
+    QTest::newRow("accum 8") << 8;
+}
+
+void TestEngineController::microBatchUpdates()
+{
+    QFETCH(int, accum);
+    EngineController controller;
+    controller.setConfig(smallConfig(accum));
+    MicroBatchUpdate last;
+    int received = 0;
+    connect(&controller, &EngineController::microBatchDone, this, [&](const MicroBatchUpdate &u) {
+        last = u;
+        ++received;
+    });
+    // One micro-batch at a time, as the Step button does.
+    for (int i = 0; i < accum; ++i) {
+        controller.stepMicroBatch();
+        QTRY_COMPARE_WITH_TIMEOUT(last.microBatches, qint64(i + 1), 10'000);
+        QCOMPARE(last.microIndex, qint64(i));
+        QCOMPARE(last.gradNorms.size(), 6);
+        QCOMPARE(last.referenceNorms.size(), 6);
+    }
+    QCOMPARE(received, accum);
+    QVERIFY(last.optimizerStepped);
+    QCOMPARE(last.optimizerSteps, 1);
+    QCOMPARE(last.syncCalls, 1); // no-sync: only the last micro-batch syncs
+    // loss/N: after the window the buffers hold the full-batch gradient.
+    for (int i = 0; i < 6; ++i)
+        ACCUMLAB_COMPARE_REL(last.gradNorms[i], last.referenceNorms[i], 1e-4);
+}
+
+void TestEngineController::sweepEmitsPointsAndFinishes()
+{
+    EngineController controller;
+    QSignalSpy started(&controller, &EngineController::sweepPointStarted);
+    QSignalSpy points(&controller, &EngineController::sweepPointDone);
+    QSignalSpy steps(&controller, &EngineController::stepBatch);
+    QSignalSpy finished(&controller, &EngineController::sweepFinished);
+    SweepConfig s;
+    s.base = smallConfig(1);
+    s.accumGrid = {1, 2};
+    s.numSteps = 4;
+    s.warmupSteps = 1;
+    controller.runSweep(s);
+    QVERIFY(controller.isSweepRunning());
+    QVERIFY(finished.wait(30'000));
+    QVERIFY(!controller.isSweepRunning());
+    QCOMPARE(started.count(), 2);
+    QCOMPARE(points.count(), 2);
+    QVERIFY(steps.count() >= 2);
+    const auto done = finished.first().first().value<SweepDoneUpdate>();
+    QVERIFY(!done.cancelled);
+    QVERIFY(done.error.isEmpty());
+    QCOMPARE(done.result.points.size(), size_t(2));
+    QCOMPARE(done.result.points[1].effectiveBatch, 8);
+    QCOMPARE(done.result.points[1].steps, 4);
+    QVERIFY(done.result.points[0].samplesPerSec > 0.0);
+    const auto p = points.first().first().value<SweepPointUpdate>();
+    QCOMPARE(p.pointIndex, 0);
+    QCOMPARE(p.pointCount, 2);
+}
+
+void TestEngineController::cancelMidSweepWithin200ms()
+{
+    EngineController controller;
+    QSignalSpy steps(&controller, &EngineController::stepBatch);
+    QSignalSpy finished(&controller, &EngineController::sweepFinished);
+    controller.runSweep(endlessSweep());
+    QVERIFY(steps.wait(30'000)); // the sweep is running
+    QElapsedTimer clock;
+    clock.start();
+    controller.cancel();
+    QVERIFY(finished.wait(5'000));
+    ACCUMLAB_VERIFY_BELOW(clock.elapsed(), kCancelBoundMs);
+    const auto done = finished.first().first().value<SweepDoneUpdate>();
+    QVERIFY(done.cancelled);
+    QVERIFY(!controller.isSweepRunning());
+
+    // The controller stays usable after a cancel.
+    QSignalSpy eq(&controller, &EngineController::equivalenceFinished);
+    controller.requestEquivalence(EquivalenceConfig{});
+    QVERIFY(eq.wait(30'000));
+    QVERIFY(eq.first().first().value<EquivalenceUpdate>().ok);
+}
+
+void TestEngineController::destroyMidRun()
+{
+    auto controller = std::make_unique<EngineController>();
+    QSignalSpy steps(controller.get(), &EngineController::stepBatch);
+    controller->runSweep(endlessSweep());
+    controller->requestEquivalence(EquivalenceConfig{}); // queued behind the sweep
+    QVERIFY(steps.wait(30'000));
+    QElapsedTimer clock;
+    clock.start();
+    controller.reset(); // cancels, quits and joins the worker thread
+    ACCUMLAB_VERIFY_BELOW(clock.elapsed(), kCancelBoundMs);
+}
+
+void TestEngineController::equivalenceAnswersWithSerial()
+{
+    EngineController controller;
+    QSignalSpy spy(&controller, &EngineController::equivalenceFinished);
+    EquivalenceConfig e;
+    e.scaling = Scaling::None;
+    const quint64 first = controller.requestEquivalence(EquivalenceConfig{});
+    const quint64 second = controller.requestEquivalence(e);
+    QVERIFY(second > first);
+    QTRY_COMPARE_WITH_TIMEOUT(spy.count(), 2, 30'000);
+    const auto a = spy.at(0).first().value<EquivalenceUpdate>();
+    const auto b = spy.at(1).first().value<EquivalenceUpdate>();
+    QCOMPARE(a.serial, first);
+    QVERIFY(a.ok && a.result.holds);
+    QCOMPARE(b.serial, second);
+    QVERIFY(b.ok && !b.result.holds);
+    ACCUMLAB_COMPARE_REL(b.result.gradRatio, 4.0, 1e-4); // undivided: 4 chunks sum to 4x
+}
+
+QTEST_GUILESS_MAIN(TestEngineController)
+#include "tst_enginecontroller.moc"

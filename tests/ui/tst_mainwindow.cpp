@@ -1,0 +1,284 @@
+// The window as a user drives it: sliders and toggles reach the engine, the no-division bug
+// shows the N-fold overshoot on the bars, exports write files core can parse, presets
+// round-trip, the classroom mode hides the chosen controls.
+#include "common.h"
+
+#include "ui/controlpanel.h"
+#include "ui/enginecontroller.h"
+#include "ui/equivalencepanel.h"
+#include "ui/gradientbufferview.h"
+#include "ui/mainwindow.h"
+#include "ui/memoryview.h"
+
+#include "core/export.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+
+// Applies the edits, then waits until the worker reports the engine it built from them.
+bool waitForEngine(MainWindow &w, const std::function<bool(const AccumConfig &)> &matches)
+{
+    w.applyConfigNow();
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < kWaitMs) {
+        const auto &info = w.controller()->engineInfo();
+        if (info && matches(info->config))
+            return true;
+        QTest::qWait(10);
+    }
+    return false;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void slidersReachTheEngine_data();
+    void slidersReachTheEngine();
+    void togglesReachTheEngine();
+    void bufferRatio_data();
+    void bufferRatio();
+    void memoryViewMarksOutOfMemory();
+    void exportsWriteValidFiles();
+    void failedExportLeavesNoFile();
+    void presetRoundTrip();
+    void classroomModeHidesControls();
+};
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // QSettings go to a test location
+}
+
+void TestMainWindow::slidersReachTheEngine_data()
+{
+    QTest::addColumn<QString>("slider");
+    QTest::addColumn<int>("value");
+    QTest::newRow("accum 8") << QStringLiteral("accumStepsSlider") << 8;
+    QTest::newRow("accum 64") << QStringLiteral("accumStepsSlider") << 64;
+    QTest::newRow("micro 16") << QStringLiteral("microBatchSlider") << 16;
+}
+
+void TestMainWindow::slidersReachTheEngine()
+{
+    QFETCH(QString, slider);
+    QFETCH(int, value);
+    MainWindow w(false);
+    auto *s = w.findChild<QSlider *>(slider);
+    QVERIFY(s);
+    s->setValue(value);
+    const bool accum = slider == QLatin1String("accumStepsSlider");
+    QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return (accum ? c.accumSteps : c.microBatch) == value; }));
+    const AccumConfig c = w.controller()->engineInfo()->config;
+    // The identity label states the product the engine uses.
+    const QString identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"))->text();
+    QVERIFY2(identity.contains(QStringLiteral("= effective %1").arg(c.effectiveBatch())), qPrintable(identity));
+}
+
+void TestMainWindow::togglesReachTheEngine()
+{
+    MainWindow w(false);
+    w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"))->setChecked(true);
+    w.findChild<QCheckBox *>(QStringLiteral("noSyncCheck"))->setChecked(false);
+    w.findChild<QCheckBox *>(QStringLiteral("stepEveryMicroCheck"))->setChecked(true);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) {
+        return c.scaling == Scaling::None && !c.noSync && c.stepEveryMicro;
+    }));
+}
+
+void TestMainWindow::bufferRatio_data()
+{
+    QTest::addColumn<int>("accum");
+    QTest::addColumn<bool>("noDivision");
+    QTest::addColumn<double>("expected");
+    QTest::newRow("divide, N=4") << 4 << false << 1.0;
+    QTest::newRow("no division, N=2") << 2 << true << 2.0;
+    QTest::newRow("no division, N=4") << 4 << true << 4.0;
+    QTest::newRow("no division, N=16") << 16 << true << 16.0;
+}
+
+void TestMainWindow::bufferRatio()
+{
+    QFETCH(int, accum);
+    QFETCH(bool, noDivision);
+    QFETCH(double, expected);
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(accum);
+    w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"))->setChecked(noDivision);
+    QVERIFY(waitForEngine(w, [&](const AccumConfig &c) {
+        return c.accumSteps == accum && (c.scaling == Scaling::None) == noDivision;
+    }));
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    for (int i = 0; i < accum; ++i)
+        step->trigger();
+    // The bars after the window's last micro-batch, as the class sees them.
+    GradientBufferView *view = w.bufferView();
+    QLabel *counter = w.findChild<QLabel *>(QStringLiteral("microBatchesValue"));
+    QTRY_COMPARE_WITH_TIMEOUT(counter->text(), QLocale().toString(accum), kWaitMs);
+    QVERIFY(view->hasData());
+    QVERIFY2(std::abs(view->measuredRatio() - expected) < 1e-3,
+             qPrintable(QStringLiteral("ratio %1, expected %2").arg(view->measuredRatio()).arg(expected)));
+    for (double r : view->tensorRatios())
+        QVERIFY2(std::abs(r - expected) < 1e-3, qPrintable(QString::number(r)));
+    QVERIFY(view->axisMax() > expected); // the overshoot is on the axis
+    const QString label = w.findChild<QLabel *>(QStringLiteral("ratioLabel"))->text();
+    QVERIFY2(label.contains(QLocale().toString(expected, 'f', 2) + QStringLiteral("×")), qPrintable(label));
+    QCOMPARE(w.findChild<QLabel *>(QStringLiteral("optimizerStepsValue"))->text(), QLocale().toString(1));
+}
+
+void TestMainWindow::memoryViewMarksOutOfMemory()
+{
+    MainWindow w(false);
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(16);
+    w.applyConfigNow();
+    MemoryView *m = w.memoryView();
+    // The default budget fits 32 samples: micro-batch 4 fits, 4 x 16 = 64 in one pass does not.
+    QVERIFY(m->microBatchFits());
+    QVERIFY(!m->effectiveBatchFits());
+    QVERIFY(m->effectiveBatchBytes() > m->microBatchBytes());
+    m->setBudgetBytes(m->effectiveBatchBytes() * 2);
+    QVERIFY(m->effectiveBatchFits());
+}
+
+void TestMainWindow::exportsWriteValidFiles()
+{
+    QTemporaryDir dir;
+    MainWindow w(false);
+    Preset p = w.currentPreset();
+    p.accumGrid = QStringLiteral("1,2");
+    p.numSteps = 3;
+    w.applyPreset(p);
+    QString error;
+    QVERIFY(!w.exportCurveJson(dir.filePath(QStringLiteral("none.json")), &error));
+    QVERIFY(!error.isEmpty());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("none.json"))));
+
+    QSignalSpy finished(&w, &MainWindow::sweepFinished);
+    QVERIFY(w.runSweep(&error));
+    QVERIFY(finished.wait(kWaitMs));
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence().has_value(), kWaitMs);
+
+    const QString curvePath = dir.filePath(QStringLiteral("accum-curve.json"));
+    QVERIFY2(w.exportCurveJson(curvePath, &error), qPrintable(error));
+    QFile curve(curvePath);
+    QVERIFY(curve.open(QIODevice::ReadOnly));
+    const CurveFile parsed = parseCurveJson(curve.readAll().toStdString());
+    QCOMPARE(parsed.points.size(), size_t(2));
+    QCOMPARE(parsed.points[0].effectiveBatch, 4 * 1);
+    QCOMPARE(parsed.points[1].effectiveBatch, 4 * 2);
+    QCOMPARE(parsed.points[1].steps, 3);
+    QVERIFY(parsed.raw.contains("equivalence"));
+
+    const QString skillPath = dir.filePath(QStringLiteral("skill.md"));
+    QVERIFY2(w.exportSkillMarkdown(skillPath, &error), qPrintable(error));
+    QFile skill(skillPath);
+    QVERIFY(skill.open(QIODevice::ReadOnly));
+    const QByteArray markdown = skill.readAll();
+    QVERIFY(markdown.contains("## Measured in this run"));
+    // The sweep's numbers appear in the file as measured.
+    QVERIFY(markdown.contains(QByteArray::number(static_cast<qlonglong>(w.lastSweep()->points[1].effectiveBatch))));
+
+    QStringList written;
+    QVERIFY2(w.exportChartPngs(dir.path(), &written, &error), qPrintable(error));
+    QCOMPARE(written.size(), 4);
+    for (const QString &png : written)
+        QVERIFY(!QImage(png).isNull());
+}
+
+void TestMainWindow::failedExportLeavesNoFile()
+{
+    QTemporaryDir dir;
+    MainWindow w(false);
+    const QString path = dir.filePath(QStringLiteral("missing-folder/preset.json"));
+    QString error;
+    QVERIFY(!w.savePresetFile(path, &error));
+    QVERIFY2(error.contains(path), qPrintable(error));
+    QVERIFY(!QFile::exists(path));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
+}
+
+void TestMainWindow::presetRoundTrip()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("lesson.json"));
+    QString error;
+    {
+        MainWindow w(false);
+        Preset p = w.currentPreset();
+        p.config.microBatch = 8;
+        p.config.accumSteps = 16;
+        p.config.optimizer.kind = OptimizerKind::AdamW;
+        p.config.optimizer.lr = 0.001;
+        p.config.scaling = Scaling::None;
+        p.config.dtype = DType::Float64;
+        p.config.preset = ModelPreset::Fixture;
+        p.config.seed = 42;
+        p.pace = 12;
+        p.accumGrid = QStringLiteral("1,4,16");
+        p.classroomMode = true;
+        p.hiddenControls = {QStringLiteral("lr"), QStringLiteral("seed")};
+        w.applyPreset(p);
+        QVERIFY2(w.savePresetFile(path, &error), qPrintable(error));
+    }
+    MainWindow w(false);
+    QVERIFY2(w.loadPresetFile(path, &error), qPrintable(error));
+    const Preset q = w.currentPreset();
+    QCOMPARE(q.config.microBatch, 8);
+    QCOMPARE(q.config.accumSteps, 16);
+    QVERIFY(q.config.optimizer.kind == OptimizerKind::AdamW);
+    QCOMPARE(q.config.optimizer.lr, 0.001);
+    QVERIFY(q.config.scaling == Scaling::None);
+    QVERIFY(q.config.dtype == DType::Float64);
+    QVERIFY(q.config.preset == ModelPreset::Fixture);
+    QCOMPARE(q.config.seed, uint64_t(42));
+    QCOMPARE(q.pace, 12);
+    QCOMPARE(q.accumGrid, QStringLiteral("1,4,16"));
+    QVERIFY(q.classroomMode);
+    QCOMPARE(q.hiddenControls, QStringList({QStringLiteral("lr"), QStringLiteral("seed")}));
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.accumSteps == 16 && c.seed == 42; }));
+
+    QFile bad(dir.filePath(QStringLiteral("bad.json")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write(R"({"schema": "accumlab-preset.v1", "dtype": "float13"})");
+    bad.close();
+    QVERIFY(!w.loadPresetFile(bad.fileName(), &error));
+    QVERIFY2(error.contains(QStringLiteral("float13")), qPrintable(error));
+}
+
+void TestMainWindow::classroomModeHidesControls()
+{
+    MainWindow w(false);
+    w.show();
+    Preset p = w.currentPreset();
+    p.classroomMode = true;
+    p.hiddenControls = {QStringLiteral("lr"), QStringLiteral("seed")};
+    w.applyPreset(p);
+    auto *lr = w.findChild<QSlider *>(QStringLiteral("lrSlider"));
+    auto *accum = w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"));
+    QVERIFY(!lr->isVisibleTo(&w));
+    QVERIFY(accum->isVisibleTo(&w));
+    w.controlPanel()->setClassroomMode(false, p.hiddenControls);
+    QVERIFY(lr->isVisibleTo(&w));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

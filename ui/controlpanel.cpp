@@ -1,0 +1,395 @@
+// The control panel.
+#include "ui/controlpanel.h"
+
+#include "core/device.h"
+
+#include <QLocale>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpressionValidator>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include <array>
+#include <cmath>
+
+namespace accumlab::ui {
+
+namespace {
+
+// Learning rates the slider offers, in the 1-2-5 series a class can read aloud.
+constexpr std::array kLearningRates{1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0};
+constexpr int kMaxMicroBatchSlider = 128; // keeps the equivalence check's full batch small on a CPU
+constexpr int kMaxAccumSlider = 64;
+constexpr int kMaxPace = 60;              // micro-batches per second, the worker's emit bound
+
+// Unicode isolates keep the identity left-to-right inside a right-to-left layout.
+const QChar kLri(0x2066);
+const QChar kPdi(0x2069);
+
+QSlider *makeSlider(int min, int max)
+{
+    auto *s = new QSlider(Qt::Horizontal);
+    s->setRange(min, max);
+    s->setMinimumWidth(90);
+    return s;
+}
+
+QWidget *sliderWithValue(QSlider *slider, QLabel *value)
+{
+    auto *w = new QWidget;
+    auto *h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(slider, 1);
+    value->setMinimumWidth(value->fontMetrics().horizontalAdvance(QStringLiteral("00000")));
+    h->addWidget(value);
+    return w;
+}
+
+template <typename E>
+void addItem(QComboBox *combo, E value)
+{
+    combo->addItem(QString(), QString::fromStdString(toString(value)));
+}
+
+template <typename E, typename F>
+E comboValue(const QComboBox *combo, F fromString)
+{
+    return fromString(combo->currentData().toString().toStdString());
+}
+
+template <typename E>
+void selectValue(QComboBox *combo, E value)
+{
+    const int i = combo->findData(QString::fromStdString(toString(value)));
+    if (i >= 0)
+        combo->setCurrentIndex(i);
+}
+
+} // namespace
+
+ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
+{
+    m_cudaAvailable = cudaAvailable();
+    auto *layout = new QVBoxLayout(this);
+
+    m_batchBox = new QGroupBox;
+    auto *batchForm = new QFormLayout(m_batchBox);
+    batchForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    m_microSlider = makeSlider(1, kMaxMicroBatchSlider);
+    m_microSlider->setObjectName(QStringLiteral("microBatchSlider"));
+    m_microValue = new QLabel;
+    addRow(batchForm, QStringLiteral("microBatch"), sliderWithValue(m_microSlider, m_microValue));
+    m_accumSlider = makeSlider(1, kMaxAccumSlider);
+    m_accumSlider->setObjectName(QStringLiteral("accumStepsSlider"));
+    m_accumValue = new QLabel;
+    addRow(batchForm, QStringLiteral("accumSteps"), sliderWithValue(m_accumSlider, m_accumValue));
+    m_identityLabel = new QLabel;
+    m_identityLabel->setObjectName(QStringLiteral("identityLabel"));
+    QFont big = m_identityLabel->font();
+    big.setBold(true);
+    big.setPointSizeF(big.pointSizeF() * 1.15);
+    m_identityLabel->setFont(big);
+    m_identityLabel->setWordWrap(true);
+    batchForm->addRow(m_identityLabel);
+    layout->addWidget(m_batchBox);
+
+    m_trainingBox = new QGroupBox;
+    auto *trainForm = new QFormLayout(m_trainingBox);
+    trainForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    m_lrSlider = makeSlider(0, static_cast<int>(kLearningRates.size()) - 1);
+    m_lrSlider->setObjectName(QStringLiteral("lrSlider"));
+    m_lrValue = new QLabel;
+    addRow(trainForm, QStringLiteral("lr"), sliderWithValue(m_lrSlider, m_lrValue));
+    m_optimizerCombo = new QComboBox;
+    m_optimizerCombo->setObjectName(QStringLiteral("optimizerCombo"));
+    addItem(m_optimizerCombo, OptimizerKind::Sgd);
+    addItem(m_optimizerCombo, OptimizerKind::Momentum);
+    addItem(m_optimizerCombo, OptimizerKind::AdamW);
+    addRow(trainForm, QStringLiteral("optimizer"), m_optimizerCombo);
+    m_noDivisionCheck = new QCheckBox;
+    m_noDivisionCheck->setObjectName(QStringLiteral("noDivisionCheck"));
+    addRow(trainForm, QStringLiteral("noDivision"), m_noDivisionCheck);
+    m_stepEveryMicroCheck = new QCheckBox;
+    m_stepEveryMicroCheck->setObjectName(QStringLiteral("stepEveryMicroCheck"));
+    addRow(trainForm, QStringLiteral("stepEveryMicro"), m_stepEveryMicroCheck);
+    m_noSyncCheck = new QCheckBox;
+    m_noSyncCheck->setObjectName(QStringLiteral("noSyncCheck"));
+    addRow(trainForm, QStringLiteral("noSync"), m_noSyncCheck);
+    m_dtypeCombo = new QComboBox;
+    m_dtypeCombo->setObjectName(QStringLiteral("dtypeCombo"));
+    addItem(m_dtypeCombo, DType::Float32);
+    addItem(m_dtypeCombo, DType::Float64);
+    addItem(m_dtypeCombo, DType::BFloat16);
+    addRow(trainForm, QStringLiteral("dtype"), m_dtypeCombo);
+    m_deviceCombo = new QComboBox;
+    m_deviceCombo->setObjectName(QStringLiteral("deviceCombo"));
+    addItem(m_deviceCombo, DeviceRequest::Auto);
+    addItem(m_deviceCombo, DeviceRequest::Cpu);
+    addItem(m_deviceCombo, DeviceRequest::Cuda);
+    if (!m_cudaAvailable) {
+        if (auto *model = qobject_cast<QStandardItemModel *>(m_deviceCombo->model()))
+            model->item(2)->setEnabled(false);
+    }
+    addRow(trainForm, QStringLiteral("device"), m_deviceCombo);
+    m_modelCombo = new QComboBox;
+    m_modelCombo->setObjectName(QStringLiteral("modelCombo"));
+    addItem(m_modelCombo, ModelPreset::Lesson);
+    addItem(m_modelCombo, ModelPreset::Wide);
+    addItem(m_modelCombo, ModelPreset::Fixture);
+    addRow(trainForm, QStringLiteral("model"), m_modelCombo);
+    m_seedSpin = new QSpinBox;
+    m_seedSpin->setObjectName(QStringLiteral("seedSpin"));
+    m_seedSpin->setRange(0, 1'000'000);
+    addRow(trainForm, QStringLiteral("seed"), m_seedSpin);
+    layout->addWidget(m_trainingBox);
+
+    m_teachingBox = new QGroupBox;
+    auto *teachForm = new QFormLayout(m_teachingBox);
+    m_paceSlider = makeSlider(1, kMaxPace);
+    m_paceSlider->setObjectName(QStringLiteral("paceSlider"));
+    m_paceValue = new QLabel;
+    addRow(teachForm, QStringLiteral("pace"), sliderWithValue(m_paceSlider, m_paceValue));
+    layout->addWidget(m_teachingBox);
+
+    m_sweepBox = new QGroupBox;
+    auto *sweepForm = new QFormLayout(m_sweepBox);
+    m_gridEdit = new QLineEdit;
+    m_gridEdit->setObjectName(QStringLiteral("accumGridEdit"));
+    m_gridEdit->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9, ]*")), m_gridEdit));
+    addRow(sweepForm, QStringLiteral("accumGrid"), m_gridEdit);
+    m_stepsSpin = new QSpinBox;
+    m_stepsSpin->setObjectName(QStringLiteral("numStepsSpin"));
+    m_stepsSpin->setRange(1, 10'000);
+    addRow(sweepForm, QStringLiteral("numSteps"), m_stepsSpin);
+    layout->addWidget(m_sweepBox);
+    layout->addStretch(1);
+
+    setPreset(Preset{});
+
+    for (QSlider *s : {m_microSlider, m_accumSlider, m_lrSlider}) {
+        connect(s, &QSlider::valueChanged, this, &ControlPanel::updateValueLabels);
+        connect(s, &QSlider::valueChanged, this, &ControlPanel::configChanged);
+    }
+    for (QComboBox *c : {m_optimizerCombo, m_dtypeCombo, m_deviceCombo, m_modelCombo})
+        connect(c, &QComboBox::currentIndexChanged, this, &ControlPanel::configChanged);
+    for (QCheckBox *c : {m_noDivisionCheck, m_stepEveryMicroCheck, m_noSyncCheck})
+        connect(c, &QCheckBox::toggled, this, &ControlPanel::configChanged);
+    connect(m_seedSpin, &QSpinBox::valueChanged, this, &ControlPanel::configChanged);
+    connect(m_paceSlider, &QSlider::valueChanged, this, &ControlPanel::updateValueLabels);
+    connect(m_paceSlider, &QSlider::valueChanged, this, &ControlPanel::paceChanged);
+    connect(m_gridEdit, &QLineEdit::textChanged, this, &ControlPanel::sweepSettingsChanged);
+    connect(m_stepsSpin, &QSpinBox::valueChanged, this, &ControlPanel::sweepSettingsChanged);
+
+    retranslateUi();
+}
+
+QStringList ControlPanel::controlKeys()
+{
+    return {QStringLiteral("microBatch"), QStringLiteral("accumSteps"), QStringLiteral("lr"),
+            QStringLiteral("optimizer"),  QStringLiteral("noDivision"), QStringLiteral("stepEveryMicro"),
+            QStringLiteral("noSync"),     QStringLiteral("dtype"),      QStringLiteral("device"),
+            QStringLiteral("model"),      QStringLiteral("seed"),       QStringLiteral("pace"),
+            QStringLiteral("accumGrid"),  QStringLiteral("numSteps")};
+}
+
+QString ControlPanel::controlTitle(const QString &key) const
+{
+    if (key == QLatin1String("microBatch"))
+        return tr("Micro-batch");
+    if (key == QLatin1String("accumSteps"))
+        return tr("Accumulation steps");
+    if (key == QLatin1String("lr"))
+        return tr("Learning rate");
+    if (key == QLatin1String("optimizer"))
+        return tr("Optimizer");
+    if (key == QLatin1String("noDivision"))
+        return tr("Bug: no division");
+    if (key == QLatin1String("stepEveryMicro"))
+        return tr("Bug: step every micro-batch");
+    if (key == QLatin1String("noSync"))
+        return tr("No-sync");
+    if (key == QLatin1String("dtype"))
+        return tr("Dtype");
+    if (key == QLatin1String("device"))
+        return tr("Device");
+    if (key == QLatin1String("model"))
+        return tr("Model");
+    if (key == QLatin1String("seed"))
+        return tr("Seed");
+    if (key == QLatin1String("pace"))
+        return tr("Pace");
+    if (key == QLatin1String("accumGrid"))
+        return tr("Sweep grid");
+    if (key == QLatin1String("numSteps"))
+        return tr("Steps per point");
+    return key;
+}
+
+void ControlPanel::addRow(QFormLayout *form, const QString &key, QWidget *field)
+{
+    auto *label = new QLabel;
+    label->setBuddy(field);
+    form->addRow(label, field);
+    m_rowLabels.insert(key, label);
+    m_rowFields.insert(key, field);
+    m_rowForms.insert(key, form);
+}
+
+void ControlPanel::retranslateUi()
+{
+    m_batchBox->setTitle(tr("Batch"));
+    m_trainingBox->setTitle(tr("Training"));
+    m_teachingBox->setTitle(tr("Teaching mode"));
+    m_sweepBox->setTitle(tr("Throughput sweep"));
+    for (auto it = m_rowLabels.begin(); it != m_rowLabels.end(); ++it)
+        it.value()->setText(controlTitle(it.key()));
+    m_optimizerCombo->setItemText(0, tr("SGD"));
+    m_optimizerCombo->setItemText(1, tr("SGD + momentum"));
+    m_optimizerCombo->setItemText(2, tr("AdamW"));
+    m_noDivisionCheck->setText(tr("loss not divided by N"));
+    m_noDivisionCheck->setToolTip(tr("Each micro-batch's loss goes to backward() undivided: the summed gradient is N times too large."));
+    m_stepEveryMicroCheck->setText(tr("optimizer.step() inside the window"));
+    m_stepEveryMicroCheck->setToolTip(tr("The optimizer steps after every micro-batch instead of once per effective batch."));
+    m_noSyncCheck->setText(tr("sync only on the last micro-batch"));
+    m_noSyncCheck->setToolTip(tr("Like DDP's no_sync(): non-final micro-batches skip the gradient all-reduce."));
+    m_dtypeCombo->setItemText(0, tr("float32"));
+    m_dtypeCombo->setItemText(1, tr("float64"));
+    m_dtypeCombo->setItemText(2, tr("bfloat16"));
+    m_deviceCombo->setItemText(0, tr("Auto"));
+    m_deviceCombo->setItemText(1, tr("CPU"));
+    m_deviceCombo->setItemText(2, m_cudaAvailable ? tr("CUDA") : tr("CUDA (not available)"));
+    m_deviceCombo->setToolTip(m_cudaAvailable ? tr("Available: CPU and CUDA") : tr("Available: CPU only"));
+    m_modelCombo->setItemText(0, tr("Lesson MLP (64-128-16)"));
+    m_modelCombo->setItemText(1, tr("Wide MLP (1024-4096-256)"));
+    m_modelCombo->setItemText(2, tr("Fixture MLP (32-48-8)"));
+    m_gridEdit->setToolTip(tr("Accumulation steps to sweep, comma-separated"));
+    m_paceSlider->setToolTip(tr("Micro-batches per second while playing"));
+    updateValueLabels();
+}
+
+void ControlPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QWidget::changeEvent(event);
+}
+
+void ControlPanel::updateValueLabels()
+{
+    const QLocale loc = locale();
+    const qint64 micro = m_microSlider->value();
+    const qint64 accum = m_accumSlider->value();
+    m_microValue->setText(loc.toString(micro));
+    m_accumValue->setText(loc.toString(accum));
+    m_lrValue->setText(loc.toString(kLearningRates[static_cast<size_t>(m_lrSlider->value())], 'g', 3));
+    m_paceValue->setText(tr("%1/s").arg(loc.toString(m_paceSlider->value())));
+    m_identityLabel->setText(kLri +
+                             tr("micro %1 × accum %2 × world %3 = effective %4")
+                                 .arg(loc.toString(micro), loc.toString(accum), loc.toString(m_worldSize),
+                                      loc.toString(micro * accum * m_worldSize)) +
+                             kPdi);
+}
+
+int ControlPanel::lrIndex(double lr) const
+{
+    int best = 0;
+    for (size_t i = 0; i < kLearningRates.size(); ++i)
+        if (std::abs(std::log(kLearningRates[i] / lr)) < std::abs(std::log(kLearningRates[best] / lr)))
+            best = static_cast<int>(i);
+    return best;
+}
+
+Preset ControlPanel::preset() const
+{
+    Preset p;
+    AccumConfig &c = p.config;
+    c.microBatch = m_microSlider->value();
+    c.accumSteps = m_accumSlider->value();
+    c.worldSize = m_worldSize;
+    c.optimizer.lr = kLearningRates[static_cast<size_t>(m_lrSlider->value())];
+    c.optimizer.kind = comboValue<OptimizerKind>(m_optimizerCombo, optimizerFromString);
+    c.scaling = m_noDivisionCheck->isChecked() ? Scaling::None : Scaling::Divide;
+    c.stepEveryMicro = m_stepEveryMicroCheck->isChecked();
+    c.noSync = m_noSyncCheck->isChecked();
+    c.dtype = comboValue<DType>(m_dtypeCombo, dtypeFromString);
+    c.device = comboValue<DeviceRequest>(m_deviceCombo, deviceFromString);
+    c.preset = comboValue<ModelPreset>(m_modelCombo, presetFromString);
+    c.seed = static_cast<uint64_t>(m_seedSpin->value());
+    p.pace = m_paceSlider->value();
+    p.accumGrid = m_gridEdit->text();
+    p.numSteps = m_stepsSpin->value();
+    p.warmupSteps = m_warmupSteps;
+    p.threads = m_threads;
+    p.classroomMode = m_classroomMode;
+    p.hiddenControls = m_hidden;
+    return p;
+}
+
+void ControlPanel::setPreset(const Preset &p)
+{
+    const AccumConfig &c = p.config;
+    {
+        // One configChanged for the whole preset, not one per control.
+        const QSignalBlocker blockers[] = {QSignalBlocker(m_microSlider),      QSignalBlocker(m_accumSlider),
+                                           QSignalBlocker(m_lrSlider),         QSignalBlocker(m_optimizerCombo),
+                                           QSignalBlocker(m_noDivisionCheck),  QSignalBlocker(m_stepEveryMicroCheck),
+                                           QSignalBlocker(m_noSyncCheck),      QSignalBlocker(m_dtypeCombo),
+                                           QSignalBlocker(m_deviceCombo),      QSignalBlocker(m_modelCombo),
+                                           QSignalBlocker(m_seedSpin),         QSignalBlocker(m_paceSlider),
+                                           QSignalBlocker(m_gridEdit),         QSignalBlocker(m_stepsSpin)};
+        m_microSlider->setValue(static_cast<int>(c.microBatch));
+        m_accumSlider->setValue(static_cast<int>(c.accumSteps));
+        m_worldSize = static_cast<int>(c.worldSize);
+        m_lrSlider->setValue(lrIndex(c.optimizer.lr));
+        selectValue(m_optimizerCombo, c.optimizer.kind);
+        m_noDivisionCheck->setChecked(c.scaling == Scaling::None);
+        m_stepEveryMicroCheck->setChecked(c.stepEveryMicro);
+        m_noSyncCheck->setChecked(c.noSync);
+        selectValue(m_dtypeCombo, c.dtype);
+        selectValue(m_deviceCombo, (c.device == DeviceRequest::Cuda && !m_cudaAvailable) ? DeviceRequest::Auto : c.device);
+        selectValue(m_modelCombo, c.preset);
+        m_seedSpin->setValue(static_cast<int>(std::min<uint64_t>(c.seed, 1'000'000)));
+        m_paceSlider->setValue(p.pace);
+        m_gridEdit->setText(p.accumGrid);
+        m_stepsSpin->setValue(p.numSteps);
+        m_warmupSteps = p.warmupSteps;
+        m_threads = p.threads;
+    }
+    setClassroomMode(p.classroomMode, p.hiddenControls);
+    updateValueLabels();
+    emit configChanged();
+    emit paceChanged(m_paceSlider->value());
+    emit sweepSettingsChanged();
+}
+
+void ControlPanel::setClassroomMode(bool enabled, const QStringList &hidden)
+{
+    m_classroomMode = enabled;
+    m_hidden = hidden;
+    applyVisibility();
+}
+
+void ControlPanel::applyVisibility()
+{
+    for (auto it = m_rowFields.begin(); it != m_rowFields.end(); ++it) {
+        const bool visible = !(m_classroomMode && m_hidden.contains(it.key()));
+        m_rowForms.value(it.key())->setRowVisible(it.value(), visible);
+    }
+}
+
+void ControlPanel::setSweepRunning(bool running)
+{
+    for (QGroupBox *box : {m_batchBox, m_trainingBox, m_sweepBox})
+        box->setEnabled(!running);
+}
+
+} // namespace accumlab::ui

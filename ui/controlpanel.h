@@ -1,0 +1,92 @@
+// The window's controls, sized for a projector: batch sliders with the live identity
+// micro x accum x world = effective, optimizer, the teaching bugs, numerics, device, model,
+// seed, pace and the sweep's grid. Reads and writes itself as a Preset; hides the rows a
+// teacher chose in classroom mode. GUI thread only.
+#pragma once
+
+#include "ui/preset.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QSlider;
+class QSpinBox;
+
+namespace accumlab::ui {
+
+class ControlPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ControlPanel(QWidget *parent = nullptr);
+
+    // Keys of the rows a classroom preset can hide.
+    static QStringList controlKeys();
+    QString controlTitle(const QString &key) const;
+
+    Preset preset() const;
+    void setPreset(const Preset &preset);
+    AccumConfig config() const { return preset().config; }
+
+    void setClassroomMode(bool enabled, const QStringList &hidden);
+    bool classroomMode() const { return m_classroomMode; }
+    QStringList hiddenControls() const { return m_hidden; }
+    // The rows that can be edited while a sweep runs are the pace only.
+    void setSweepRunning(bool running);
+
+signals:
+    // Any engine setting changed (emitted once per user edit; the window debounces).
+    void configChanged();
+    void paceChanged(int microBatchesPerSecond);
+    void sweepSettingsChanged();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+    void updateValueLabels();
+    void addRow(QFormLayout *form, const QString &key, QWidget *field);
+    void applyVisibility();
+    int lrIndex(double lr) const;
+
+    QHash<QString, QLabel *> m_rowLabels;
+    QHash<QString, QWidget *> m_rowFields;
+    QHash<QString, QFormLayout *> m_rowForms;
+    QGroupBox *m_batchBox = nullptr;
+    QGroupBox *m_trainingBox = nullptr;
+    QGroupBox *m_teachingBox = nullptr;
+    QGroupBox *m_sweepBox = nullptr;
+    QSlider *m_microSlider = nullptr;
+    QLabel *m_microValue = nullptr;
+    QSlider *m_accumSlider = nullptr;
+    QLabel *m_accumValue = nullptr;
+    QSlider *m_lrSlider = nullptr;
+    QLabel *m_lrValue = nullptr;
+    QLabel *m_identityLabel = nullptr;
+    QComboBox *m_optimizerCombo = nullptr;
+    QCheckBox *m_noDivisionCheck = nullptr;
+    QCheckBox *m_stepEveryMicroCheck = nullptr;
+    QCheckBox *m_noSyncCheck = nullptr;
+    QComboBox *m_dtypeCombo = nullptr;
+    QComboBox *m_deviceCombo = nullptr;
+    QComboBox *m_modelCombo = nullptr;
+    QSpinBox *m_seedSpin = nullptr;
+    QSlider *m_paceSlider = nullptr;
+    QLabel *m_paceValue = nullptr;
+    QLineEdit *m_gridEdit = nullptr;
+    QSpinBox *m_stepsSpin = nullptr;
+    int m_worldSize = 1;
+    int m_warmupSteps = 2;
+    int m_threads = 0;
+    bool m_classroomMode = false;
+    bool m_cudaAvailable = false;
+    QStringList m_hidden;
+};
+
+} // namespace accumlab::ui

@@ -1,0 +1,76 @@
+// The GUI thread's handle on the engine: owns the worker thread and the EngineWorker in it.
+// Threading contract: an EngineController lives in and is called from the GUI thread only.
+// It talks to the worker through queued invocations carrying value copies, and cancels
+// through a shared CancelToken (atomic) that every queued job captures; cancel() cancels the
+// running job and everything queued behind it. The destructor cancels, quit()s and wait()s.
+#pragma once
+
+#include "ui/updates.h"
+
+#include "core/observer.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <memory>
+#include <optional>
+
+namespace accumlab::ui {
+
+class EngineWorker;
+
+class EngineController : public QObject {
+    Q_OBJECT
+public:
+    explicit EngineController(QObject *parent = nullptr);
+    ~EngineController() override;
+
+    // Teaching mode: rebuilds the worker's engine with `config` (a reset).
+    void setConfig(const AccumConfig &config);
+    const AccumConfig &config() const { return m_config; }
+    // The configuration of the engine the worker actually built (empty until it reports).
+    const std::optional<EngineInfo> &engineInfo() const { return m_engineInfo; }
+
+    void play(int microBatchesPerSecond);
+    void pause();
+    void setPace(int microBatchesPerSecond);
+    void stepMicroBatch();
+    void reset();
+    bool isPlaying() const { return m_playing; }
+
+    void runSweep(const SweepConfig &config);
+    bool isSweepRunning() const { return m_sweepRunning; }
+    // Returns the serial the answer will carry.
+    quint64 requestEquivalence(const EquivalenceConfig &config);
+    // Cancels the running job and all queued ones; teaching mode pauses.
+    void cancel();
+
+signals:
+    void engineConfigured(const accumlab::ui::EngineInfo &info);
+    void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
+    void teachingError(const QString &message);
+    void playingChanged(bool playing);
+    void sweepStarted();
+    void sweepPointStarted(int index, qint64 accumSteps);
+    void stepBatch(const accumlab::ui::StepBatchUpdate &update);
+    void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
+    void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
+    void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
+
+private:
+    void onEngineConfigured(const EngineInfo &info);
+    void onSweepFinished(const SweepDoneUpdate &update);
+    void onPlayingChanged(bool playing);
+
+    QThread m_thread;
+    EngineWorker *m_worker = nullptr;
+    std::shared_ptr<CancelToken> m_token = std::make_shared<CancelToken>();
+    AccumConfig m_config;
+    std::optional<EngineInfo> m_engineInfo;
+    bool m_sweepRunning = false;
+    bool m_playing = false;
+    int m_pace = 4;
+    quint64 m_equivalenceSerial = 0;
+};
+
+} // namespace accumlab::ui

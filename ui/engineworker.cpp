@@ -1,0 +1,252 @@
+// The worker: teaching mode one micro-batch at a time, full-speed sweeps, equivalence checks.
+// The LibTorch loop blocks this thread's event loop, so cancellation is the CancelToken the
+// engine checks between micro-batches (core/observer.h).
+#include "ui/engineworker.h"
+
+#include "core/engine.h"
+
+#include <QTimer>
+
+#include <chrono>
+
+namespace accumlab::ui {
+
+namespace {
+
+constexpr int kMinEmitIntervalMs = 1000 / EngineWorker::kMaxUpdatesPerSecond;
+
+QVector<double> toQVector(const std::vector<double> &v) { return QVector<double>(v.begin(), v.end()); }
+
+// Captures the engine's per-micro-batch event in teaching mode.
+class TeachingObserver final : public EngineObserver {
+public:
+    bool wantsMicroBatchDetail() const override { return true; }
+    void onMicroBatch(const MicroBatchEvent &e) override { m_event = e; }
+    MicroBatchEvent m_event;
+};
+
+// Sweep observer: no per-micro-batch host reads (full speed); step losses are coalesced and
+// leave at most kMaxUpdatesPerSecond times per second, points leave as they complete.
+class SweepObserver final : public EngineObserver {
+public:
+    SweepObserver(EngineWorker *worker, int pointCount, qint64 samplesPerAccumStep)
+        : m_worker(worker), m_pointCount(pointCount), m_samplesPerAccumStep(samplesPerAccumStep)
+    {
+    }
+
+    void onSweepPointStarted(int64_t index, int64_t accumSteps) override
+    {
+        flush();
+        m_index = static_cast<int>(index);
+        m_pending = StepBatchUpdate{};
+        m_pending.pointIndex = m_index;
+        m_pending.effectiveBatch = accumSteps * m_samplesPerAccumStep;
+        m_stepInPoint = 0;
+        emit m_worker->sweepPointStarted(m_index, accumSteps);
+    }
+
+    void onStep(const StepResult &r) override
+    {
+        m_pending.losses.append(QPointF(static_cast<double>(m_stepInPoint++), r.loss));
+        if (m_sinceEmit.isValid() && m_sinceEmit.elapsed() < kMinEmitIntervalMs)
+            return;
+        flush();
+    }
+
+    void onSweepPoint(const SweepPoint &p) override
+    {
+        flush();
+        emit m_worker->sweepPointDone(SweepPointUpdate{m_index, m_pointCount, p});
+    }
+
+private:
+    void flush()
+    {
+        m_sinceEmit.start();
+        if (m_pending.losses.isEmpty())
+            return;
+        m_pending.pointIndex = m_index;
+        emit m_worker->stepBatch(m_pending);
+        m_pending.losses.clear();
+    }
+
+    EngineWorker *m_worker = nullptr;
+    int m_pointCount = 0;
+    int m_index = 0;
+    qint64 m_stepInPoint = 0;
+    qint64 m_samplesPerAccumStep = 1; // micro-batch x world size
+    StepBatchUpdate m_pending;
+    QElapsedTimer m_sinceEmit;
+};
+
+} // namespace
+
+EngineWorker::EngineWorker(QObject *parent) : QObject(parent)
+{
+    m_playTimer = new QTimer(this);
+    m_playTimer->setTimerType(Qt::PreciseTimer);
+    connect(m_playTimer, &QTimer::timeout, this, &EngineWorker::playTick);
+    m_flushTimer = new QTimer(this);
+    m_flushTimer->setSingleShot(true);
+    connect(m_flushTimer, &QTimer::timeout, this, &EngineWorker::flushPendingMicro);
+}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::configureTeaching(const AccumConfig &config)
+{
+    m_config = config;
+    resetTeaching();
+}
+
+void EngineWorker::resetTeaching()
+{
+    m_engine.reset();
+    m_reference.clear();
+    m_hasPending = false;
+    ensureEngine();
+}
+
+bool EngineWorker::ensureEngine()
+{
+    if (m_engine)
+        return true;
+    try {
+        m_engine = std::make_unique<AccumEngine>(m_config);
+    } catch (const std::exception &ex) {
+        setPlaying(false, 1);
+        emit teachingError(QString::fromStdString(ex.what()));
+        return false;
+    }
+    EngineInfo info;
+    info.config = m_engine->config();
+    info.device = QString::fromStdString(m_engine->deviceName());
+    for (const auto &n : m_engine->parameterNames())
+        info.parameterNames << QString::fromStdString(n);
+    emit engineConfigured(info);
+    return true;
+}
+
+void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
+{
+    if (!ensureEngine())
+        return;
+    try {
+        // A new window: the marker is the full-batch gradient of the window's samples.
+        if (m_engine->microIndex() == 0)
+            m_reference = toQVector(m_engine->referenceGradNorms());
+        TeachingObserver observer;
+        m_engine->microStep(&observer, cancel.get());
+        const MicroBatchEvent &e = observer.m_event;
+        MicroBatchUpdate u;
+        u.step = e.step;
+        u.microIndex = e.microIndex;
+        u.accumSteps = e.accumSteps;
+        u.microLoss = e.microLoss;
+        u.gradNorms = toQVector(e.gradNorms);
+        u.referenceNorms = m_reference;
+        u.synced = e.synced;
+        u.optimizerStepped = e.optimizerStepped;
+        u.syncCalls = e.syncCalls;
+        u.optimizerSteps = e.optimizerSteps;
+        u.optimizerStateStep = e.optimizerStateStep;
+        u.microBatches = e.microBatches;
+        emitMicroThrottled(u);
+    } catch (const Cancelled &) {
+    } catch (const std::exception &ex) {
+        setPlaying(false, 1);
+        emit teachingError(QString::fromStdString(ex.what()));
+    }
+}
+
+void EngineWorker::emitMicroThrottled(const MicroBatchUpdate &update)
+{
+    // Each update carries running totals and the whole buffer state, so keeping only the
+    // newest one of a burst loses nothing the bars or counters show.
+    m_pending = update;
+    m_hasPending = true;
+    if (!m_sinceEmit.isValid() || m_sinceEmit.elapsed() >= kMinEmitIntervalMs) {
+        flushPendingMicro();
+        return;
+    }
+    if (!m_flushTimer->isActive())
+        m_flushTimer->start(kMinEmitIntervalMs - static_cast<int>(m_sinceEmit.elapsed()));
+}
+
+void EngineWorker::flushPendingMicro()
+{
+    if (!m_hasPending)
+        return;
+    m_hasPending = false;
+    m_sinceEmit.start();
+    emit microBatchDone(m_pending);
+}
+
+void EngineWorker::setPlaying(bool playing, int microBatchesPerSecond)
+{
+    const bool was = m_playTimer->isActive();
+    if (playing) {
+        const int rate = std::clamp(microBatchesPerSecond, 1, kMaxUpdatesPerSecond);
+        m_playTimer->start(1000 / rate);
+    } else {
+        m_playTimer->stop();
+    }
+    if (was != playing)
+        emit playingChanged(playing);
+}
+
+void EngineWorker::playTick() { microStep(m_playToken); }
+
+void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const CancelToken> cancel)
+{
+    setPlaying(false, 1);
+    SweepDoneUpdate done;
+    done.result.config = config;
+    SweepObserver observer(this, static_cast<int>(config.accumGrid.size()),
+                           config.base.microBatch * config.base.worldSize);
+    // Points are collected from the observer too, so a cancelled sweep still reports them.
+    struct Collector final : EngineObserver {
+        EngineObserver *inner = nullptr;
+        std::vector<SweepPoint> points;
+        void onStep(const StepResult &r) override { inner->onStep(r); }
+        void onSweepPointStarted(int64_t i, int64_t a) override { inner->onSweepPointStarted(i, a); }
+        void onSweepPoint(const SweepPoint &p) override
+        {
+            points.push_back(p);
+            inner->onSweepPoint(p);
+        }
+    } collector;
+    collector.inner = &observer;
+    try {
+        if (cancel->cancelled())
+            throw Cancelled{};
+        done.result = accumlab::runSweep(config, &collector, cancel.get());
+    } catch (const Cancelled &) {
+        done.cancelled = true;
+        done.result.points = collector.points;
+    } catch (const std::exception &ex) {
+        done.error = QString::fromStdString(ex.what());
+        done.result.points = collector.points;
+    }
+    emit sweepFinished(done);
+}
+
+void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 serial,
+                                  std::shared_ptr<const CancelToken> cancel)
+{
+    EquivalenceUpdate u;
+    u.serial = serial;
+    try {
+        if (cancel->cancelled())
+            throw Cancelled{};
+        u.result = accumlab::runEquivalence(config, cancel.get());
+        u.ok = true;
+    } catch (const Cancelled &) {
+        u.error = tr("The equivalence check was cancelled.");
+    } catch (const std::exception &ex) {
+        u.error = QString::fromStdString(ex.what());
+    }
+    emit equivalenceFinished(u);
+}
+
+} // namespace accumlab::ui

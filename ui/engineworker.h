@@ -1,0 +1,71 @@
+// The engine's side of the thread boundary. An EngineWorker lives in the controller's
+// QThread and owns the teaching-mode AccumEngine; sweeps and equivalence checks build their
+// own engines inside core. Threading contract: every member is touched only by the worker
+// thread (the controller calls in through queued invocations); the only state shared with
+// the GUI thread is the CancelToken each job receives, which is atomic. Results leave as
+// value structs (ui/updates.h) through queued signals, at a bounded rate.
+#pragma once
+
+#include "ui/updates.h"
+
+#include "core/observer.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+
+#include <memory>
+
+class QTimer;
+
+namespace accumlab {
+class AccumEngine;
+}
+
+namespace accumlab::ui {
+
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    // Most updates per second the worker emits in either mode.
+    static constexpr int kMaxUpdatesPerSecond = 60;
+
+    explicit EngineWorker(QObject *parent = nullptr);
+    ~EngineWorker() override;
+
+    // All of these run in the worker thread.
+    void configureTeaching(const AccumConfig &config);
+    void resetTeaching();
+    void microStep(std::shared_ptr<const CancelToken> cancel);
+    void setPlaying(bool playing, int microBatchesPerSecond);
+    void runSweep(const SweepConfig &config, std::shared_ptr<const CancelToken> cancel);
+    void runEquivalence(const EquivalenceConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel);
+
+signals:
+    void engineConfigured(const accumlab::ui::EngineInfo &info);
+    void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
+    void teachingError(const QString &message);
+    void playingChanged(bool playing);
+    void sweepPointStarted(int index, qint64 accumSteps);
+    void stepBatch(const accumlab::ui::StepBatchUpdate &update);
+    void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
+    void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
+    void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
+
+private:
+    bool ensureEngine();
+    void emitMicroThrottled(const MicroBatchUpdate &update);
+    void flushPendingMicro();
+    void playTick();
+
+    AccumConfig m_config;
+    std::unique_ptr<AccumEngine> m_engine;
+    QVector<double> m_reference;          // full-batch norms of the open window
+    QTimer *m_playTimer = nullptr;
+    QTimer *m_flushTimer = nullptr;
+    QElapsedTimer m_sinceEmit;
+    bool m_hasPending = false;
+    MicroBatchUpdate m_pending;
+    std::shared_ptr<const CancelToken> m_playToken = std::make_shared<CancelToken>();
+};
+
+} // namespace accumlab::ui

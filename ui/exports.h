@@ -1,0 +1,24 @@
+// The window's exports: accum-curve.json and the skill markdown (core's writers) and PNGs,
+// all written whole through QSaveFile, so a failure leaves no partial file behind.
+#pragma once
+
+#include "core/equivalence.h"
+#include "core/sweep.h"
+
+#include <QByteArray>
+#include <QString>
+
+class QWidget;
+
+namespace accumlab::ui {
+
+// Writes `bytes` to `path` through QSaveFile (commit, or cancelWriting on error). On failure
+// returns false and sets `error` to a sentence naming the file and the reason.
+bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *error);
+
+QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equivalence);
+QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep);
+// The widget rendered (QWidget::grab) as PNG; empty when the encoder fails.
+QByteArray widgetPng(QWidget *widget);
+
+} // namespace accumlab::ui

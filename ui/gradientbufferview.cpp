@@ -1,0 +1,159 @@
+// Painting of the gradient buffers.
+#include "ui/gradientbufferview.h"
+
+#include <QLocale>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <cmath>
+
+namespace accumlab::ui {
+
+namespace {
+
+constexpr double kMinAxis = 1.25;      // room to the right of the marker when bars are correct
+constexpr double kAxisHeadroom = 1.08; // the longest bar ends short of the edge
+constexpr double kOnMarkerTolerance = 1e-3;
+
+double niceStep(double range)
+{
+    // 1-2-5 steps giving at most about six ticks.
+    const double raw = range / 6.0;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * mag >= raw)
+            return m * mag;
+    return 10.0 * mag;
+}
+
+} // namespace
+
+GradientBufferView::GradientBufferView(QWidget *parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("gradientBufferView"));
+    // A plot: never mirrored in a right-to-left layout.
+    setLayoutDirection(Qt::LeftToRight);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+QSize GradientBufferView::sizeHint() const { return {560, 260}; }
+QSize GradientBufferView::minimumSizeHint() const { return {320, 160}; }
+
+void GradientBufferView::setParameterNames(const QStringList &names)
+{
+    m_names = names;
+    clear();
+}
+
+void GradientBufferView::clear()
+{
+    m_hasData = false;
+    m_update = MicroBatchUpdate{};
+    m_axisMax = kMinAxis;
+    update();
+}
+
+void GradientBufferView::setUpdate(const MicroBatchUpdate &u)
+{
+    m_update = u;
+    m_hasData = true;
+    double longest = 0.0;
+    for (double r : tensorRatios())
+        longest = std::max(longest, r);
+    // The axis only grows until the next reset, so a class sees the overshoot stay put.
+    m_axisMax = std::max(m_axisMax, std::max(kMinAxis, longest * kAxisHeadroom));
+    update();
+}
+
+QVector<double> GradientBufferView::tensorRatios() const
+{
+    QVector<double> ratios;
+    const auto &g = m_update.gradNorms;
+    const auto &r = m_update.referenceNorms;
+    for (qsizetype i = 0; i < g.size() && i < r.size(); ++i)
+        ratios << (r[i] > 0.0 ? g[i] / r[i] : 0.0);
+    return ratios;
+}
+
+double GradientBufferView::measuredRatio() const
+{
+    double g2 = 0.0, r2 = 0.0;
+    const auto &g = m_update.gradNorms;
+    const auto &r = m_update.referenceNorms;
+    for (qsizetype i = 0; i < g.size() && i < r.size(); ++i) {
+        g2 += g[i] * g[i];
+        r2 += r[i] * r[i];
+    }
+    return r2 > 0.0 ? std::sqrt(g2 / r2) : 0.0;
+}
+
+void GradientBufferView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QPalette pal = palette();
+    p.fillRect(rect(), pal.base());
+    const QFontMetrics fm(font());
+    const QLocale loc = locale();
+
+    const int rows = static_cast<int>(std::max<qsizetype>(m_names.size(), m_update.gradNorms.size()));
+    if (rows == 0) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("Press Step or Play to run micro-batches."));
+        return;
+    }
+
+    int nameWidth = 0;
+    for (const QString &n : m_names)
+        nameWidth = std::max(nameWidth, fm.horizontalAdvance(n));
+    const int ratioWidth = fm.horizontalAdvance(QStringLiteral("000.00×")) + 8;
+    const int margin = 8;
+    const QRect plot(margin + nameWidth + 8, margin + fm.height() + 4,
+                     width() - (2 * margin + nameWidth + 8 + ratioWidth), height() - 2 * margin - 2 * fm.height() - 8);
+    if (plot.width() < 40 || plot.height() < rows * 6)
+        return;
+    auto xOf = [&](double ratio) { return plot.left() + plot.width() * std::min(ratio, m_axisMax) / m_axisMax; };
+
+    // Ticks in units of the full-batch norm.
+    p.setPen(pal.color(QPalette::Mid));
+    const double step = niceStep(m_axisMax);
+    for (double t = 0.0; t <= m_axisMax + 1e-9; t += step) {
+        const double x = xOf(t);
+        p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+        const QString label = tr("%1×").arg(loc.toString(t, 'g', 3));
+        p.drawText(QRectF(x - 40, plot.bottom() + 2, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
+    }
+
+    const double rowHeight = static_cast<double>(plot.height()) / rows;
+    const double barHeight = std::max(4.0, rowHeight * 0.55);
+    const QVector<double> ratios = tensorRatios();
+    const bool windowClosed = m_hasData && m_update.microIndex + 1 == m_update.accumSteps;
+    for (int i = 0; i < rows; ++i) {
+        const double yMid = plot.top() + rowHeight * (i + 0.5);
+        p.setPen(pal.color(QPalette::Text));
+        const QString name = i < m_names.size() ? m_names[i] : QString::number(i);
+        p.drawText(QRectF(margin, yMid - fm.height() / 2.0, nameWidth, fm.height()), Qt::AlignRight | Qt::AlignVCenter, name);
+        if (i >= ratios.size())
+            continue;
+        const double ratio = ratios[i];
+        QColor fill(0x3b, 0x82, 0xc4); // filling: blue
+        if (windowClosed)
+            fill = std::abs(ratio - 1.0) < kOnMarkerTolerance ? QColor(0x2e, 0x9e, 0x55) : QColor(0xd9, 0x48, 0x2b);
+        const QRectF bar(plot.left(), yMid - barHeight / 2, xOf(ratio) - plot.left(), barHeight);
+        p.fillRect(bar, fill);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(xOf(ratio) + 4, yMid - fm.height() / 2.0, ratioWidth + 40, fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, tr("%1×").arg(loc.toString(ratio, 'f', 2)));
+    }
+
+    // The marker: the full-batch gradient norm of this window.
+    QPen marker(QColor(0x11, 0x11, 0x11), 2.5, Qt::DashLine);
+    marker.setColor(pal.color(QPalette::Text));
+    p.setPen(marker);
+    const double xm = xOf(1.0);
+    p.drawLine(QPointF(xm, plot.top() - 2), QPointF(xm, plot.bottom()));
+    const QString markerText = tr("full batch");
+    p.drawText(QRectF(xm - 100, margin, 200, fm.height()), Qt::AlignHCenter | Qt::AlignTop, markerText);
+}
+
+} // namespace accumlab::ui

@@ -1,0 +1,139 @@
+// The loss chart.
+#include "ui/losschart.h"
+
+#include <QLocale>
+#include <QEvent>
+#include <QLineSeries>
+#include <QTimer>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace accumlab::ui {
+
+LossChart::LossChart(QWidget *parent) : QChartView(parent)
+{
+    setObjectName(QStringLiteral("lossChart"));
+    setLayoutDirection(Qt::LeftToRight);
+    setRenderHint(QPainter::Antialiasing);
+    auto *chart = new QChart;
+    chart->setLayoutDirection(Qt::LeftToRight);
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    QFont small = chart->legend()->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    chart->legend()->setFont(small);
+    setChart(chart);
+    m_xAxis = new QValueAxis;
+    m_xAxis->setLabelFormat(QStringLiteral("%d"));
+    m_yAxis = new QValueAxis;
+    m_yAxis->setLabelFormat(QStringLiteral("%.3f"));
+    chart->addAxis(m_xAxis, Qt::AlignBottom);
+    chart->addAxis(m_yAxis, Qt::AlignLeft);
+    m_xAxis->setRange(0, 1);
+    m_yAxis->setRange(0, 1);
+    m_redrawTimer = new QTimer(this);
+    m_redrawTimer->setSingleShot(true);
+    m_redrawTimer->setInterval(kRedrawIntervalMs);
+    connect(m_redrawTimer, &QTimer::timeout, this, &LossChart::redraw);
+    retranslateUi();
+}
+
+void LossChart::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QChartView::changeEvent(event);
+}
+
+void LossChart::retranslateUi()
+{
+    chart()->setTitle(tr("Loss per optimizer step"));
+    m_xAxis->setTitleText(tr("timed optimizer step"));
+    m_yAxis->setTitleText(tr("loss"));
+    for (auto it = m_series.begin(); it != m_series.end(); ++it)
+        it.value()->setName(tr("batch %1").arg(locale().toString(m_effective.value(it.key()))));
+}
+
+void LossChart::clear()
+{
+    chart()->removeAllSeries();
+    m_series.clear();
+    m_effective.clear();
+    m_points.clear();
+    m_dirty.clear();
+    m_xAxis->setRange(0, 1);
+    m_yAxis->setRange(0, 1);
+}
+
+QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
+{
+    if (auto *s = m_series.value(pointIndex))
+        return s;
+    auto *s = new QLineSeries;
+    chart()->addSeries(s);
+    s->attachAxis(m_xAxis);
+    s->attachAxis(m_yAxis);
+    m_series.insert(pointIndex, s);
+    m_effective.insert(pointIndex, effectiveBatch);
+    s->setName(tr("batch %1").arg(locale().toString(effectiveBatch)));
+    return s;
+}
+
+void LossChart::startSeries(int pointIndex, qint64 effectiveBatch)
+{
+    seriesFor(pointIndex, effectiveBatch);
+    m_points[pointIndex].clear();
+    m_dirty.insert(pointIndex);
+    scheduleRedraw();
+}
+
+void LossChart::appendLosses(const StepBatchUpdate &u)
+{
+    seriesFor(u.pointIndex, u.effectiveBatch);
+    m_points[u.pointIndex].append(u.losses);
+    m_dirty.insert(u.pointIndex);
+    scheduleRedraw();
+}
+
+void LossChart::finishSeries(int pointIndex, const SweepPoint &p)
+{
+    seriesFor(pointIndex, p.effectiveBatch);
+    QList<QPointF> pts;
+    for (size_t i = 0; i < p.losses.size(); ++i)
+        pts << QPointF(static_cast<double>(i), p.losses[i]);
+    m_points[pointIndex] = pts;
+    m_dirty.insert(pointIndex);
+    scheduleRedraw();
+}
+
+void LossChart::scheduleRedraw()
+{
+    if (!m_redrawTimer->isActive())
+        m_redrawTimer->start();
+}
+
+void LossChart::redraw()
+{
+    for (int i : std::as_const(m_dirty))
+        if (auto *s = m_series.value(i))
+            s->replace(m_points.value(i));
+    m_dirty.clear();
+    double xMax = 1, yMin = INFINITY, yMax = -INFINITY;
+    for (const auto &pts : std::as_const(m_points)) {
+        for (const QPointF &p : pts) {
+            if (!std::isfinite(p.y()))
+                continue;
+            xMax = std::max(xMax, p.x());
+            yMin = std::min(yMin, p.y());
+            yMax = std::max(yMax, p.y());
+        }
+    }
+    m_xAxis->setRange(0, xMax);
+    if (yMin <= yMax) {
+        const double pad = std::max(1e-6, (yMax - yMin) * 0.05);
+        m_yAxis->setRange(yMin - pad, yMax + pad);
+    }
+}
+
+} // namespace accumlab::ui

@@ -1,0 +1,53 @@
+// Loss per optimizer step during a sweep, one series per effective batch, so a class sees the
+// larger effective batches train more smoothly. Losses arrive in coalesced batches from the
+// worker; the chart collects them and redraws on a single-shot timer with one replace() per
+// series. Not mirrored in right-to-left layouts. GUI thread only.
+#pragma once
+
+#include "ui/updates.h"
+
+#include <QChartView>
+#include <QMap>
+#include <QSet>
+
+class QLineSeries;
+class QTimer;
+class QValueAxis;
+
+namespace accumlab::ui {
+
+class LossChart : public QChartView {
+    Q_OBJECT
+public:
+    // Redraws at most this often while losses stream in.
+    static constexpr int kRedrawIntervalMs = 40;
+
+    explicit LossChart(QWidget *parent = nullptr);
+
+    void clear();
+    void startSeries(int pointIndex, qint64 effectiveBatch);
+    void appendLosses(const StepBatchUpdate &update);
+    // Replaces the streamed values with the point's own, complete list of losses.
+    void finishSeries(int pointIndex, const SweepPoint &point);
+    int seriesCount() const { return static_cast<int>(m_series.size()); }
+    qsizetype pointCount(int pointIndex) const { return m_points.value(pointIndex).size(); }
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+    void redraw();
+    void scheduleRedraw();
+    QLineSeries *seriesFor(int pointIndex, qint64 effectiveBatch);
+
+    QValueAxis *m_xAxis = nullptr;
+    QValueAxis *m_yAxis = nullptr;
+    QTimer *m_redrawTimer = nullptr;
+    QMap<int, QLineSeries *> m_series;
+    QMap<int, qint64> m_effective;
+    QMap<int, QList<QPointF>> m_points;
+    QSet<int> m_dirty;
+};
+
+} // namespace accumlab::ui

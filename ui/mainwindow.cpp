@@ -1,0 +1,826 @@
+// The main window: assembly, teaching mode, the sweep, exports, presets, settings, autorun.
+#include "ui/mainwindow.h"
+
+#include "ui/controlpanel.h"
+#include "ui/enginecontroller.h"
+#include "ui/equivalencepanel.h"
+#include "ui/exports.h"
+#include "ui/gradientbufferview.h"
+#include "ui/losschart.h"
+#include "ui/memoryview.h"
+#include "ui/stallprobe.h"
+#include "ui/throughputchart.h"
+
+#include "core/lesson.h"
+
+#include <QLocale>
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include <cstdio>
+
+namespace accumlab::ui {
+
+namespace {
+
+constexpr int kConfigDebounceMs = 150;
+constexpr int kEquivalenceDebounceMs = 400;
+constexpr int kMicroCoalesceMs = 15;      // GUI side: at most one buffer repaint per frame
+constexpr int kScreenshotSettleMs = 150;  // let the charts lay out before grabbing
+const QSize kDefaultSize(1280, 800);
+const char *const kSettingsPreset = "session/preset";
+const char *const kSettingsGeometry = "session/geometry";
+const char *const kSettingsFolder = "exports/lastFolder";
+
+enum Counter { MicroBatches, OptimizerSteps, StateStep, SyncCalls, MicroLoss, CounterCount };
+
+} // namespace
+
+MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_persist(persistSettings)
+{
+    setObjectName(QStringLiteral("accumlabMainWindow"));
+    m_controller = new EngineController(this);
+    m_stallProbe = new StallProbe(this);
+    m_configTimer = new QTimer(this);
+    m_configTimer->setSingleShot(true);
+    m_configTimer->setInterval(kConfigDebounceMs);
+    m_equivalenceTimer = new QTimer(this);
+    m_equivalenceTimer->setSingleShot(true);
+    m_equivalenceTimer->setInterval(kEquivalenceDebounceMs);
+    m_microTimer = new QTimer(this);
+    m_microTimer->setSingleShot(true);
+    m_microTimer->setInterval(kMicroCoalesceMs);
+
+    buildUi();
+    buildActions();
+
+    connect(m_configTimer, &QTimer::timeout, this, &MainWindow::applyConfigNow);
+    connect(m_equivalenceTimer, &QTimer::timeout, this, &MainWindow::requestEquivalenceNow);
+    connect(m_microTimer, &QTimer::timeout, this, &MainWindow::showMicroBatch);
+    connect(m_controls, &ControlPanel::configChanged, this, &MainWindow::onConfigEdited);
+    connect(m_controls, &ControlPanel::paceChanged, m_controller, &EngineController::setPace);
+    connect(m_controller, &EngineController::engineConfigured, this, &MainWindow::onEngineConfigured);
+    connect(m_controller, &EngineController::microBatchDone, this, &MainWindow::onMicroBatch);
+    connect(m_controller, &EngineController::teachingError, this, &MainWindow::showError);
+    connect(m_controller, &EngineController::playingChanged, this, &MainWindow::onPlayingChanged);
+    connect(m_controller, &EngineController::sweepPointStarted, this, &MainWindow::onSweepPointStarted);
+    connect(m_controller, &EngineController::stepBatch, m_lossChart, &LossChart::appendLosses);
+    connect(m_controller, &EngineController::sweepPointDone, this, &MainWindow::onSweepPoint);
+    connect(m_controller, &EngineController::sweepFinished, this, &MainWindow::onSweepFinished);
+    connect(m_controller, &EngineController::equivalenceFinished, this, &MainWindow::onEquivalence);
+
+    resize(kDefaultSize);
+    retranslateUi();
+    loadSettings();
+    applyConfigNow();
+    requestEquivalenceNow();
+    updateActions();
+}
+
+MainWindow::~MainWindow()
+{
+    // The controller (a child) cancels and joins the worker thread in its destructor.
+    saveSettings();
+}
+
+void MainWindow::buildUi()
+{
+    m_controls = new ControlPanel;
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(m_controls);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
+
+    // Gradient buffers with their counters.
+    auto *buffersBox = new QGroupBox;
+    buffersBox->setObjectName(QStringLiteral("buffersBox"));
+    auto *buffersLayout = new QVBoxLayout(buffersBox);
+    m_buffersTitle = new QLabel;
+    m_buffersTitle->setWordWrap(true);
+    buffersLayout->addWidget(m_buffersTitle);
+    m_bufferView = new GradientBufferView;
+    buffersLayout->addWidget(m_bufferView, 1);
+    m_ratioLabel = new QLabel;
+    m_ratioLabel->setObjectName(QStringLiteral("ratioLabel"));
+    QFont big = m_ratioLabel->font();
+    big.setBold(true);
+    big.setPointSizeF(big.pointSizeF() * 1.3);
+    m_ratioLabel->setFont(big);
+    m_ratioLabel->setWordWrap(true);
+    buffersLayout->addWidget(m_ratioLabel);
+    m_progressLabel = new QLabel;
+    m_progressLabel->setObjectName(QStringLiteral("progressLabel"));
+    buffersLayout->addWidget(m_progressLabel);
+    auto *counters = new QGridLayout;
+    const char *counterNames[CounterCount] = {"microBatchesValue", "optimizerStepsValue", "stateStepValue",
+                                              "syncCallsValue", "microLossValue"};
+    for (int i = 0; i < CounterCount; ++i) {
+        m_counterCaptions[i] = new QLabel;
+        m_counterValues[i] = new QLabel(QStringLiteral("–"));
+        m_counterValues[i]->setObjectName(QLatin1String(counterNames[i]));
+        QFont f = m_counterValues[i]->font();
+        f.setBold(true);
+        m_counterValues[i]->setFont(f);
+        counters->addWidget(m_counterCaptions[i], i / 2, (i % 2) * 2);
+        counters->addWidget(m_counterValues[i], i / 2, (i % 2) * 2 + 1);
+    }
+    for (int col = 1; col < 4; col += 2)
+        counters->setColumnStretch(col, 1);
+    buffersLayout->addLayout(counters);
+
+    m_equivalencePanel = new EquivalencePanel;
+
+    auto *top = new QSplitter(Qt::Horizontal);
+    top->addWidget(buffersBox);
+    top->addWidget(m_equivalencePanel);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    top->setChildrenCollapsible(false);
+
+    m_throughputChart = new ThroughputChart;
+    m_lossChart = new LossChart;
+    auto *charts = new QSplitter(Qt::Horizontal);
+    charts->setObjectName(QStringLiteral("chartsSplitter"));
+    charts->addWidget(m_throughputChart);
+    charts->addWidget(m_lossChart);
+    charts->setChildrenCollapsible(false);
+    m_memoryView = new MemoryView;
+    m_sweepTable = new QTableWidget(0, 7);
+    m_sweepTable->setObjectName(QStringLiteral("sweepTable"));
+    m_sweepTable->verticalHeader()->setVisible(false);
+    m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(charts, QString());
+    m_tabs->addTab(m_memoryView, QString());
+    m_tabs->addTab(m_sweepTable, QString());
+
+    auto *right = new QSplitter(Qt::Vertical);
+    right->addWidget(top);
+    right->addWidget(m_tabs);
+    right->setStretchFactor(0, 1);
+    right->setStretchFactor(1, 1);
+    right->setChildrenCollapsible(false);
+
+    auto *main = new QSplitter(Qt::Horizontal);
+    main->addWidget(scroll);
+    main->addWidget(right);
+    main->setStretchFactor(0, 0);
+    main->setStretchFactor(1, 1);
+    main->setChildrenCollapsible(false);
+    setCentralWidget(main);
+
+    m_statusLabel = new QLabel;
+    statusBar()->addPermanentWidget(m_statusLabel);
+}
+
+void MainWindow::buildActions()
+{
+    auto make = [this](const char *name, auto slot) {
+        auto *a = new QAction(this);
+        a->setObjectName(QLatin1String(name));
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    m_playAction = make("playAction", [this] {
+        applyConfigNow();
+        m_controller->play(m_controls->preset().pace);
+    });
+    m_pauseAction = make("pauseAction", [this] { m_controller->pause(); });
+    m_stepAction = make("stepAction", [this] {
+        if (m_configTimer->isActive())
+            applyConfigNow();
+        m_controller->stepMicroBatch();
+    });
+    m_resetAction = make("resetAction", [this] { applyConfigNow(); });
+    m_sweepAction = make("sweepAction", [this] {
+        QString error;
+        if (!runSweep(&error))
+            showError(error);
+    });
+    m_stopAction = make("stopAction", &MainWindow::stopAll);
+    m_openPresetAction = make("openPresetAction", &MainWindow::openPresetDialog);
+    m_savePresetAction = make("savePresetAction", &MainWindow::savePresetDialog);
+    m_exportCurveAction = make("exportCurveAction", &MainWindow::exportCurveDialog);
+    m_exportSkillAction = make("exportSkillAction", &MainWindow::exportSkillDialog);
+    m_exportChartsAction = make("exportChartsAction", &MainWindow::exportChartsDialog);
+    m_quitAction = make("quitAction", &QWidget::close);
+    m_classroomAction = make("classroomAction", [this](bool on) {
+        m_controls->setClassroomMode(on, m_controls->hiddenControls());
+        saveSettings();
+    });
+    m_classroomAction->setCheckable(true);
+    m_hiddenControlsAction = make("hiddenControlsAction", &MainWindow::chooseHiddenControlsDialog);
+
+    m_playAction->setShortcut(Qt::Key_Space);
+    m_stepAction->setShortcut(Qt::Key_Right);
+    m_openPresetAction->setShortcut(QKeySequence::Open);
+    m_savePresetAction->setShortcut(QKeySequence::Save);
+    m_quitAction->setShortcut(QKeySequence::Quit);
+
+    m_toolBar = addToolBar(QString());
+    m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    QFont tf = m_toolBar->font();
+    tf.setPointSizeF(tf.pointSizeF() * 1.15);
+    m_toolBar->setFont(tf);
+    for (QAction *a : {m_playAction, m_pauseAction, m_stepAction, m_resetAction})
+        m_toolBar->addAction(a);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_sweepAction);
+    m_toolBar->addAction(m_stopAction);
+
+    m_fileMenu = menuBar()->addMenu(QString());
+    m_fileMenu->addAction(m_openPresetAction);
+    m_fileMenu->addAction(m_savePresetAction);
+    m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_exportCurveAction);
+    m_fileMenu->addAction(m_exportSkillAction);
+    m_fileMenu->addAction(m_exportChartsAction);
+    m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_quitAction);
+    m_viewMenu = menuBar()->addMenu(QString());
+    m_viewMenu->addAction(m_classroomAction);
+    m_viewMenu->addAction(m_hiddenControlsAction);
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QMainWindow::changeEvent(event);
+}
+
+void MainWindow::retranslateUi()
+{
+    setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
+    m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, in units of the full-batch gradient norm"));
+    m_counterCaptions[MicroBatches]->setText(tr("micro-batches seen"));
+    m_counterCaptions[OptimizerSteps]->setText(tr("optimizer steps"));
+    m_counterCaptions[StateStep]->setText(tr("optimizer state step"));
+    m_counterCaptions[SyncCalls]->setText(tr("sync_calls"));
+    m_counterCaptions[MicroLoss]->setText(tr("micro-batch loss"));
+    m_tabs->setTabText(0, tr("Throughput and loss"));
+    m_tabs->setTabText(1, tr("Memory"));
+    m_tabs->setTabText(2, tr("Sweep table"));
+    m_sweepTable->setHorizontalHeaderLabels({tr("effective batch"), tr("accum"), tr("micro"), tr("samples/sec"),
+                                             tr("median step ms"), tr("syncs"), tr("avg loss")});
+    m_playAction->setText(tr("Play"));
+    m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
+    m_pauseAction->setText(tr("Pause"));
+    m_stepAction->setText(tr("Step"));
+    m_stepAction->setToolTip(tr("Run one micro-batch (Right arrow)"));
+    m_resetAction->setText(tr("Reset"));
+    m_resetAction->setToolTip(tr("A fresh model and data stream from the seed"));
+    m_sweepAction->setText(tr("Run sweep"));
+    m_sweepAction->setToolTip(tr("Full-speed throughput sweep over the grid of accumulation steps"));
+    m_stopAction->setText(tr("Stop"));
+    m_openPresetAction->setText(tr("&Open preset…"));
+    m_savePresetAction->setText(tr("&Save preset…"));
+    m_exportCurveAction->setText(tr("Export accum-curve.json…"));
+    m_exportSkillAction->setText(tr("Export skill markdown…"));
+    m_exportChartsAction->setText(tr("Export charts as PNG…"));
+    m_quitAction->setText(tr("&Quit"));
+    m_classroomAction->setText(tr("&Classroom mode"));
+    m_hiddenControlsAction->setText(tr("Controls hidden in classroom mode…"));
+    m_fileMenu->setTitle(tr("&File"));
+    m_viewMenu->setTitle(tr("&View"));
+    m_toolBar->setWindowTitle(tr("Run"));
+    if (m_pendingMicro)
+        showMicroBatch();
+    else
+        m_ratioLabel->setText(tr("accumulated / full batch: not measured yet"));
+    updateActions();
+}
+
+// ---- teaching mode ---------------------------------------------------------------------
+
+void MainWindow::onConfigEdited()
+{
+    m_configTimer->start();
+    m_equivalenceTimer->start();
+    m_equivalencePanel->setPending(equivalenceConfig());
+    m_memoryView->setConfig(m_controls->config());
+}
+
+void MainWindow::applyConfigNow()
+{
+    m_configTimer->stop();
+    const AccumConfig config = m_controls->config();
+    m_controller->setConfig(config);
+    m_memoryView->setConfig(config);
+    m_bufferView->clear();
+    m_pendingMicro.reset();
+    for (QLabel *v : m_counterValues)
+        v->setText(QStringLiteral("–"));
+    m_progressLabel->clear();
+    m_ratioLabel->setText(tr("accumulated / full batch: not measured yet"));
+    saveSettings();
+}
+
+void MainWindow::onEngineConfigured(const EngineInfo &info)
+{
+    m_bufferView->setParameterNames(info.parameterNames);
+    m_statusLabel->setText(tr("device: %1").arg(info.device));
+}
+
+void MainWindow::onMicroBatch(const MicroBatchUpdate &update)
+{
+    // Bursts (Step pressed quickly, a fast pace) collapse into one repaint per frame.
+    m_pendingMicro = update;
+    if (!m_microTimer->isActive())
+        m_microTimer->start();
+}
+
+void MainWindow::showMicroBatch()
+{
+    if (!m_pendingMicro)
+        return;
+    const MicroBatchUpdate &u = *m_pendingMicro;
+    const QLocale loc = locale();
+    m_bufferView->setUpdate(u);
+    const double ratio = m_bufferView->measuredRatio();
+    const bool closed = u.microIndex + 1 == u.accumSteps;
+    m_ratioLabel->setText(closed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
+                                       .arg(loc.toString(ratio, 'f', 2), loc.toString(u.accumSteps))
+                                 : tr("accumulated / full batch = %1× so far").arg(loc.toString(ratio, 'f', 2)));
+    m_progressLabel->setText(tr("micro-batch %1 of %2 in optimizer window %3%4")
+                                 .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(u.step + 1),
+                                      u.optimizerStepped ? tr(" — optimizer stepped") : QString()));
+    m_counterValues[MicroBatches]->setText(loc.toString(u.microBatches));
+    m_counterValues[OptimizerSteps]->setText(loc.toString(u.optimizerSteps));
+    m_counterValues[StateStep]->setText(loc.toString(u.optimizerStateStep));
+    m_counterValues[SyncCalls]->setText(loc.toString(u.syncCalls));
+    m_counterValues[MicroLoss]->setText(loc.toString(u.microLoss, 'f', 4));
+}
+
+void MainWindow::onPlayingChanged(bool) { updateActions(); }
+
+void MainWindow::updateActions()
+{
+    const bool sweeping = m_controller->isSweepRunning();
+    const bool playing = m_controller->isPlaying();
+    m_playAction->setEnabled(!sweeping && !playing);
+    m_pauseAction->setEnabled(!sweeping && playing);
+    m_stepAction->setEnabled(!sweeping);
+    m_resetAction->setEnabled(!sweeping);
+    m_sweepAction->setEnabled(!sweeping);
+    m_stopAction->setEnabled(sweeping || playing);
+    m_exportCurveAction->setEnabled(!sweeping && m_lastSweep.has_value());
+    m_exportSkillAction->setEnabled(!sweeping && m_lastSweep.has_value() && m_lastEquivalence.has_value());
+    m_openPresetAction->setEnabled(!sweeping);
+    m_controls->setSweepRunning(sweeping);
+    m_classroomAction->setChecked(m_controls->classroomMode());
+}
+
+// ---- equivalence -----------------------------------------------------------------------
+
+EquivalenceConfig MainWindow::equivalenceConfig() const
+{
+    const AccumConfig c = m_controls->config();
+    EquivalenceConfig e;
+    e.shape = c.modelShape();
+    e.bigBatch = c.microBatch * c.accumSteps;
+    e.accumSteps = c.accumSteps;
+    e.optimizer = c.optimizer;
+    e.scaling = c.scaling;
+    e.stepEveryMicro = c.stepEveryMicro;
+    e.dtype = c.dtype;
+    e.device = c.device;
+    e.labels = c.labels;
+    e.seed = c.seed;
+    return e;
+}
+
+void MainWindow::requestEquivalenceNow()
+{
+    m_equivalenceTimer->stop();
+    const EquivalenceConfig e = equivalenceConfig();
+    m_equivalencePanel->setPending(e);
+    m_latestEquivalenceSerial = m_controller->requestEquivalence(e);
+}
+
+void MainWindow::onEquivalence(const EquivalenceUpdate &update)
+{
+    if (update.serial < m_latestEquivalenceSerial)
+        return; // a newer request is on its way
+    m_answeredEquivalenceSerial = update.serial;
+    m_equivalencePanel->setResult(update);
+    if (update.ok)
+        m_lastEquivalence = update.result;
+    else
+        m_lastEquivalence.reset();
+    updateActions();
+    emit equivalenceUpdated();
+    if (m_autorun && m_autorunSweepDone)
+        finishAutorun();
+}
+
+// ---- sweep -----------------------------------------------------------------------------
+
+bool MainWindow::runSweep(QString *error)
+{
+    const Preset p = m_controls->preset();
+    SweepConfig s;
+    s.base = p.config;
+    s.numSteps = p.numSteps;
+    s.warmupSteps = p.warmupSteps;
+    s.threads = p.threads;
+    try {
+        s.accumGrid = parseGrid(p.accumGrid.toStdString());
+        validate(s);
+    } catch (const std::exception &ex) {
+        if (error)
+            *error = tr("The sweep settings are invalid: %1").arg(QString::fromStdString(ex.what()));
+        return false;
+    }
+    m_controller->pause();
+    m_throughputChart->startRun();
+    m_lossChart->clear();
+    m_sweepTable->setRowCount(0);
+    m_sweepPointCount = static_cast<int>(s.accumGrid.size());
+    m_stallProbe->start();
+    m_controller->runSweep(s);
+    statusBar()->showMessage(tr("Sweep running…"));
+    updateActions();
+    return true;
+}
+
+void MainWindow::stopAll()
+{
+    m_controller->cancel();
+    // The cancel also dropped a queued equivalence check; ask again.
+    m_equivalenceTimer->start();
+}
+
+void MainWindow::onSweepPointStarted(int index, qint64 accumSteps)
+{
+    const QLocale loc = locale();
+    const AccumConfig c = m_controls->config();
+    m_lossChart->startSeries(index, accumSteps * c.microBatch * c.worldSize);
+    statusBar()->showMessage(tr("Sweep point %1 of %2: accum %3")
+                                 .arg(loc.toString(index + 1), loc.toString(m_sweepPointCount), loc.toString(accumSteps)));
+}
+
+void MainWindow::onSweepPoint(const SweepPointUpdate &u)
+{
+    const SweepPoint &p = u.point;
+    m_throughputChart->addPoint(p);
+    m_lossChart->finishSeries(u.pointIndex, p);
+    const QLocale loc = locale();
+    const int row = m_sweepTable->rowCount();
+    m_sweepTable->insertRow(row);
+    const QStringList cells{loc.toString(static_cast<qint64>(p.effectiveBatch)),
+                            loc.toString(static_cast<qint64>(p.accumSteps)),
+                            loc.toString(static_cast<qint64>(p.microBatch)),
+                            loc.toString(p.samplesPerSec, 'f', 1),
+                            loc.toString(p.medianStepMs, 'f', 3),
+                            loc.toString(static_cast<qint64>(p.syncCalls)),
+                            p.diverged ? tr("diverged") : loc.toString(p.avgLoss, 'f', 4)};
+    for (int col = 0; col < cells.size(); ++col)
+        m_sweepTable->setItem(row, col, new QTableWidgetItem(cells[col]));
+}
+
+void MainWindow::onSweepFinished(const SweepDoneUpdate &update)
+{
+    m_stallProbe->stop();
+    const QLocale loc = locale();
+    if (!update.error.isEmpty()) {
+        showError(tr("The sweep failed: %1").arg(update.error));
+        m_autorunExit = 1;
+    } else if (update.cancelled) {
+        statusBar()->showMessage(tr("Sweep stopped after %1 of %2 points.")
+                                     .arg(loc.toString(static_cast<qint64>(update.result.points.size())),
+                                          loc.toString(m_sweepPointCount)));
+        m_autorunExit = 1;
+    } else {
+        m_lastSweep = update.result;
+        statusBar()->showMessage(tr("Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.")
+                                     .arg(loc.toString(update.result.plateauSamplesPerSec(), 'f', 0),
+                                          loc.toString(m_stallProbe->maxStallMs(), 'f', 1)));
+    }
+    updateActions();
+    emit sweepFinished();
+    if (m_autorun) {
+        m_autorunSweepDone = true;
+        if (m_answeredEquivalenceSerial >= m_latestEquivalenceSerial)
+            finishAutorun();
+    }
+}
+
+// ---- exports ---------------------------------------------------------------------------
+
+bool MainWindow::exportCurveJson(const QString &path, QString *error) const
+{
+    if (!m_lastSweep) {
+        if (error)
+            *error = tr("No sweep has completed yet: run a sweep first.");
+        return false;
+    }
+    const EquivalenceResult *eq = m_lastEquivalence ? &*m_lastEquivalence : nullptr;
+    return writeFileSafely(path, curveJsonBytes(*m_lastSweep, eq), error);
+}
+
+bool MainWindow::exportSkillMarkdown(const QString &path, QString *error) const
+{
+    if (!m_lastSweep || !m_lastEquivalence) {
+        if (error)
+            *error = tr("The skill file needs a completed sweep and an equivalence check.");
+        return false;
+    }
+    return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep), error);
+}
+
+bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error)
+{
+    const QList<std::pair<QString, QWidget *>> items{{QStringLiteral("accumlab-throughput.png"), m_throughputChart},
+                                                     {QStringLiteral("accumlab-loss.png"), m_lossChart},
+                                                     {QStringLiteral("accumlab-gradient-buffers.png"), m_bufferView},
+                                                     {QStringLiteral("accumlab-memory.png"), m_memoryView}};
+    for (const auto &[name, widget] : items) {
+        const QString path = QDir(folder).filePath(name);
+        if (!writeFileSafely(path, widgetPng(widget), error))
+            return false;
+        if (written)
+            *written << path;
+    }
+    return true;
+}
+
+bool MainWindow::saveScreenshot(const QString &path, QString *error) { return writeFileSafely(path, widgetPng(this), error); }
+
+QString MainWindow::lastFolder() const
+{
+    const QString stored = QSettings().value(QLatin1String(kSettingsFolder)).toString();
+    return stored.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) : stored;
+}
+
+void MainWindow::rememberFolder(const QString &path) const
+{
+    QSettings().setValue(QLatin1String(kSettingsFolder), QFileInfo(path).absolutePath());
+}
+
+void MainWindow::exportCurveDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export accum-curve.json"),
+                                                      QDir(lastFolder()).filePath(QLatin1String(kCurveFileName)),
+                                                      tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    rememberFolder(path);
+    QString error;
+    if (!exportCurveJson(path, &error))
+        showError(error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path));
+}
+
+void MainWindow::exportSkillDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export skill markdown"),
+                                                      QDir(lastFolder()).filePath(QLatin1String(kSkillFileName)),
+                                                      tr("Markdown files (*.md)"));
+    if (path.isEmpty())
+        return;
+    rememberFolder(path);
+    QString error;
+    if (!exportSkillMarkdown(path, &error))
+        showError(error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path));
+}
+
+void MainWindow::exportChartsDialog()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the chart PNGs"), lastFolder());
+    if (folder.isEmpty())
+        return;
+    QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    QStringList written;
+    QString error;
+    if (!exportChartPngs(folder, &written, &error))
+        showError(error);
+    else
+        statusBar()->showMessage(tr("Wrote %1 PNG files to %2").arg(locale().toString(written.size()), folder));
+}
+
+// ---- presets and settings --------------------------------------------------------------
+
+Preset MainWindow::currentPreset() const { return m_controls->preset(); }
+
+void MainWindow::applyPreset(const Preset &preset)
+{
+    m_controls->setPreset(preset);
+    applyConfigNow();
+    requestEquivalenceNow();
+    updateActions();
+}
+
+bool MainWindow::loadPresetFile(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = tr("Could not open %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    QString parseError;
+    const auto preset = presetFromJson(file.readAll(), &parseError);
+    if (!preset) {
+        if (error)
+            *error = tr("%1: %2").arg(path, parseError);
+        return false;
+    }
+    applyPreset(*preset);
+    return true;
+}
+
+bool MainWindow::savePresetFile(const QString &path, QString *error) const
+{
+    return writeFileSafely(path, presetToJson(currentPreset()), error);
+}
+
+void MainWindow::openPresetDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open preset"), lastFolder(), tr("AccumLab presets (*.json)"));
+    if (path.isEmpty())
+        return;
+    rememberFolder(path);
+    QString error;
+    if (!loadPresetFile(path, &error))
+        showError(error);
+}
+
+void MainWindow::savePresetDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save preset"), QDir(lastFolder()).filePath(tr("lesson.json")),
+                                                      tr("AccumLab presets (*.json)"));
+    if (path.isEmpty())
+        return;
+    rememberFolder(path);
+    QString error;
+    if (!savePresetFile(path, &error))
+        showError(error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path));
+}
+
+void MainWindow::chooseHiddenControlsDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Controls hidden in classroom mode"));
+    auto *layout = new QVBoxLayout(&dialog);
+    auto *intro = new QLabel(tr("Checked controls are hidden while classroom mode is on. Save a preset to keep the choice."));
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    QList<QCheckBox *> boxes;
+    const QStringList hidden = m_controls->hiddenControls();
+    for (const QString &key : ControlPanel::controlKeys()) {
+        auto *box = new QCheckBox(m_controls->controlTitle(key));
+        box->setProperty("key", key);
+        box->setChecked(hidden.contains(key));
+        layout->addWidget(box);
+        boxes << box;
+    }
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QStringList chosen;
+    for (QCheckBox *box : boxes)
+        if (box->isChecked())
+            chosen << box->property("key").toString();
+    m_controls->setClassroomMode(m_controls->classroomMode(), chosen);
+    saveSettings();
+}
+
+void MainWindow::saveSettings() const
+{
+    if (!m_persist)
+        return;
+    QSettings settings;
+    settings.setValue(QLatin1String(kSettingsPreset), QString::fromUtf8(presetToJson(currentPreset())));
+    settings.setValue(QLatin1String(kSettingsGeometry), saveGeometry());
+}
+
+void MainWindow::loadSettings()
+{
+    if (!m_persist)
+        return;
+    QSettings settings;
+    const QByteArray json = settings.value(QLatin1String(kSettingsPreset)).toString().toUtf8();
+    if (!json.isEmpty()) {
+        if (auto preset = presetFromJson(json, nullptr)) {
+            const QSignalBlocker block(m_controls);
+            m_controls->setPreset(*preset);
+        }
+    }
+    if (!restoreGeometry(settings.value(QLatin1String(kSettingsGeometry)).toByteArray()))
+        resize(kDefaultSize);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveSettings();
+    m_controller->cancel();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::showError(const QString &message)
+{
+    m_lastError = message;
+    statusBar()->showMessage(message);
+    if (m_autorun || QGuiApplication::platformName() == QLatin1String("offscreen")) {
+        std::fprintf(stderr, "accumlab: %s\n", qPrintable(message));
+        return;
+    }
+    QMessageBox::warning(this, tr("AccumLab"), message);
+}
+
+// ---- autorun ---------------------------------------------------------------------------
+
+void MainWindow::startAutorun(const AutorunOptions &options)
+{
+    m_autorun = options;
+    m_autorunSweepDone = false;
+    m_autorunExit = 0;
+    m_persist = false;
+    applyConfigNow();
+    // One teaching window first, so the buffers show a measured accumulation, then the
+    // equivalence check; the worker runs its queue in order, all before the sweep starts.
+    for (int64_t i = 0; i < m_controls->config().accumSteps; ++i)
+        m_controller->stepMicroBatch();
+    requestEquivalenceNow();
+    QString error;
+    if (!runSweep(&error)) {
+        std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
+        m_autorun.reset();
+        emit autorunFinished(2);
+    }
+}
+
+void MainWindow::finishAutorun()
+{
+    if (!m_autorun)
+        return;
+    const AutorunOptions options = *m_autorun;
+    m_autorun.reset();
+    if (m_lastSweep && m_autorunExit == 0)
+        std::printf("%s", sweepTable(*m_lastSweep).c_str());
+    std::printf("gui-max-stall-ms: %.1f\n", m_stallProbe->maxStallMs());
+    if (m_lastEquivalence)
+        std::printf("equivalence: %s\n", m_lastEquivalence->holds ? "holds" : "does not hold");
+    std::fflush(stdout);
+    QString error;
+    if (!options.exportJson.isEmpty()) {
+        if (exportCurveJson(options.exportJson, &error)) {
+            std::printf("wrote %s\n", qPrintable(options.exportJson));
+        } else {
+            std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
+            m_autorunExit = 1;
+        }
+    }
+    // Let the last chart updates lay out and paint before the window is grabbed.
+    QTimer::singleShot(kScreenshotSettleMs, this, [this, options] {
+        QString shotError;
+        if (!options.screenshot.isEmpty()) {
+            if (saveScreenshot(options.screenshot, &shotError)) {
+                std::printf("wrote %s\n", qPrintable(options.screenshot));
+            } else {
+                std::fprintf(stderr, "accumlab: %s\n", qPrintable(shotError));
+                m_autorunExit = 1;
+            }
+        }
+        std::fflush(stdout);
+        emit autorunFinished(m_autorunExit);
+    });
+}
+
+} // namespace accumlab::ui

@@ -1,0 +1,166 @@
+// AccumLab's window: the controls, the gradient buffers filling in teaching mode, the
+// equivalence panel, the throughput and loss charts of a full-speed sweep, the memory view,
+// exports, presets and the classroom mode. It owns the EngineController (and through it the
+// worker thread); it does no tensor work itself. GUI thread only.
+#pragma once
+
+#include "ui/preset.h"
+#include "ui/updates.h"
+
+#include <QMainWindow>
+
+#include <optional>
+
+class QAction;
+class QLabel;
+class QTableWidget;
+class QTabWidget;
+class QTimer;
+
+namespace accumlab::ui {
+
+class ControlPanel;
+class EngineController;
+class EquivalencePanel;
+class GradientBufferView;
+class LossChart;
+class MemoryView;
+class StallProbe;
+class ThroughputChart;
+
+// What `accumlab --autorun` does once the window is up.
+struct AutorunOptions {
+    QString exportJson;  // accum-curve.json path, empty for none
+    QString screenshot;  // PNG of the whole window, empty for none
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // With persistSettings false (autorun, tests) nothing is written to QSettings.
+    explicit MainWindow(bool persistSettings = true, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    EngineController *controller() const { return m_controller; }
+    ControlPanel *controlPanel() const { return m_controls; }
+    GradientBufferView *bufferView() const { return m_bufferView; }
+    EquivalencePanel *equivalencePanel() const { return m_equivalencePanel; }
+    ThroughputChart *throughputChart() const { return m_throughputChart; }
+    LossChart *lossChart() const { return m_lossChart; }
+    MemoryView *memoryView() const { return m_memoryView; }
+    StallProbe *stallProbe() const { return m_stallProbe; }
+
+    void applyPreset(const Preset &preset);
+    Preset currentPreset() const;
+    bool loadPresetFile(const QString &path, QString *error);
+    bool savePresetFile(const QString &path, QString *error) const;
+
+    // Applies pending control edits to the engine now instead of after the debounce.
+    void applyConfigNow();
+    void requestEquivalenceNow();
+    // Starts a sweep with the controls' settings; false (and `error`) when they are invalid.
+    bool runSweep(QString *error = nullptr);
+    void stopAll();
+
+    const std::optional<SweepResult> &lastSweep() const { return m_lastSweep; }
+    const std::optional<EquivalenceResult> &lastEquivalence() const { return m_lastEquivalence; }
+    bool exportCurveJson(const QString &path, QString *error) const;
+    bool exportSkillMarkdown(const QString &path, QString *error) const;
+    // Writes throughput, loss, buffers and memory PNGs into `folder`.
+    bool exportChartPngs(const QString &folder, QStringList *written, QString *error);
+    bool saveScreenshot(const QString &path, QString *error);
+
+    void startAutorun(const AutorunOptions &options);
+
+signals:
+    void autorunFinished(int exitCode);
+    void sweepFinished();
+    void equivalenceUpdated();
+
+protected:
+    void changeEvent(QEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void buildUi();
+    void buildActions();
+    void retranslateUi();
+    void onConfigEdited();
+    void onMicroBatch(const MicroBatchUpdate &update);
+    void showMicroBatch();
+    void onEngineConfigured(const EngineInfo &info);
+    void onSweepPointStarted(int index, qint64 accumSteps);
+    void onSweepPoint(const SweepPointUpdate &update);
+    void onSweepFinished(const SweepDoneUpdate &update);
+    void onEquivalence(const EquivalenceUpdate &update);
+    void onPlayingChanged(bool playing);
+    void updateActions();
+    void finishAutorun();
+    void saveSettings() const;
+    void loadSettings();
+    QString lastFolder() const;
+    void rememberFolder(const QString &path) const;
+    EquivalenceConfig equivalenceConfig() const;
+    void showError(const QString &message);
+
+    // Dialog-driven actions.
+    void openPresetDialog();
+    void savePresetDialog();
+    void exportCurveDialog();
+    void exportSkillDialog();
+    void exportChartsDialog();
+    void chooseHiddenControlsDialog();
+
+    bool m_persist = true;
+    EngineController *m_controller = nullptr;
+    ControlPanel *m_controls = nullptr;
+    GradientBufferView *m_bufferView = nullptr;
+    QLabel *m_buffersTitle = nullptr;
+    QLabel *m_ratioLabel = nullptr;
+    QLabel *m_progressLabel = nullptr;
+    QLabel *m_counterCaptions[5] = {};
+    QLabel *m_counterValues[5] = {};
+    EquivalencePanel *m_equivalencePanel = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    ThroughputChart *m_throughputChart = nullptr;
+    LossChart *m_lossChart = nullptr;
+    MemoryView *m_memoryView = nullptr;
+    QTableWidget *m_sweepTable = nullptr;
+    QLabel *m_statusLabel = nullptr;
+    StallProbe *m_stallProbe = nullptr;
+    QTimer *m_configTimer = nullptr;       // debounces control edits into the engine
+    QTimer *m_equivalenceTimer = nullptr;  // debounces the equivalence check
+    QTimer *m_microTimer = nullptr;        // coalesces bursts of micro-batch updates
+
+    QAction *m_playAction = nullptr;
+    QAction *m_pauseAction = nullptr;
+    QAction *m_stepAction = nullptr;
+    QAction *m_resetAction = nullptr;
+    QAction *m_sweepAction = nullptr;
+    QAction *m_stopAction = nullptr;
+    QAction *m_openPresetAction = nullptr;
+    QAction *m_savePresetAction = nullptr;
+    QAction *m_exportCurveAction = nullptr;
+    QAction *m_exportSkillAction = nullptr;
+    QAction *m_exportChartsAction = nullptr;
+    QAction *m_quitAction = nullptr;
+    QAction *m_classroomAction = nullptr;
+    QAction *m_hiddenControlsAction = nullptr;
+    QMenu *m_fileMenu = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QToolBar *m_toolBar = nullptr;
+
+    std::optional<MicroBatchUpdate> m_pendingMicro;
+    std::optional<SweepResult> m_lastSweep;
+    std::optional<EquivalenceResult> m_lastEquivalence;
+    quint64 m_latestEquivalenceSerial = 0;
+    quint64 m_answeredEquivalenceSerial = 0;
+    int m_sweepPointCount = 0;
+    QString m_lastError;
+
+    std::optional<AutorunOptions> m_autorun;
+    bool m_autorunSweepDone = false;
+    int m_autorunExit = 0;
+};
+
+} // namespace accumlab::ui

@@ -1,0 +1,117 @@
+// Preset <-> JSON. Enum values use core's names ("sgd", "float32", ...), as the CLI does.
+#include "ui/preset.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace accumlab::ui {
+
+const char *const kPresetSchema = "accumlab-preset.v1";
+
+namespace {
+
+QString str(const std::string &s) { return QString::fromStdString(s); }
+
+} // namespace
+
+QByteArray presetToJson(const Preset &p)
+{
+    const AccumConfig &c = p.config;
+    QJsonObject o;
+    o[QStringLiteral("schema")] = QString::fromLatin1(kPresetSchema);
+    o[QStringLiteral("model")] = str(toString(c.preset));
+    o[QStringLiteral("micro_batch")] = static_cast<qint64>(c.microBatch);
+    o[QStringLiteral("accum_steps")] = static_cast<qint64>(c.accumSteps);
+    o[QStringLiteral("world_size")] = static_cast<qint64>(c.worldSize);
+    o[QStringLiteral("lr")] = c.optimizer.lr;
+    o[QStringLiteral("optimizer")] = str(toString(c.optimizer.kind));
+    o[QStringLiteral("scaling")] = str(toString(c.scaling));
+    o[QStringLiteral("step_every_micro")] = c.stepEveryMicro;
+    o[QStringLiteral("no_sync")] = c.noSync;
+    o[QStringLiteral("dtype")] = str(toString(c.dtype));
+    o[QStringLiteral("device")] = str(toString(c.device));
+    o[QStringLiteral("labels")] = str(toString(c.labels));
+    o[QStringLiteral("seed")] = QString::number(c.seed); // 64-bit: a string survives JSON doubles
+    o[QStringLiteral("pace")] = p.pace;
+    o[QStringLiteral("accum_grid")] = p.accumGrid;
+    o[QStringLiteral("num_steps")] = p.numSteps;
+    o[QStringLiteral("warmup_steps")] = p.warmupSteps;
+    o[QStringLiteral("threads")] = p.threads;
+    QJsonObject classroom;
+    classroom[QStringLiteral("enabled")] = p.classroomMode;
+    classroom[QStringLiteral("hidden")] = QJsonArray::fromStringList(p.hiddenControls);
+    o[QStringLiteral("classroom")] = classroom;
+    return QJsonDocument(o).toJson(QJsonDocument::Indented);
+}
+
+std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
+    if (doc.isNull() || !doc.isObject()) {
+        if (error)
+            *error = QCoreApplication::translate("Preset", "The preset is not a JSON object: %1")
+                         .arg(parseError.errorString());
+        return std::nullopt;
+    }
+    const QJsonObject o = doc.object();
+    if (o.value(QStringLiteral("schema")).toString() != QLatin1String(kPresetSchema)) {
+        if (error)
+            *error = QCoreApplication::translate("Preset", "The file is not an AccumLab preset (schema %1 expected).")
+                         .arg(QString::fromLatin1(kPresetSchema));
+        return std::nullopt;
+    }
+    Preset p;
+    AccumConfig &c = p.config;
+    try {
+        auto text = [&](const char *key, const std::string &fallback) {
+            const QJsonValue v = o.value(QLatin1String(key));
+            return v.isString() ? v.toString().toStdString() : fallback;
+        };
+        auto integer = [&](const char *key, qint64 fallback) {
+            const QJsonValue v = o.value(QLatin1String(key));
+            return v.isDouble() ? static_cast<qint64>(v.toDouble()) : fallback;
+        };
+        c.preset = presetFromString(text("model", toString(c.preset)));
+        c.microBatch = integer("micro_batch", c.microBatch);
+        c.accumSteps = integer("accum_steps", c.accumSteps);
+        c.worldSize = integer("world_size", c.worldSize);
+        c.optimizer.lr = o.value(QStringLiteral("lr")).toDouble(c.optimizer.lr);
+        c.optimizer.kind = optimizerFromString(text("optimizer", toString(c.optimizer.kind)));
+        c.scaling = scalingFromString(text("scaling", toString(c.scaling)));
+        c.stepEveryMicro = o.value(QStringLiteral("step_every_micro")).toBool(c.stepEveryMicro);
+        c.noSync = o.value(QStringLiteral("no_sync")).toBool(c.noSync);
+        c.dtype = dtypeFromString(text("dtype", toString(c.dtype)));
+        c.device = deviceFromString(text("device", toString(c.device)));
+        c.labels = labelsFromString(text("labels", toString(c.labels)));
+        bool seedOk = true;
+        const QJsonValue seed = o.value(QStringLiteral("seed"));
+        if (seed.isString())
+            c.seed = seed.toString().toULongLong(&seedOk);
+        else if (seed.isDouble())
+            c.seed = static_cast<uint64_t>(seed.toDouble());
+        if (!seedOk)
+            throw ConfigError("seed is not a non-negative integer");
+        p.pace = static_cast<int>(integer("pace", p.pace));
+        p.accumGrid = o.value(QStringLiteral("accum_grid")).toString(p.accumGrid);
+        p.numSteps = static_cast<int>(integer("num_steps", p.numSteps));
+        p.warmupSteps = static_cast<int>(integer("warmup_steps", p.warmupSteps));
+        p.threads = static_cast<int>(integer("threads", p.threads));
+        parseGrid(p.accumGrid.toStdString());
+        validate(c);
+        const QJsonObject classroom = o.value(QStringLiteral("classroom")).toObject();
+        p.classroomMode = classroom.value(QStringLiteral("enabled")).toBool(false);
+        for (const QJsonValue &v : classroom.value(QStringLiteral("hidden")).toArray())
+            p.hiddenControls << v.toString();
+    } catch (const std::exception &ex) {
+        if (error)
+            *error = QCoreApplication::translate("Preset", "The preset has an invalid setting: %1")
+                         .arg(QString::fromStdString(ex.what()));
+        return std::nullopt;
+    }
+    return p;
+}
+
+} // namespace accumlab::ui

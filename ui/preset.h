@@ -1,0 +1,41 @@
+// A lesson preset: every control of the window, the seed, the pace and the classroom mode,
+// as a small JSON file a teacher prepares before class ("accumlab lesson.json" opens one).
+// Also the form the window's settings persist in (QSettings stores the same JSON).
+#pragma once
+
+#include "core/config.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace accumlab::ui {
+
+// The engine's defaults with a window of four micro-batches, so there is something to accumulate.
+inline AccumConfig teachingDefaults()
+{
+    AccumConfig c;
+    c.accumSteps = 4;
+    return c;
+}
+
+struct Preset {
+    AccumConfig config = teachingDefaults();
+    int pace = 4;                       // micro-batches per second in teaching mode
+    QString accumGrid = QStringLiteral("1,2,4,8,16");
+    int numSteps = 25;                  // timed optimizer steps per sweep point
+    int warmupSteps = 2;
+    int threads = 0;                    // LibTorch intra-op threads for sweeps, 0 = default
+    bool classroomMode = false;
+    QStringList hiddenControls;         // ControlPanel keys hidden in classroom mode
+};
+
+extern const char *const kPresetSchema; // "accumlab-preset.v1"
+
+QByteArray presetToJson(const Preset &preset);
+// Returns nothing and fills `error` with a sentence when the text is not a valid preset.
+std::optional<Preset> presetFromJson(const QByteArray &json, QString *error);
+
+} // namespace accumlab::ui

@@ -1,0 +1,201 @@
+// The throughput chart.
+#include "ui/throughputchart.h"
+
+#include <QLocale>
+#include <QEvent>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <cmath>
+
+namespace accumlab::ui {
+
+namespace {
+
+const QColor kRunColor(0x3b, 0x82, 0xc4);
+const QColor kMedianColor(0x8e, 0x5a, 0xc8);
+const QColor kPlateauColor(0xd9, 0x48, 0x2b);
+constexpr int kFadedAlpha = 70;
+
+} // namespace
+
+ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
+{
+    setObjectName(QStringLiteral("throughputChart"));
+    setLayoutDirection(Qt::LeftToRight); // plots are not mirrored
+    setRenderHint(QPainter::Antialiasing);
+    auto *chart = new QChart;
+    chart->setLayoutDirection(Qt::LeftToRight);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->setMargins(QMargins(2, 2, 2, 2));
+    QFont small = chart->legend()->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    chart->legend()->setFont(small);
+    setChart(chart);
+    m_xAxis = new QLogValueAxis;
+    m_xAxis->setBase(2.0);
+    m_xAxis->setLabelFormat(QStringLiteral("%g"));
+    m_yAxis = new QValueAxis;
+    m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_msAxis = new QValueAxis;
+    m_msAxis->setLabelFormat(QStringLiteral("%.2f"));
+    m_msAxis->setLinePenColor(kMedianColor);
+    m_msAxis->setLabelsColor(kMedianColor);
+    chart->addAxis(m_xAxis, Qt::AlignBottom);
+    chart->addAxis(m_yAxis, Qt::AlignLeft);
+    chart->addAxis(m_msAxis, Qt::AlignRight);
+    m_plateau = new QLineSeries;
+    QPen plateauPen(kPlateauColor, 1.5, Qt::DashLine);
+    m_plateau->setPen(plateauPen);
+    chart->addSeries(m_plateau);
+    m_plateau->attachAxis(m_xAxis);
+    m_plateau->attachAxis(m_yAxis);
+    m_xAxis->setRange(1, 32);
+    m_yAxis->setRange(0, 1);
+    m_msAxis->setRange(0, 1);
+    startRun();
+    retranslateUi();
+}
+
+void ThroughputChart::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QChartView::changeEvent(event);
+}
+
+void ThroughputChart::retranslateUi()
+{
+    chart()->setTitle(tr("Throughput: samples/sec vs effective batch"));
+    m_xAxis->setTitleText(tr("effective batch (log2)"));
+    m_yAxis->setTitleText(tr("samples/sec"));
+    m_msAxis->setTitleText(tr("ms per step"));
+    if (m_current.line) {
+        m_current.line->setName(tr("samples/sec"));
+        m_current.median->setName(tr("median ms per optimizer step"));
+    }
+    for (int i = 0; i < m_faded.size(); ++i)
+        m_faded[i].line->setName(tr("earlier run %1").arg(m_faded.size() - i));
+    refresh();
+}
+
+void ThroughputChart::startRun()
+{
+    QChart *c = chart();
+    if (m_current.line && !m_points.empty()) {
+        // Fade the finished run; drop its median and dots to keep the chart readable.
+        QColor faded = kRunColor;
+        faded.setAlpha(kFadedAlpha);
+        m_current.line->setPen(QPen(faded, 2));
+        c->removeSeries(m_current.median);
+        delete m_current.median;
+        m_current.dots->setColor(faded);
+        m_current.dots->setBorderColor(faded);
+        c->legend()->markers(m_current.dots).value(0)->setVisible(false);
+        m_faded.append(m_current);
+        while (m_faded.size() > kMaxFadedRuns) {
+            Run old = m_faded.takeFirst();
+            c->removeSeries(old.line);
+            c->removeSeries(old.dots);
+            delete old.line;
+            delete old.dots;
+        }
+    } else if (m_current.line) {
+        m_current.line->clear();
+        m_current.dots->clear();
+        m_current.median->clear();
+        m_plateau->clear();
+        return;
+    }
+    m_points.clear();
+    m_current.line = new QLineSeries;
+    m_current.line->setPen(QPen(kRunColor, 2.5));
+    m_current.dots = new QScatterSeries;
+    m_current.dots->setColor(kRunColor);
+    m_current.dots->setMarkerSize(10);
+    m_current.median = new QLineSeries;
+    m_current.median->setPen(QPen(kMedianColor, 1.5, Qt::DotLine));
+    for (QXYSeries *s : {static_cast<QXYSeries *>(m_current.line), static_cast<QXYSeries *>(m_current.dots)}) {
+        c->addSeries(s);
+        s->attachAxis(m_xAxis);
+        s->attachAxis(m_yAxis);
+    }
+    c->addSeries(m_current.median);
+    m_current.median->attachAxis(m_xAxis);
+    m_current.median->attachAxis(m_msAxis);
+    c->legend()->markers(m_current.dots).value(0)->setVisible(false);
+    connect(m_current.dots, &QScatterSeries::hovered, this, &ThroughputChart::onHovered);
+    m_plateau->clear();
+    retranslateUi();
+}
+
+void ThroughputChart::addPoint(const SweepPoint &point)
+{
+    m_points.push_back(point);
+    refresh();
+}
+
+void ThroughputChart::refresh()
+{
+    if (!m_current.line)
+        return;
+    QList<QPointF> sps, ms;
+    double best = 0.0;
+    for (const SweepPoint &p : m_points) {
+        sps << QPointF(static_cast<double>(p.effectiveBatch), p.samplesPerSec);
+        ms << QPointF(static_cast<double>(p.effectiveBatch), p.medianStepMs);
+        best = std::max(best, p.samplesPerSec);
+        m_msMax = std::max(m_msMax, p.medianStepMs);
+        m_yMax = std::max(m_yMax, p.samplesPerSec);
+    }
+    // Bulk updates: one replace() per series.
+    m_current.line->replace(sps);
+    m_current.dots->replace(sps);
+    m_current.median->replace(ms);
+    if (!sps.isEmpty()) {
+        double lo = sps.front().x(), hi = sps.front().x();
+        for (const QPointF &p : sps) {
+            lo = std::min(lo, p.x());
+            hi = std::max(hi, p.x());
+        }
+        // Whole doublings of the smallest batch on each side keep the tick labels round.
+        m_xMin = m_xMin > 0 ? std::min(m_xMin, lo / 2) : lo / 2;
+        m_xMax = std::max(m_xMax, hi * 2);
+        m_xAxis->setRange(m_xMin, m_xMax);
+        m_yAxis->setRange(0, m_yMax * 1.15);
+        m_yAxis->applyNiceNumbers();
+        m_msAxis->setRange(0, m_msMax * 1.15);
+        m_msAxis->applyNiceNumbers();
+        m_plateau->replace({QPointF(m_xMin, best), QPointF(m_xMax, best)});
+        m_plateau->setName(tr("plateau %1").arg(locale().toString(best, 'f', 0)));
+    } else {
+        m_plateau->setName(tr("plateau"));
+    }
+}
+
+void ThroughputChart::onHovered(const QPointF &point, bool state)
+{
+    if (!state) {
+        QToolTip::hideText();
+        return;
+    }
+    for (const SweepPoint &p : m_points) {
+        if (static_cast<double>(p.effectiveBatch) == point.x()) {
+            const QLocale loc = locale();
+            QToolTip::showText(QCursor::pos(),
+                               tr("effective batch %1 (accum %2 × micro %3)\n%4 samples/sec\nmedian step %5 ms")
+                                   .arg(loc.toString(static_cast<qint64>(p.effectiveBatch)),
+                                        loc.toString(static_cast<qint64>(p.accumSteps)),
+                                        loc.toString(static_cast<qint64>(p.microBatch)),
+                                        loc.toString(p.samplesPerSec, 'f', 0), loc.toString(p.medianStepMs, 'f', 3)),
+                               this);
+            return;
+        }
+    }
+}
+
+} // namespace accumlab::ui

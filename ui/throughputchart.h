@@ -1,0 +1,56 @@
+// Samples/sec against effective batch on a log2 axis, points appearing as each sweep point
+// completes; the median time per optimizer step on a second axis (and in each point's
+// tooltip); earlier runs kept as faded series; the plateau (best samples/sec of the run)
+// marked. Not mirrored in right-to-left layouts. GUI thread only.
+#pragma once
+
+#include "core/sweep.h"
+
+#include <QChartView>
+#include <QList>
+#include <QPointF>
+
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QValueAxis;
+
+namespace accumlab::ui {
+
+class ThroughputChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit ThroughputChart(QWidget *parent = nullptr);
+
+    void startRun();
+    void addPoint(const SweepPoint &point);
+    int currentPointCount() const { return static_cast<int>(m_points.size()); }
+    int fadedRunCount() const { return static_cast<int>(m_faded.size()); }
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+    void refresh();
+    void onHovered(const QPointF &point, bool state);
+
+    struct Run {
+        QLineSeries *line = nullptr;
+        QScatterSeries *dots = nullptr;
+        QLineSeries *median = nullptr;
+    };
+    // Previous runs kept for comparison, newest last.
+    static constexpr int kMaxFadedRuns = 3;
+
+    QLogValueAxis *m_xAxis = nullptr;
+    QValueAxis *m_yAxis = nullptr;
+    QValueAxis *m_msAxis = nullptr;
+    Run m_current;
+    QLineSeries *m_plateau = nullptr;
+    QList<Run> m_faded;
+    std::vector<SweepPoint> m_points;
+    double m_xMin = 0, m_xMax = 0, m_yMax = 0, m_msMax = 0;
+};
+
+} // namespace accumlab::ui

@@ -1,0 +1,16 @@
+// Registration of the cross-thread value structs.
+#include "ui/updates.h"
+
+namespace accumlab::ui {
+
+void registerUpdateTypes()
+{
+    qRegisterMetaType<EngineInfo>();
+    qRegisterMetaType<MicroBatchUpdate>();
+    qRegisterMetaType<StepBatchUpdate>();
+    qRegisterMetaType<SweepPointUpdate>();
+    qRegisterMetaType<SweepDoneUpdate>();
+    qRegisterMetaType<EquivalenceUpdate>();
+}
+
+} // namespace accumlab::ui

@@ -1,0 +1,77 @@
+// The value structs that cross from the engine's worker thread to the GUI thread.
+// Plain data copied into queued signals (registered with Q_DECLARE_METATYPE below and
+// qRegisterMetaType in registerUpdateTypes()); never tensors, never pointers into the engine.
+#pragma once
+
+#include "core/config.h"
+#include "core/equivalence.h"
+#include "core/sweep.h"
+
+#include <QMetaType>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+namespace accumlab::ui {
+
+// The engine the worker built for teaching mode, read back from the engine itself.
+struct EngineInfo {
+    AccumConfig config;          // AccumEngine::config()
+    QString device;              // "cpu" or "cuda:0"
+    QStringList parameterNames;  // "fc1.weight", ...
+};
+
+// One micro-batch of teaching mode, with the full-batch reference of its window.
+struct MicroBatchUpdate {
+    qint64 step = 0;            // optimizer window, 0-based
+    qint64 microIndex = 0;      // 0 .. accumSteps-1
+    qint64 accumSteps = 1;
+    double microLoss = 0.0;
+    QVector<double> gradNorms;       // per parameter tensor, accumulated buffers
+    QVector<double> referenceNorms;  // per parameter tensor, full-batch gradient of the window
+    bool synced = false;
+    bool optimizerStepped = false;
+    qint64 syncCalls = 0;
+    qint64 optimizerSteps = 0;
+    qint64 optimizerStateStep = 0;
+    qint64 microBatches = 0;
+};
+
+// Losses of optimizer steps during a sweep, coalesced by the worker (at most ~60 per second).
+struct StepBatchUpdate {
+    int pointIndex = 0;
+    qint64 effectiveBatch = 0;
+    QVector<QPointF> losses;  // (timed step index, loss)
+};
+
+struct SweepPointUpdate {
+    int pointIndex = 0;
+    int pointCount = 0;
+    SweepPoint point;
+};
+
+struct SweepDoneUpdate {
+    SweepResult result;      // the points that completed
+    bool cancelled = false;
+    QString error;           // empty when the sweep ran to the end
+};
+
+struct EquivalenceUpdate {
+    quint64 serial = 0;      // the request this answers; older answers are dropped by the GUI
+    bool ok = false;         // false: cancelled or failed (see error)
+    QString error;
+    EquivalenceResult result;
+};
+
+// Call once before the first queued connection carrying these types.
+void registerUpdateTypes();
+
+} // namespace accumlab::ui
+
+Q_DECLARE_METATYPE(accumlab::ui::EngineInfo)
+Q_DECLARE_METATYPE(accumlab::ui::MicroBatchUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::StepBatchUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::SweepPointUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::SweepDoneUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::EquivalenceUpdate)
