@@ -1,8 +1,12 @@
 // accumlab-cli: the lesson's script and more, headless.
 //   accumlab-cli                 equivalence check, throughput sweep, both exports (the lesson's main job)
 //   accumlab-cli equivalence     one JSON object; exit 0 when it holds, 1 when not (cause on stderr)
+//   accumlab-cli experiment ID   a guided experiment: measured values and a verdict per claim (--json: one
+//                                JSON object); exit 0 whenever it ran, since the teaching-bug experiments
+//                                show a failing claim on purpose; `experiment list` lists the ids
 // Bad input: one line on stderr, exit 2, nothing written.
 #include "core/device.h"
+#include "core/experiments.h"
 #include "core/export.h"
 #include "core/lesson.h"
 
@@ -109,6 +113,37 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f)
     return c;
 }
 
+struct ExperimentFlags {
+    std::string id;
+    bool json = false;
+    bool fast = false;
+    int64_t sweepSteps = 100;
+    uint64_t seed = 7;
+    int threads = 0;
+};
+
+// `experiment list` or `experiment ID`: the work and the verdicts live in core/experiments.
+int runExperimentCommand(const ExperimentFlags &f)
+{
+    if (f.id == "list") {
+        for (const auto &info : experimentCatalog())
+            std::cout << info.id << std::string(info.id.size() < 18 ? 18 - info.id.size() : 1, ' ')
+                      << info.title.en << "\n";
+        return 0;
+    }
+    ExperimentOptions o;
+    o.fast = f.fast;
+    o.sweepSteps = f.sweepSteps;
+    o.seed = f.seed;
+    o.threads = f.threads;
+    const ExperimentResult r = runExperiment(f.id, o);
+    if (f.json)
+        std::cout << toJson(r).dump(2) << std::endl;
+    else
+        std::cout << toText(r);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -149,6 +184,16 @@ int main(int argc, char **argv)
     eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
     eqCmd->add_option("--seed", e.seed, "seed")->capture_default_str();
 
+    ExperimentFlags x;
+    auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
+    expCmd->add_option("id", x.id, "experiment id, or 'list'")->required();
+    expCmd->add_flag("--json", x.json, "print one JSON object");
+    expCmd->add_flag("--fast", x.fast, "smaller runs, as the test suite uses");
+    expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps per point")->capture_default_str();
+    expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->capture_default_str();
+    expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")
+        ->capture_default_str();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &ex) {
@@ -161,6 +206,8 @@ int main(int argc, char **argv)
     }
 
     try {
+        if (expCmd->parsed())
+            return runExperimentCommand(x);
         if (eqCmd->parsed()) {
             const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
             std::cout << toJson(r).dump(2) << std::endl;

@@ -1,0 +1,105 @@
+// Guided experiments: the lesson's five exercises and six pitfalls that real trainers hit,
+// each measured live on real tensors with fixed seeds. An experiment returns named numbers,
+// optional curves, and claims whose verdicts are computed from those numbers by a stated
+// criterion; nothing here is a stored figure. The CLI (`accumlab-cli experiment`) and the
+// desktop app call the same functions. Not here: any UI, and any claim checked against a
+// remembered result. Plain C++ (no torch, no Qt): safe to include from the Qt side.
+#pragma once
+
+#include "core/config.h"
+#include "core/observer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+class GradSync;
+
+// A user-visible string in both of the app's languages (UTF-8).
+struct LocalizedText {
+    std::string en;
+    std::string fa;
+};
+
+// A statement about the measured values and whether it holds.
+struct ExperimentClaim {
+    std::string id;
+    std::string statement; // English sentence of what is claimed
+    std::string criterion; // how `holds` is computed from the values
+    bool holds = false;
+    // Based on wall-clock timings: reported, but machine- and load-dependent; tests check
+    // its structure, never its verdict.
+    bool timing = false;
+};
+
+struct ExperimentValue {
+    std::string name; // snake_case key of the JSON "values" object
+    double value = 0.0;
+};
+
+// A curve, e.g. loss per effective step.
+struct ExperimentSeries {
+    std::string name;
+    std::string xLabel;
+    std::string yLabel;
+    std::vector<double> x;
+    std::vector<double> y;
+};
+
+struct ExperimentResult {
+    std::string id;
+    std::string title;
+    std::string explanation; // English paragraph explaining the measured outcome
+    std::vector<ExperimentValue> values;
+    std::vector<ExperimentSeries> series;
+    std::vector<ExperimentClaim> claims;
+
+    bool holds() const; // every claim holds
+    // The named value; throws std::out_of_range when absent.
+    double value(const std::string &name) const;
+    const ExperimentClaim &claim(const std::string &id) const;
+};
+
+struct ExperimentInfo {
+    std::string id;         // "no-division"
+    int number = 0;         // 1..11, the order in the lesson
+    bool lessonExercise = false; // 1-5 come from the lesson, 6-11 are pitfalls beyond it
+    LocalizedText title;
+    LocalizedText summary;  // what the experiment shows, two or three sentences
+};
+
+// Creates the gradient sync the engine-based experiments use (nullptr = one rank, no
+// collectives). With a real process group of W ranks, every rank runs the experiment and
+// the sync-count experiment counts the all-reduces actually issued through it.
+using SyncFactory = std::function<std::shared_ptr<GradSync>()>;
+
+struct ExperimentOptions {
+    bool fast = false;         // smaller runs for tests (every claim still measured)
+    uint64_t seed = 7;         // seed for every model and data stream
+    int64_t sweepSteps = 100;  // sweep-flattening: timed steps per point (fast: 6)
+    int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = default
+    SyncFactory makeSync;      // sync-count: see SyncFactory
+};
+
+// All eleven experiments, in the lesson's order.
+const std::vector<ExperimentInfo> &experimentCatalog();
+// nullptr when unknown.
+const ExperimentInfo *findExperiment(const std::string &id);
+
+// Throws ConfigError for an unknown id; Cancelled when the token is set.
+ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &options = {},
+                               const CancelToken *cancel = nullptr);
+
+// {"id", "title", "values": {...}, "claims": [{"id","statement","criterion","holds","timing"}],
+//  "holds", "explanation", "series": [...]}
+nlohmann::ordered_json toJson(const ExperimentResult &);
+// A readable summary: title, values, each claim with its verdict, the explanation.
+std::string toText(const ExperimentResult &);
+
+} // namespace accumlab

@@ -1,0 +1,26 @@
+// Internal: helpers shared by the experiment sources, and the pitfall experiments (6-11)
+// implemented in experiments_pitfalls.cpp. Plain C++; the torch code stays in the .cpp files.
+#pragma once
+
+#include "core/experiments.h"
+
+#include <string>
+
+namespace accumlab::experiments {
+
+void addValue(ExperimentResult &r, const std::string &name, double value);
+// Appends a claim and returns its verdict.
+bool addClaim(ExperimentResult &r, const std::string &id, const std::string &statement,
+              const std::string &criterion, bool holds, bool timing = false);
+void checkCancel(const CancelToken *cancel);
+// printf-style formatting into a std::string.
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+ExperimentResult variableLength(const ExperimentOptions &, const CancelToken *);
+ExperimentResult partialWindow(const ExperimentOptions &, const CancelToken *);
+ExperimentResult batchNorm(const ExperimentOptions &, const CancelToken *);
+ExperimentResult clipping(const ExperimentOptions &, const CancelToken *);
+ExperimentResult lrSchedule(const ExperimentOptions &, const CancelToken *);
+ExperimentResult linearScaling(const ExperimentOptions &, const CancelToken *);
+
+} // namespace accumlab::experiments

@@ -1,0 +1,278 @@
+// The guided experiments: every claim's verdict from a fresh run with fixed seeds, the
+// catalog, the JSON and text forms, the sync-count hook for more than one rank, cancellation.
+#include "core/experiments.h"
+#include "core/grad_sync.h"
+
+#include "common.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+using namespace accumlab;
+
+namespace {
+
+ExperimentOptions fastOptions()
+{
+    ExperimentOptions o;
+    o.fast = true;
+    return o;
+}
+
+QString describe(const ExperimentResult &r)
+{
+    return QString::fromStdString(toText(r));
+}
+
+// A two-rank stand-in for a process group: it reports rank 0 of 2 and leaves the buffer as
+// it is, so the engine shards the data as on a real rank and every sync call is observable.
+class TwoRankSync final : public GradSync {
+public:
+    int64_t worldSize() const override { return 2; }
+    int64_t rank() const override { return 0; }
+    void allReduceMean(torch::Tensor &) override { ++calls; }
+    int64_t calls = 0;
+};
+
+} // namespace
+
+class TestExperiments : public QObject {
+    Q_OBJECT
+private slots:
+    void catalogListsTheElevenExperiments()
+    {
+        const QStringList expected{"sweep-flattening", "no-division", "adamw-state",  "sync-count",
+                                   "split-tolerance",  "variable-length", "partial-window", "batchnorm",
+                                   "clipping",         "lr-schedule",     "linear-scaling"};
+        const auto &catalog = experimentCatalog();
+        QCOMPARE(int(catalog.size()), expected.size());
+        for (int i = 0; i < expected.size(); ++i) {
+            const auto &info = catalog[size_t(i)];
+            QCOMPARE(QString::fromStdString(info.id), expected[i]);
+            QCOMPARE(info.number, i + 1);
+            QCOMPARE(info.lessonExercise, i < 5);
+            QVERIFY(!info.title.en.empty() && !info.title.fa.empty());
+            QVERIFY(!info.summary.en.empty() && !info.summary.fa.empty());
+            QCOMPARE(findExperiment(info.id), &info);
+        }
+        QCOMPARE(findExperiment("no-such-experiment"), nullptr);
+    }
+
+    // Every claim that does not depend on wall-clock timings holds; timing claims are present,
+    // stated and marked. The claim ids are listed so that an experiment cannot pass by
+    // reporting no claims.
+    void verdicts_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QStringList>("claims");
+        QTest::newRow("sweep-flattening") << "sweep-flattening"
+                                          << QStringList{"rises", "flattens", "last-doubling-gains-less",
+                                                         "one-sync-per-step", "points-complete"};
+        QTest::newRow("no-division") << "no-division"
+                                     << QStringList{"sgd-update-n-times", "adamw-update-about-one", "grad-norm-n-times",
+                                                    "logged-loss-n-times", "division-restores"};
+        QTest::newRow("adamw-state") << "adamw-state"
+                                     << QStringList{"state-step-is-k", "micro-batches-k-times-n",
+                                                    "every-micro-counts-k-times-n", "right-matches-full-batch",
+                                                    "every-micro-lands-away"};
+        QTest::newRow("sync-count") << "sync-count"
+                                    << QStringList{"no-sync-on-one-per-step", "no-sync-off-one-per-micro",
+                                                   "counter-matches-issued"};
+        QTest::newRow("split-tolerance") << "split-tolerance"
+                                         << QStringList{"float32-few-ulps", "float32-fixed-holds",
+                                                        "bfloat16-fixed-fails", "bfloat16-dtype-aware-holds"};
+        QTest::newRow("variable-length") << "variable-length"
+                                         << QStringList{"mean-over-n-differs", "window-tokens-match"};
+        QTest::newRow("partial-window") << "partial-window"
+                                        << QStringList{"divide-by-n-under-weights", "weight-by-samples-exact",
+                                                       "ragged-micro-count-wrong", "ragged-weight-by-samples-exact"};
+        QTest::newRow("batchnorm") << "batchnorm" << QStringList{"batchnorm-breaks", "layernorm-keeps"};
+        QTest::newRow("clipping") << "clipping"
+                                  << QStringList{"clipping-active", "clip-each-micro-differs", "clip-once-matches"};
+        QTest::newRow("lr-schedule") << "lr-schedule"
+                                     << QStringList{"per-micro-ends-n-times-early", "per-step-matches-full-batch",
+                                                    "per-micro-drifts"};
+        QTest::newRow("linear-scaling") << "linear-scaling"
+                                        << QStringList{"scaled-beats-unscaled", "scaled-tracks-small-batch",
+                                                       "all-runs-learn"};
+    }
+    void verdicts()
+    {
+        QFETCH(QString, id);
+        QFETCH(QStringList, claims);
+        const ExperimentResult r = runExperiment(id.toStdString(), fastOptions());
+        QCOMPARE(QString::fromStdString(r.id), id);
+        QCOMPARE(r.title, findExperiment(r.id)->title.en);
+        QVERIFY(!r.explanation.empty());
+        QStringList got;
+        for (const auto &c : r.claims)
+            got << QString::fromStdString(c.id);
+        QCOMPARE(got, claims);
+        bool all = true;
+        for (const auto &c : r.claims) {
+            QVERIFY(!c.statement.empty() && !c.criterion.empty());
+            all = all && c.holds;
+            if (!c.timing)
+                QVERIFY2(c.holds, qPrintable(QStringLiteral("claim %1 does not hold:\n%2")
+                                                 .arg(QString::fromStdString(c.id), describe(r))));
+        }
+        QCOMPARE(r.holds(), all);
+        std::set<std::string> names;
+        for (const auto &v : r.values) {
+            QVERIFY2(std::isfinite(v.value), v.name.c_str());
+            QVERIFY2(names.insert(v.name).second, v.name.c_str());
+        }
+        for (const auto &s : r.series) {
+            QCOMPARE(s.x.size(), s.y.size());
+            QVERIFY(!s.x.empty());
+        }
+    }
+
+    // Only the sweep's claims read clocks; every other verdict is a function of tensors alone.
+    void onlyTheSweepHasTimingClaims()
+    {
+        for (const auto &info : experimentCatalog()) {
+            if (info.id == "sweep-flattening")
+                continue;
+            const auto r = runExperiment(info.id, fastOptions());
+            for (const auto &c : r.claims)
+                QVERIFY2(!c.timing, c.id.c_str());
+        }
+    }
+
+    // The headline numbers, read back against the arithmetic the lesson states.
+    void noDivisionRatios()
+    {
+        const auto r = runExperiment("no-division", fastOptions());
+        const double n = r.value("accum_steps");
+        QCOMPARE(n, 4.0);
+        ACCUMLAB_COMPARE_REL(r.value("sgd_update_ratio"), n, 1e-4);
+        ACCUMLAB_COMPARE_REL(r.value("adamw_update_ratio"), 1.0, 1e-4);
+        ACCUMLAB_COMPARE_REL(r.value("logged_loss_undivided"), n * r.value("true_mean_loss"), 1e-5);
+        ACCUMLAB_COMPARE_REL(r.value("logged_loss_divided"), r.value("true_mean_loss"), 1e-5);
+    }
+
+    void sweepPointsShareOfPlateau()
+    {
+        const auto r = runExperiment("sweep-flattening", fastOptions());
+        double best = 0.0;
+        for (int a : {1, 2, 4, 8, 16}) {
+            const double share = r.value("share_of_plateau_accum_" + std::to_string(a));
+            QVERIFY(share > 0.0 && share <= 1.0);
+            best = std::max(best, share);
+            QCOMPARE(r.value("sync_calls_accum_" + std::to_string(a)), r.value("steps_per_point"));
+        }
+        QCOMPARE(best, 1.0);
+        QCOMPARE(r.series.size(), size_t(2));
+        QCOMPARE(r.series[0].x, (std::vector<double>{4, 8, 16, 32, 64}));
+    }
+
+    void splitToleranceUlps()
+    {
+        const auto r = runExperiment("split-tolerance", fastOptions());
+        // One ulp of max|g| in float32 is 2^(floor(log2 max|g|) - 23).
+        const double m = r.value("float32_max_abs_grad");
+        QCOMPARE(r.value("float32_ulp_of_max_abs_grad"), std::ldexp(1.0, std::ilogb(m) - 23));
+        QVERIFY(r.value("bfloat16_max_grad_diff_vs_full") > r.value("fixed_tolerance"));
+        QVERIFY(r.value("float32_max_grad_diff_vs_full") < r.value("fixed_tolerance"));
+    }
+
+    void lrScheduleWarmupLengths()
+    {
+        const auto r = runExperiment("lr-schedule", fastOptions());
+        const double w = r.value("warmup_steps"), n = r.value("accum_steps");
+        QCOMPARE(r.value("warmup_done_at_step_full_batch"), w);
+        QCOMPARE(r.value("warmup_done_at_step_per_effective_step"), w);
+        QCOMPARE(r.value("warmup_done_at_step_per_micro_batch"), w / n);
+        QCOMPARE(r.series.size(), size_t(3));
+        // Per effective step the schedule is the full-batch one, rate for rate.
+        QCOMPARE(r.series[1].y, r.series[0].y);
+        QVERIFY(r.series[2].y != r.series[0].y);
+    }
+
+    void linearScalingCurvesShareTheSampleAxis()
+    {
+        const auto r = runExperiment("linear-scaling", fastOptions());
+        QCOMPARE(r.series.size(), size_t(3));
+        QCOMPARE(r.series[0].x, r.series[1].x);
+        QCOMPARE(r.series[1].x, r.series[2].x);
+        QCOMPARE(r.series[0].x.back(), r.value("samples_seen"));
+        QCOMPARE(r.series[1].y.back(), r.value("final_eval_loss_scaled_lr"));
+        QCOMPARE(r.series[2].y.back(), r.value("final_eval_loss_unscaled_lr"));
+        QCOMPARE(r.series[0].y.front(), r.series[1].y.front()); // one seed, one starting model
+    }
+
+    // The hook for real ranks: sync-count takes its gradient sync from a factory and counts
+    // the calls that reach it; with two ranks the counts are per rank and unchanged.
+    void syncCountWithTwoRanks()
+    {
+        std::vector<std::shared_ptr<TwoRankSync>> made;
+        ExperimentOptions o = fastOptions();
+        o.makeSync = [&made] {
+            made.push_back(std::make_shared<TwoRankSync>());
+            return made.back();
+        };
+        const auto r = runExperiment("sync-count", o);
+        QCOMPARE(r.value("world_size"), 2.0);
+        QVERIFY2(r.holds(), qPrintable(describe(r)));
+        QCOMPARE(made.size(), size_t(8)); // 4 accumulation settings x no-sync on/off
+        QCOMPARE(made[0]->calls, qint64(r.value("allreduces_issued_no_sync_on_accum_1")));
+        QCOMPARE(made[7]->calls, qint64(r.value("allreduces_issued_no_sync_off_accum_8")));
+        QCOMPARE(made[7]->calls, qint64(4 * 8));
+    }
+
+    void sameSeedSameFigures()
+    {
+        const auto a = runExperiment("clipping", fastOptions());
+        const auto b = runExperiment("clipping", fastOptions());
+        QCOMPARE(a.values.size(), b.values.size());
+        for (size_t i = 0; i < a.values.size(); ++i)
+            QCOMPARE(a.values[i].value, b.values[i].value);
+    }
+
+    void jsonForm()
+    {
+        const auto r = runExperiment("partial-window", fastOptions());
+        const auto parsed = nlohmann::json::parse(toJson(r).dump());
+        QCOMPARE(parsed.at("id").get<std::string>(), r.id);
+        QCOMPARE(parsed.at("title").get<std::string>(), r.title);
+        QCOMPARE(parsed.at("holds").get<bool>(), r.holds());
+        QCOMPARE(parsed.at("values").size(), r.values.size());
+        for (const auto &v : r.values)
+            QCOMPARE(parsed.at("values").at(v.name).get<double>(), v.value);
+        QCOMPARE(parsed.at("claims").size(), r.claims.size());
+        for (size_t i = 0; i < r.claims.size(); ++i) {
+            const auto &c = parsed.at("claims")[i];
+            QCOMPARE(c.at("id").get<std::string>(), r.claims[i].id);
+            QCOMPARE(c.at("statement").get<std::string>(), r.claims[i].statement);
+            QCOMPARE(c.at("holds").get<bool>(), r.claims[i].holds);
+        }
+    }
+
+    void textForm()
+    {
+        const auto r = runExperiment("batchnorm", fastOptions());
+        const std::string text = toText(r);
+        QVERIFY(text.find(r.title) != std::string::npos);
+        for (const auto &c : r.claims)
+            QVERIFY(text.find(c.statement) != std::string::npos);
+        QVERIFY(text.find("[holds]") != std::string::npos);
+    }
+
+    void unknownIdIsAConfigError()
+    {
+        QVERIFY_THROWS_EXCEPTION(ConfigError, runExperiment("no-such-experiment"));
+    }
+
+    void cancelledBeforeStart()
+    {
+        CancelToken token;
+        token.cancel();
+        QVERIFY_THROWS_EXCEPTION(Cancelled, runExperiment("linear-scaling", fastOptions(), &token));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperiments)
+#include "tst_experiments.moc"
