@@ -2,6 +2,7 @@
 #include "ui/controlpanel.h"
 
 #include "core/device.h"
+#include "ui/language.h"
 
 #include <QLocale>
 #include <QCheckBox>
@@ -31,8 +32,10 @@ constexpr int kMaxMicroBatchSlider = 128; // keeps the equivalence check's full 
 constexpr int kMaxAccumSlider = 64;
 constexpr int kMaxPace = 60;              // micro-batches per second, the worker's emit bound
 
-// Unicode isolates keep the identity left-to-right inside a right-to-left layout.
-const QChar kLri(0x2066);
+// A first-strong isolate (FSI ... PDI) keeps the identity in one piece: left to right in
+// English, right to left in Persian (whose translation names the factors in Persian words),
+// never reordered with the text around it.
+const QChar kFsi(0x2068);
 const QChar kPdi(0x2069);
 
 QSlider *makeSlider(int min, int max)
@@ -234,6 +237,15 @@ QString ControlPanel::controlTitle(const QString &key) const
     return key;
 }
 
+QWidget *ControlPanel::rowFocusWidget(const QString &key) const
+{
+    QWidget *field = m_rowFields.value(key);
+    if (!field || field->focusPolicy() != Qt::NoFocus)
+        return field;
+    // A slider with its value label: the slider takes the focus.
+    return field->findChild<QSlider *>();
+}
+
 void ControlPanel::addRow(QFormLayout *form, const QString &key, QWidget *field)
 {
     auto *label = new QLabel;
@@ -268,9 +280,10 @@ void ControlPanel::retranslateUi()
     m_deviceCombo->setItemText(1, tr("CPU"));
     m_deviceCombo->setItemText(2, m_cudaAvailable ? tr("CUDA") : tr("CUDA (not available)"));
     m_deviceCombo->setToolTip(m_cudaAvailable ? tr("Available: CPU and CUDA") : tr("Available: CPU only"));
-    m_modelCombo->setItemText(0, tr("Lesson MLP (64-128-16)"));
-    m_modelCombo->setItemText(1, tr("Wide MLP (1024-4096-256)"));
-    m_modelCombo->setItemText(2, tr("Fixture MLP (32-48-8)"));
+    // Layer widths read left to right in both languages.
+    m_modelCombo->setItemText(0, tr("Lesson MLP (%1)").arg(LanguageManager::ltr(QStringLiteral("64-128-16"))));
+    m_modelCombo->setItemText(1, tr("Wide MLP (%1)").arg(LanguageManager::ltr(QStringLiteral("1024-4096-256"))));
+    m_modelCombo->setItemText(2, tr("Fixture MLP (%1)").arg(LanguageManager::ltr(QStringLiteral("32-48-8"))));
     m_gridEdit->setToolTip(tr("Accumulation steps to sweep, comma-separated"));
     m_paceSlider->setToolTip(tr("Micro-batches per second while playing"));
     updateValueLabels();
@@ -292,7 +305,7 @@ void ControlPanel::updateValueLabels()
     m_accumValue->setText(loc.toString(accum));
     m_lrValue->setText(loc.toString(kLearningRates[static_cast<size_t>(m_lrSlider->value())], 'g', 3));
     m_paceValue->setText(tr("%1/s").arg(loc.toString(m_paceSlider->value())));
-    m_identityLabel->setText(kLri +
+    m_identityLabel->setText(kFsi +
                              tr("micro %1 × accum %2 × world %3 = effective %4")
                                  .arg(loc.toString(micro), loc.toString(accum), loc.toString(m_worldSize),
                                       loc.toString(micro * accum * m_worldSize)) +

@@ -28,6 +28,11 @@ public:
     // Keys of the rows a classroom preset can hide.
     static QStringList controlKeys();
     QString controlTitle(const QString &key) const;
+    // The row of `key` (its label and field), the widget that takes focus in it, and the live
+    // identity label: what the lesson's links point at. Null for an unknown key.
+    QWidget *rowField(const QString &key) const { return m_rowFields.value(key); }
+    QWidget *rowFocusWidget(const QString &key) const;
+    QLabel *identityLabel() const { return m_identityLabel; }
 
     Preset preset() const;
     void setPreset(const Preset &preset);

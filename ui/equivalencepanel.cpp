@@ -1,6 +1,8 @@
 // The equivalence panel.
 #include "ui/equivalencepanel.h"
 
+#include "ui/language.h"
+
 #include <QLocale>
 #include <QEvent>
 #include <QGridLayout>
@@ -13,7 +15,8 @@ namespace accumlab::ui {
 
 namespace {
 
-QString sci(const QLocale &loc, double v) { return loc.toString(v, 'e', 2); }
+// Scientific notation reads left to right in every language (Persian writes 1٫23×10^−9).
+QString sci(const QLocale &loc, double v) { return LanguageManager::ltr(loc.toString(v, 'e', 2)); }
 
 } // namespace
 
@@ -54,12 +57,19 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     layout->addLayout(grid);
     m_causeLabel = new QLabel;
     m_causeLabel->setWordWrap(true);
+    m_causeLabel->setVisible(false);
     layout->addWidget(m_causeLabel);
     m_layerTable = new QTableWidget(0, 3);
     m_layerTable->setObjectName(QStringLiteral("equivalenceLayers"));
     m_layerTable->verticalHeader()->setVisible(false);
     m_layerTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_layerTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Compact rows, so a small window still shows every tensor of the lesson model.
+    QFont tableFont = m_layerTable->font();
+    tableFont.setPointSizeF(tableFont.pointSizeF() * 0.9);
+    m_layerTable->setFont(tableFont);
+    m_layerTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_layerTable->verticalHeader()->setDefaultSectionSize(m_layerTable->fontMetrics().height() + 2);
     m_layerTable->setMinimumHeight(80);
     layout->addWidget(m_layerTable, 1);
     retranslateUi();
@@ -104,7 +114,7 @@ void EquivalencePanel::showResult()
     const QLocale loc = locale();
     const EquivalenceConfig &c = (m_update && !m_pending) ? m_update->result.config : m_pendingConfig;
     const qint64 micro = c.accumSteps > 0 ? c.bigBatch / c.accumSteps : 0;
-    m_splitLabel->setText(QChar(0x2066) +
+    m_splitLabel->setText(QChar(0x2068) + // first-strong isolate, as the identity in ControlPanel
                           tr("batch %1 in one pass vs %2 micro-batches of %3")
                               .arg(loc.toString(static_cast<qint64>(c.bigBatch)), loc.toString(static_cast<qint64>(c.accumSteps)),
                                    loc.toString(micro)) +
@@ -119,6 +129,7 @@ void EquivalencePanel::showResult()
         m_verdictLabel->setText(tr("not checked"));
         m_verdictLabel->setStyleSheet(QString());
         m_causeLabel->setText(m_update->error);
+        m_causeLabel->setVisible(true);
         return;
     }
     const EquivalenceResult &r = m_update->result;
@@ -133,6 +144,7 @@ void EquivalencePanel::showResult()
                                          : tr("%1 (fixed)").arg(sci(loc, r.config.fixedTolerance)));
     m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(loc.toString(r.updateRatio, 'f', 4)));
     m_causeLabel->setText(r.holds ? QString() : QString::fromStdString(r.cause()));
+    m_causeLabel->setVisible(!m_causeLabel->text().isEmpty());
     m_layerTable->setRowCount(static_cast<int>(r.layers.size()));
     for (int i = 0; i < static_cast<int>(r.layers.size()); ++i) {
         const LayerDiff &l = r.layers[static_cast<size_t>(i)];

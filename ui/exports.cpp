@@ -39,9 +39,9 @@ QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equ
     return QByteArray::fromStdString(curveJson(sweep, equivalence).dump(2) + "\n");
 }
 
-QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep)
+QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep, Language language)
 {
-    return QByteArray::fromStdString(skillMarkdown(equivalence, sweep));
+    return QByteArray::fromStdString(skillMarkdown(equivalence, sweep, language));
 }
 
 QByteArray widgetPng(QWidget *widget)

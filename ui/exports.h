@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/equivalence.h"
+#include "core/skill.h"
 #include "core/sweep.h"
 
 #include <QByteArray>
@@ -17,7 +18,9 @@ namespace accumlab::ui {
 bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *error);
 
 QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equivalence);
-QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep);
+// The skill recipe in `language` (the window passes its UI language).
+QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep,
+                              Language language = Language::English);
 // The widget rendered (QWidget::grab) as PNG; empty when the encoder fails.
 QByteArray widgetPng(QWidget *widget);
 

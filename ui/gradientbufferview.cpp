@@ -1,6 +1,8 @@
 // Painting of the gradient buffers.
 #include "ui/gradientbufferview.h"
 
+#include "ui/language.h"
+
 #include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
@@ -14,6 +16,7 @@ namespace {
 constexpr double kMinAxis = 1.25;      // room to the right of the marker when bars are correct
 constexpr double kAxisHeadroom = 1.08; // the longest bar ends short of the edge
 constexpr double kOnMarkerTolerance = 1e-3;
+constexpr double kMinLabelPointSize = 6.0;
 
 double niceStep(double range)
 {
@@ -90,13 +93,23 @@ double GradientBufferView::measuredRatio() const
 void GradientBufferView::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
+    p.setLayoutDirection(Qt::LeftToRight); // a painter starts in the application's direction
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette pal = palette();
     p.fillRect(rect(), pal.base());
-    const QFontMetrics fm(font());
     const QLocale loc = locale();
-
     const int rows = static_cast<int>(std::max<qsizetype>(m_names.size(), m_update.gradNorms.size()));
+    // In a small window the rows get thinner than a line of text: shrink the labels to fit.
+    QFont labelFont = font();
+    if (rows > 0) {
+        const double rowRoom = (height() - 16.0) / (rows + 2);
+        const double lineHeight = QFontMetricsF(labelFont).height();
+        if (rowRoom < lineHeight)
+            labelFont.setPointSizeF(std::max(kMinLabelPointSize, labelFont.pointSizeF() * rowRoom / lineHeight));
+    }
+    p.setFont(labelFont);
+    const QFontMetrics fm(labelFont);
+
     if (rows == 0) {
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("Press Step or Play to run micro-batches."));
@@ -152,7 +165,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     p.setPen(marker);
     const double xm = xOf(1.0);
     p.drawLine(QPointF(xm, plot.top() - 2), QPointF(xm, plot.bottom()));
-    const QString markerText = tr("full batch");
+    const QString markerText = LanguageManager::natural(tr("full batch"));
     p.drawText(QRectF(xm - 100, margin, 200, fm.height()), Qt::AlignHCenter | Qt::AlignTop, markerText);
 }
 

@@ -1,6 +1,8 @@
 // The loss chart.
 #include "ui/losschart.h"
 
+#include "ui/language.h"
+
 #include <QLocale>
 #include <QEvent>
 #include <QLineSeries>
@@ -25,7 +27,7 @@ LossChart::LossChart(QWidget *parent) : QChartView(parent)
     chart->legend()->setFont(small);
     setChart(chart);
     m_xAxis = new QValueAxis;
-    m_xAxis->setLabelFormat(QStringLiteral("%d"));
+    m_xAxis->setLabelFormat(QStringLiteral("%.0f")); // localized labels need a precision
     m_yAxis = new QValueAxis;
     m_yAxis->setLabelFormat(QStringLiteral("%.3f"));
     chart->addAxis(m_xAxis, Qt::AlignBottom);
@@ -48,11 +50,14 @@ void LossChart::changeEvent(QEvent *event)
 
 void LossChart::retranslateUi()
 {
-    chart()->setTitle(tr("Loss per optimizer step"));
-    m_xAxis->setTitleText(tr("timed optimizer step"));
-    m_yAxis->setTitleText(tr("loss"));
+    // Axis ticks and legends in the UI's digits (Qt Charts formats them with the chart's locale).
+    chart()->setLocale(locale());
+    chart()->setLocalizeNumbers(true);
+    chart()->setTitle(LanguageManager::natural(tr("Loss per optimizer step")));
+    m_xAxis->setTitleText(LanguageManager::natural(tr("timed optimizer step")));
+    m_yAxis->setTitleText(LanguageManager::natural(tr("loss")));
     for (auto it = m_series.begin(); it != m_series.end(); ++it)
-        it.value()->setName(tr("batch %1").arg(locale().toString(m_effective.value(it.key()))));
+        it.value()->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(m_effective.value(it.key())))));
 }
 
 void LossChart::clear()
@@ -76,7 +81,7 @@ QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
     s->attachAxis(m_yAxis);
     m_series.insert(pointIndex, s);
     m_effective.insert(pointIndex, effectiveBatch);
-    s->setName(tr("batch %1").arg(locale().toString(effectiveBatch)));
+    s->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(effectiveBatch))));
     return s;
 }
 

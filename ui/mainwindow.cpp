@@ -6,6 +6,8 @@
 #include "ui/equivalencepanel.h"
 #include "ui/exports.h"
 #include "ui/gradientbufferview.h"
+#include "ui/language.h"
+#include "ui/lessonpanel.h"
 #include "ui/losschart.h"
 #include "ui/memoryview.h"
 #include "ui/stallprobe.h"
@@ -15,12 +17,14 @@
 
 #include <QLocale>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -30,6 +34,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
+#include <QPointer>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -57,6 +63,34 @@ const char *const kSettingsGeometry = "session/geometry";
 const char *const kSettingsFolder = "exports/lastFolder";
 
 enum Counter { MicroBatches, OptimizerSteps, StateStep, SyncCalls, MicroLoss, CounterCount };
+
+constexpr int kHighlightMs = 1800;       // how long a lesson link outlines its target
+constexpr int kLessonDockWidth = 340;
+// Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
+// charts keep their room on a small projector.
+constexpr int kLessonOpenMinWidth = 1400;
+const QColor kHighlightColor(0xf5, 0xa6, 0x23);
+
+// An outline drawn over a widget for a moment, then gone; clicks pass through it.
+class HighlightOverlay : public QWidget {
+public:
+    explicit HighlightOverlay(QWidget *target) : QWidget(target)
+    {
+        setAttribute(Qt::WA_TransparentForMouseEvents);
+        setGeometry(target->rect());
+        raise();
+        show();
+        QTimer::singleShot(kHighlightMs, this, &QObject::deleteLater);
+    }
+
+protected:
+    void paintEvent(QPaintEvent *) override
+    {
+        QPainter p(this);
+        p.setPen(QPen(kHighlightColor, 4));
+        p.drawRect(rect().adjusted(2, 2, -2, -2));
+    }
+};
 
 } // namespace
 
@@ -111,6 +145,7 @@ void MainWindow::buildUi()
 {
     m_controls = new ControlPanel;
     auto *scroll = new QScrollArea;
+    m_controlsScroll = scroll;
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -136,7 +171,10 @@ void MainWindow::buildUi()
     m_progressLabel = new QLabel;
     m_progressLabel->setObjectName(QStringLiteral("progressLabel"));
     buffersLayout->addWidget(m_progressLabel);
-    auto *counters = new QGridLayout;
+    m_countersWidget = new QWidget;
+    m_countersWidget->setObjectName(QStringLiteral("countersWidget"));
+    auto *counters = new QGridLayout(m_countersWidget);
+    counters->setContentsMargins(0, 0, 0, 0);
     const char *counterNames[CounterCount] = {"microBatchesValue", "optimizerStepsValue", "stateStepValue",
                                               "syncCallsValue", "microLossValue"};
     for (int i = 0; i < CounterCount; ++i) {
@@ -151,7 +189,7 @@ void MainWindow::buildUi()
     }
     for (int col = 1; col < 4; col += 2)
         counters->setColumnStretch(col, 1);
-    buffersLayout->addLayout(counters);
+    buffersLayout->addWidget(m_countersWidget);
 
     m_equivalencePanel = new EquivalencePanel;
 
@@ -183,8 +221,9 @@ void MainWindow::buildUi()
     auto *right = new QSplitter(Qt::Vertical);
     right->addWidget(top);
     right->addWidget(m_tabs);
-    right->setStretchFactor(0, 1);
-    right->setStretchFactor(1, 1);
+    // The buffers and the equivalence table get a little more height than the charts.
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 2);
     right->setChildrenCollapsible(false);
 
     auto *main = new QSplitter(Qt::Horizontal);
@@ -197,6 +236,62 @@ void MainWindow::buildUi()
 
     m_statusLabel = new QLabel;
     statusBar()->addPermanentWidget(m_statusLabel);
+
+    m_lessonPanel = new LessonPanel;
+    m_lessonDock = new QDockWidget;
+    m_lessonDock->setObjectName(QStringLiteral("lessonDock"));
+    m_lessonDock->setWidget(m_lessonPanel);
+    m_lessonDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
+                              QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
+    resizeDocks({m_lessonDock}, {kLessonDockWidth}, Qt::Horizontal);
+    connect(m_lessonPanel, &LessonPanel::targetActivated, this, &MainWindow::showLessonTarget);
+}
+
+bool MainWindow::showLessonTarget(const QString &target)
+{
+    const QString kind = target.section(QLatin1Char('/'), 0, 0);
+    const QString name = target.section(QLatin1Char('/'), 1);
+    QWidget *shown = nullptr;
+    QWidget *focus = nullptr;
+    auto inTab = [this](int index, QWidget *w) {
+        m_tabs->setCurrentIndex(index);
+        return w;
+    };
+    if (kind == QLatin1String("control")) {
+        shown = m_controls->rowField(name);
+        focus = m_controls->rowFocusWidget(name);
+    } else if (name == QLatin1String("identity")) {
+        shown = m_controls->identityLabel();
+    } else if (name == QLatin1String("buffers")) {
+        shown = m_bufferView;
+    } else if (name == QLatin1String("counters")) {
+        shown = m_countersWidget;
+    } else if (name == QLatin1String("syncCalls")) {
+        shown = m_counterValues[SyncCalls];
+    } else if (name == QLatin1String("equivalence")) {
+        shown = m_equivalencePanel;
+    } else if (name == QLatin1String("throughput")) {
+        shown = inTab(0, m_throughputChart);
+    } else if (name == QLatin1String("loss")) {
+        shown = inTab(0, m_lossChart);
+    } else if (name == QLatin1String("memory")) {
+        shown = inTab(1, m_memoryView);
+    } else if (name == QLatin1String("memoryBudget")) {
+        shown = inTab(1, m_memoryView->findChild<QWidget *>(QStringLiteral("memoryBudgetSlider")));
+        focus = shown;
+    } else if (name == QLatin1String("sweepTable")) {
+        shown = inTab(2, m_sweepTable);
+    }
+    if (!shown)
+        return false;
+    if (m_controls->isAncestorOf(shown))
+        m_controlsScroll->ensureWidgetVisible(shown);
+    if (focus)
+        focus->setFocus(Qt::OtherFocusReason);
+    new HighlightOverlay(shown);
+    m_lastLessonTarget = shown;
+    return true;
 }
 
 void MainWindow::buildActions()
@@ -254,6 +349,8 @@ void MainWindow::buildActions()
     m_toolBar->addSeparator();
     m_toolBar->addAction(m_sweepAction);
     m_toolBar->addAction(m_stopAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_lessonDock->toggleViewAction());
 
     m_fileMenu = menuBar()->addMenu(QString());
     m_fileMenu->addAction(m_openPresetAction);
@@ -267,6 +364,42 @@ void MainWindow::buildActions()
     m_viewMenu = menuBar()->addMenu(QString());
     m_viewMenu->addAction(m_classroomAction);
     m_viewMenu->addAction(m_hiddenControlsAction);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_lessonDock->toggleViewAction());
+
+    // Each language is named in itself, so it can be found whichever language is showing.
+    LanguageManager *languages = LanguageManager::instance();
+    auto *group = new QActionGroup(this);
+    m_persianAction = new QAction(QString::fromUtf8("فارسی"), group);
+    m_persianAction->setObjectName(QStringLiteral("persianAction"));
+    m_englishAction = new QAction(QStringLiteral("English"), group);
+    m_englishAction->setObjectName(QStringLiteral("englishAction"));
+    for (QAction *a : group->actions())
+        a->setCheckable(true);
+    connect(m_persianAction, &QAction::triggered, languages, [languages] { languages->setLanguage(UiLanguage::Persian); });
+    connect(m_englishAction, &QAction::triggered, languages, [languages] { languages->setLanguage(UiLanguage::English); });
+    m_latinDigitsAction = new QAction(this);
+    m_latinDigitsAction->setObjectName(QStringLiteral("latinDigitsAction"));
+    m_latinDigitsAction->setCheckable(true);
+    connect(m_latinDigitsAction, &QAction::toggled, languages, &LanguageManager::setLatinDigits);
+    connect(languages, &LanguageManager::languageChanged, this, &MainWindow::syncLanguageActions);
+    connect(languages, &LanguageManager::latinDigitsChanged, this, &MainWindow::syncLanguageActions);
+    m_languageMenu = menuBar()->addMenu(QString());
+    m_languageMenu->addAction(m_persianAction);
+    m_languageMenu->addAction(m_englishAction);
+    m_languageMenu->addSeparator();
+    m_languageMenu->addAction(m_latinDigitsAction);
+    syncLanguageActions();
+}
+
+void MainWindow::syncLanguageActions()
+{
+    const LanguageManager *languages = LanguageManager::instance();
+    const QSignalBlocker block(m_latinDigitsAction);
+    m_persianAction->setChecked(languages->language() == UiLanguage::Persian);
+    m_englishAction->setChecked(languages->language() == UiLanguage::English);
+    m_latinDigitsAction->setChecked(languages->latinDigits());
+    m_latinDigitsAction->setEnabled(languages->language() == UiLanguage::Persian);
 }
 
 void MainWindow::changeEvent(QEvent *event)
@@ -310,6 +443,9 @@ void MainWindow::retranslateUi()
     m_hiddenControlsAction->setText(tr("Controls hidden in classroom mode…"));
     m_fileMenu->setTitle(tr("&File"));
     m_viewMenu->setTitle(tr("&View"));
+    m_languageMenu->setTitle(tr("&Language"));
+    m_latinDigitsAction->setText(tr("Latin digits (0123…)"));
+    m_lessonDock->setWindowTitle(tr("Lesson"));
     m_toolBar->setWindowTitle(tr("Run"));
     if (m_pendingMicro)
         showMicroBatch();
@@ -553,7 +689,10 @@ bool MainWindow::exportSkillMarkdown(const QString &path, QString *error) const
             *error = tr("The skill file needs a completed sweep and an equivalence check.");
         return false;
     }
-    return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep), error);
+    // The recipe in the language the class is reading; the JSON export's keys stay English.
+    const Language language =
+        LanguageManager::instance()->language() == UiLanguage::Persian ? Language::Persian : Language::English;
+    return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep, language), error);
 }
 
 bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error)
@@ -744,6 +883,16 @@ void MainWindow::loadSettings()
     }
     if (!restoreGeometry(settings.value(QLatin1String(kSettingsGeometry)).toByteArray()))
         resize(kDefaultSize);
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    if (!m_shownOnce) {
+        m_shownOnce = true;
+        if (width() < kLessonOpenMinWidth)
+            m_lessonDock->hide();
+    }
+    QMainWindow::showEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -12,7 +12,9 @@
 #include <optional>
 
 class QAction;
+class QDockWidget;
 class QLabel;
+class QScrollArea;
 class QTableWidget;
 class QTabWidget;
 class QTimer;
@@ -23,6 +25,7 @@ class ControlPanel;
 class EngineController;
 class EquivalencePanel;
 class GradientBufferView;
+class LessonPanel;
 class LossChart;
 class MemoryView;
 class StallProbe;
@@ -49,6 +52,14 @@ public:
     LossChart *lossChart() const { return m_lossChart; }
     MemoryView *memoryView() const { return m_memoryView; }
     StallProbe *stallProbe() const { return m_stallProbe; }
+    LessonPanel *lessonPanel() const { return m_lessonPanel; }
+    QTabWidget *tabs() const { return m_tabs; }
+
+    // A lesson link: switches to the tab that holds the target, scrolls it into view, gives
+    // it the focus and outlines it for a moment. False for an unknown target.
+    bool showLessonTarget(const QString &target);
+    // The widget the last lesson link outlined.
+    QWidget *lastLessonTarget() const { return m_lastLessonTarget; }
 
     void applyPreset(const Preset &preset);
     Preset currentPreset() const;
@@ -80,11 +91,13 @@ signals:
 protected:
     void changeEvent(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void buildUi();
     void buildActions();
     void retranslateUi();
+    void syncLanguageActions();
     void onConfigEdited();
     void onMicroBatch(const MicroBatchUpdate &update);
     void showMicroBatch();
@@ -114,6 +127,12 @@ private:
     bool m_persist = true;
     EngineController *m_controller = nullptr;
     ControlPanel *m_controls = nullptr;
+    QScrollArea *m_controlsScroll = nullptr;
+    QWidget *m_countersWidget = nullptr;
+    QDockWidget *m_lessonDock = nullptr;
+    LessonPanel *m_lessonPanel = nullptr;
+    QWidget *m_lastLessonTarget = nullptr;
+    bool m_shownOnce = false;
     GradientBufferView *m_bufferView = nullptr;
     QLabel *m_buffersTitle = nullptr;
     QLabel *m_ratioLabel = nullptr;
@@ -148,6 +167,10 @@ private:
     QAction *m_hiddenControlsAction = nullptr;
     QMenu *m_fileMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
+    QMenu *m_languageMenu = nullptr;
+    QAction *m_englishAction = nullptr;
+    QAction *m_persianAction = nullptr;
+    QAction *m_latinDigitsAction = nullptr;
     QToolBar *m_toolBar = nullptr;
 
     std::optional<MicroBatchUpdate> m_pendingMicro;

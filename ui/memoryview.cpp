@@ -2,6 +2,7 @@
 #include "ui/memoryview.h"
 
 #include "core/memory.h"
+#include "ui/language.h"
 
 #include <QLocale>
 #include <QEvent>
@@ -48,6 +49,7 @@ protected:
     void paintEvent(QPaintEvent *) override
     {
         QPainter p(this);
+        p.setLayoutDirection(Qt::LeftToRight); // a painter starts in the application's direction
         p.setRenderHint(QPainter::Antialiasing);
         const QFontMetrics fm(font());
         const double top = std::max<double>({static_cast<double>(m_budget), static_cast<double>(m_effective), 1.0}) * 1.1;
@@ -62,13 +64,13 @@ protected:
             p.setPen(palette().color(QPalette::Text));
             QRectF textRect = bar.adjusted(6, 0, 0, 0);
             textRect.setWidth(area.width());
-            p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter, rows[i].second);
+            p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter, LanguageManager::natural(rows[i].second));
         }
         QPen pen(palette().color(QPalette::Text), 2, Qt::DashLine);
         p.setPen(pen);
         const double xb = xOf(static_cast<double>(m_budget));
         p.drawLine(QPointF(xb, area.top() - 2), QPointF(xb, area.bottom()));
-        p.drawText(QRectF(std::min(xb - 150.0, width() - 300.0), 2, 300, fm.height()), Qt::AlignHCenter, m_budgetText);
+        p.drawText(QRectF(std::min(xb - 150.0, width() - 300.0), 2, 300, fm.height()), Qt::AlignHCenter, LanguageManager::natural(m_budgetText));
     }
 };
 

@@ -1,6 +1,8 @@
 // The throughput chart.
 #include "ui/throughputchart.h"
 
+#include "ui/language.h"
+
 #include <QLocale>
 #include <QEvent>
 #include <QLegendMarker>
@@ -38,7 +40,7 @@ ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
     setChart(chart);
     m_xAxis = new QLogValueAxis;
     m_xAxis->setBase(2.0);
-    m_xAxis->setLabelFormat(QStringLiteral("%g"));
+    m_xAxis->setLabelFormat(QStringLiteral("%.6g")); // localized labels need a precision
     m_yAxis = new QValueAxis;
     m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_msAxis = new QValueAxis;
@@ -70,16 +72,24 @@ void ThroughputChart::changeEvent(QEvent *event)
 
 void ThroughputChart::retranslateUi()
 {
-    chart()->setTitle(tr("Throughput: samples/sec vs effective batch"));
-    m_xAxis->setTitleText(tr("effective batch (log2)"));
-    m_yAxis->setTitleText(tr("samples/sec"));
-    m_msAxis->setTitleText(tr("ms per step"));
+    // Axis ticks and legends in the UI's digits (Qt Charts formats them with the chart's locale).
+    chart()->setLocale(locale());
+    chart()->setLocalizeNumbers(true);
+    chart()->setTitle(LanguageManager::natural(tr("Throughput: samples/sec vs effective batch")));
+    m_xAxis->setTitleText(LanguageManager::natural(tr("effective batch (log2)")));
+    m_yAxis->setTitleText(LanguageManager::natural(tr("samples/sec")));
+    m_msAxis->setTitleText(LanguageManager::natural(tr("ms per step")));
     if (m_current.line) {
-        m_current.line->setName(tr("samples/sec"));
-        m_current.median->setName(tr("median ms per optimizer step"));
+        m_current.line->setName(LanguageManager::natural(tr("samples/sec")));
+        m_current.median->setName(LanguageManager::natural(tr("median ms/step")));
     }
+    // The y axis already names samples/sec: the legend keeps its room for the plateau and the
+    // median step time, which a small window would otherwise truncate. (Renaming a series
+    // shows its marker again, so this follows every setName.)
+    if (m_current.line)
+        chart()->legend()->markers(m_current.line).value(0)->setVisible(false);
     for (int i = 0; i < m_faded.size(); ++i)
-        m_faded[i].line->setName(tr("earlier run %1").arg(m_faded.size() - i));
+        m_faded[i].line->setName(LanguageManager::natural(tr("earlier run %1").arg(locale().toString(m_faded.size() - i))));
     refresh();
 }
 
@@ -96,6 +106,7 @@ void ThroughputChart::startRun()
         m_current.dots->setColor(faded);
         m_current.dots->setBorderColor(faded);
         c->legend()->markers(m_current.dots).value(0)->setVisible(false);
+        c->legend()->markers(m_current.line).value(0)->setVisible(true); // "earlier run N"
         m_faded.append(m_current);
         while (m_faded.size() > kMaxFadedRuns) {
             Run old = m_faded.takeFirst();
@@ -156,6 +167,7 @@ void ThroughputChart::refresh()
     m_current.line->replace(sps);
     m_current.dots->replace(sps);
     m_current.median->replace(ms);
+    chart()->legend()->markers(m_current.line).value(0)->setVisible(false);
     if (!sps.isEmpty()) {
         double lo = sps.front().x(), hi = sps.front().x();
         for (const QPointF &p : sps) {
@@ -171,9 +183,9 @@ void ThroughputChart::refresh()
         m_msAxis->setRange(0, m_msMax * 1.15);
         m_msAxis->applyNiceNumbers();
         m_plateau->replace({QPointF(m_xMin, best), QPointF(m_xMax, best)});
-        m_plateau->setName(tr("plateau %1").arg(locale().toString(best, 'f', 0)));
+        m_plateau->setName(LanguageManager::natural(tr("plateau %1").arg(locale().toString(best, 'f', 0))));
     } else {
-        m_plateau->setName(tr("plateau"));
+        m_plateau->setName(LanguageManager::natural(tr("plateau")));
     }
 }
 

@@ -3,6 +3,7 @@
 //             --screenshot FILE.png --quit
 // With no display (and no QT_QPA_PLATFORM) it says so and runs the CLI's lesson instead;
 // autorun and screenshot modes then use the offscreen platform.
+#include "ui/language.h"
 #include "ui/mainwindow.h"
 
 #include "core/lesson.h"
@@ -171,8 +172,9 @@ int main(int argc, char **argv)
         parser.showHelp(0);
     if (parser.isSet(QStringLiteral("version")))
         parser.showVersion();
-    // flags.lang is kept for the translations: the language menu and .qm loading use it.
-    app.setProperty("accumlab.lang", flags.lang);
+    // Language: --lang, else the stored choice, else the system locale. An interactive --lang
+    // is remembered; automated runs (autorun, screenshots) leave the settings alone.
+    ui::LanguageManager::instance()->initialize(flags.lang, /*persist=*/!automated);
 
     ui::MainWindow window(/*persistSettings=*/!automated);
     if (!flags.presetFile.isEmpty() && !window.loadPresetFile(flags.presetFile, &error)) {

@@ -1,0 +1,212 @@
+// Persian and English at run time: the menu's switch retranslates the widgets and mirrors the
+// layout (but not the plots), numbers follow the UI locale (Persian digits, or Latin digits on
+// request), --lang overrides the stored choice and is remembered, the bundled font loads, and
+// every lesson link leads to a widget of the window.
+#include "ui/controlpanel.h"
+#include "ui/enginecontroller.h"
+#include "ui/gradientbufferview.h"
+#include "ui/language.h"
+#include "ui/lessonpanel.h"
+#include "ui/mainwindow.h"
+#include "ui/memoryview.h"
+#include "ui/throughputchart.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFontDatabase>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QtTest>
+
+using namespace accumlab::ui;
+
+namespace {
+
+constexpr int kWaitMs = 30'000;
+const QString kPersianDigits = QString::fromUtf8("۰۱۲۳۴۵۶۷۸۹");
+
+bool hasPersianDigit(const QString &s)
+{
+    for (QChar c : s)
+        if (kPersianDigits.contains(c))
+            return true;
+    return false;
+}
+
+bool hasLatinDigit(const QString &s)
+{
+    for (QChar c : s)
+        if (c >= QLatin1Char('0') && c <= QLatin1Char('9'))
+            return true;
+    return false;
+}
+
+// Posted LanguageChange events reach the windows on the next turn of the event loop.
+void settle()
+{
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+}
+
+QAction *menuAction(MainWindow &w, const char *name) { return w.findChild<QAction *>(QLatin1String(name)); }
+
+} // namespace
+
+class TestLanguage : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void fontLoads();
+    void langOverridesAndPersists();
+    void switchRetranslatesAndMirrors();
+    void digitsFollowTheLocale();
+    void lessonLinksReachWidgets();
+};
+
+void TestLanguage::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // QSettings go to a test location
+}
+
+void TestLanguage::init()
+{
+    QSettings().clear();
+    LanguageManager::instance()->initialize(QStringLiteral("en"), /*persist=*/false);
+    LanguageManager::instance()->setLatinDigits(false);
+    settle();
+}
+
+void TestLanguage::fontLoads()
+{
+    const LanguageManager *lm = LanguageManager::instance();
+    QCOMPARE(lm->fontFamily(), QStringLiteral("Vazirmatn"));
+    QVERIFY(QFontDatabase::families().contains(QStringLiteral("Vazirmatn")));
+    QVERIFY(QApplication::font().families().contains(QStringLiteral("Vazirmatn")));
+    // Both weights: the counters and the verdict are bold.
+    QVERIFY(QFontDatabase::styles(QStringLiteral("Vazirmatn")).contains(QStringLiteral("Bold")));
+}
+
+void TestLanguage::langOverridesAndPersists()
+{
+    LanguageManager *lm = LanguageManager::instance();
+    lm->initialize(QStringLiteral("fa"), /*persist=*/true);
+    QCOMPARE(lm->language(), UiLanguage::Persian);
+    QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("fa"));
+    // No --lang next time: the stored choice wins over the (English) system locale.
+    lm->initialize(QString(), /*persist=*/true);
+    QCOMPARE(lm->language(), UiLanguage::Persian);
+    // An automated run's --lang applies without touching the stored choice.
+    lm->initialize(QStringLiteral("en"), /*persist=*/false);
+    QCOMPARE(lm->language(), UiLanguage::English);
+    QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("fa"));
+    // The menu's choice is stored too.
+    lm->initialize(QString(), /*persist=*/true);
+    lm->setLanguage(UiLanguage::English);
+    QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("en"));
+}
+
+void TestLanguage::switchRetranslatesAndMirrors()
+{
+    MainWindow w(false);
+    w.show();
+    settle();
+    QAction *play = menuAction(w, "playAction");
+    QLabel *identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"));
+    QCOMPARE(play->text(), QStringLiteral("Play"));
+    QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
+    QCOMPARE(w.layoutDirection(), Qt::LeftToRight);
+
+    menuAction(w, "persianAction")->trigger();
+    settle();
+    QCOMPARE(LanguageManager::instance()->language(), UiLanguage::Persian);
+    QCOMPARE(play->text(), QString::fromUtf8("اجرا"));
+    QCOMPARE(w.tabs()->tabText(1), QString::fromUtf8("حافظه"));
+    QVERIFY2(identity->text().contains(QString::fromUtf8("میکروبچ")), qPrintable(identity->text()));
+    QVERIFY(w.lessonPanel()->browser()->toPlainText().contains(QString::fromUtf8("دسته\u200cی مؤثر")));
+    QVERIFY(menuAction(w, "persianAction")->isChecked());
+    // The window mirrors; the plots and bars keep reading left to right.
+    QCOMPARE(QGuiApplication::layoutDirection(), Qt::RightToLeft);
+    QCOMPARE(w.layoutDirection(), Qt::RightToLeft);
+    QCOMPARE(w.controlPanel()->layoutDirection(), Qt::RightToLeft);
+    QCOMPARE(w.throughputChart()->layoutDirection(), Qt::LeftToRight);
+    QCOMPARE(w.bufferView()->layoutDirection(), Qt::LeftToRight);
+
+    menuAction(w, "englishAction")->trigger();
+    settle();
+    QCOMPARE(play->text(), QStringLiteral("Play"));
+    QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
+    QVERIFY(identity->text().contains(QStringLiteral("effective")));
+    QCOMPARE(w.layoutDirection(), Qt::LeftToRight);
+}
+
+void TestLanguage::digitsFollowTheLocale()
+{
+    MainWindow w(false);
+    w.show();
+    Preset p = w.currentPreset();
+    p.config.microBatch = 8;
+    p.config.accumSteps = 4;
+    w.applyPreset(p);
+    LanguageManager::instance()->setLanguage(UiLanguage::Persian);
+    settle();
+    QLabel *identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"));
+    // 8 × 4 × 1 = 32, in Persian digits.
+    QVERIFY2(identity->text().contains(QString::fromUtf8("۳۲")), qPrintable(identity->text()));
+    QVERIFY2(!hasLatinDigit(identity->text()), qPrintable(identity->text()));
+
+    // A counter the worker fills: micro-batches seen after two Steps.
+    w.applyConfigNow();
+    QLabel *counter = w.findChild<QLabel *>(QStringLiteral("microBatchesValue"));
+    QAction *step = menuAction(w, "stepAction");
+    step->trigger();
+    step->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(counter->text(), QString::fromUtf8("۲"), kWaitMs);
+
+    // The Latin-digits setting, from the menu, applies at once and is kept.
+    QAction *latin = menuAction(w, "latinDigitsAction");
+    QVERIFY(latin->isEnabled());
+    latin->trigger();
+    settle();
+    QVERIFY(LanguageManager::instance()->latinDigits());
+    QVERIFY2(identity->text().contains(QStringLiteral("32")), qPrintable(identity->text()));
+    QVERIFY2(!hasPersianDigit(identity->text()), qPrintable(identity->text()));
+    // Still Persian words around the Latin digits.
+    QVERIFY(identity->text().contains(QString::fromUtf8("میکروبچ")));
+    step->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(counter->text(), QStringLiteral("3"), kWaitMs);
+}
+
+void TestLanguage::lessonLinksReachWidgets()
+{
+    MainWindow w(false);
+    w.show();
+    LanguageManager::instance()->setLanguage(UiLanguage::Persian);
+    settle();
+    const QStringList targets = w.lessonPanel()->linkTargets();
+    for (const char *expected : {"control/accumSteps", "control/noDivision", "control/noSync", "view/equivalence",
+                                 "view/throughput", "view/memory", "view/counters"})
+        QVERIFY2(targets.contains(QLatin1String(expected)), expected);
+    for (const QString &target : targets) {
+        QVERIFY2(w.showLessonTarget(target), qPrintable(target));
+        QVERIFY2(w.isAncestorOf(w.lastLessonTarget()), qPrintable(target));
+    }
+    // A click on a link into the tabs switches to the tab that holds the chart.
+    w.tabs()->setCurrentIndex(2);
+    w.lessonPanel()->activate(QStringLiteral("view/throughput"));
+    QCOMPARE(w.tabs()->currentIndex(), 0);
+    QVERIFY(w.lastLessonTarget() == w.throughputChart());
+    QVERIFY(w.showLessonTarget(QStringLiteral("view/memory")));
+    QVERIFY(w.tabs()->currentWidget() == w.memoryView());
+    QVERIFY(w.showLessonTarget(QStringLiteral("control/accumSteps")));
+    QVERIFY(w.lastLessonTarget() == w.controlPanel()->rowField(QStringLiteral("accumSteps")));
+    QVERIFY(!w.showLessonTarget(QStringLiteral("view/nowhere")));
+}
+
+QTEST_MAIN(TestLanguage)
+#include "tst_language.moc"

@@ -1,0 +1,838 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en">
+<context>
+    <name>Exports</name>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>there is nothing to write.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>Preset</name>
+    <message>
+        <source>The preset is not a JSON object: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The file is not an AccumLab preset (schema %1 expected).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The preset has an invalid setting: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::ControlPanel</name>
+    <message>
+        <source>Micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accumulation steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bug: no division</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bug: step every micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No-sync</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep grid</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps per point</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Teaching mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throughput sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>SGD + momentum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss not divided by N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each micro-batch&apos;s loss goes to backward() undivided: the summed gradient is N times too large.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer.step() inside the window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The optimizer steps after every micro-batch instead of once per effective batch.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sync only on the last micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Like DDP&apos;s no_sync(): non-final micro-batches skip the gradient all-reduce.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float32</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float64</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bfloat16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CUDA</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CUDA (not available)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Available: CPU and CUDA</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Available: CPU only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accumulation steps to sweep, comma-separated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Micro-batches per second while playing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro %1 × accum %2 × world %3 = effective %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lesson MLP (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wide MLP (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fixture MLP (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::EngineWorker</name>
+    <message>
+        <source>The equivalence check was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::EquivalencePanel</name>
+    <message>
+        <source>Equivalence: full batch vs accumulated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max |grad diff|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>max |param diff|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tolerance</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>update ratio</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>|grad diff|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>|param diff|</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>batch %1 in one pass vs %2 micro-batches of %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>checking…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PASS: equivalent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FAIL: not equivalent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>grad %1, param %2 (dtype-aware)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (fixed)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (accumulated / full)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::GradientBufferView</name>
+    <message>
+        <source>Press Step or Play to run micro-batches.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>full batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::LessonPanel</name>
+    <message>
+        <source>Show me:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient accumulation, step by step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each section ends with links to the part of the window that shows it live: click one and the control or chart lights up.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1. The effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;An optimizer step uses the gradient of the &lt;i&gt;effective batch&lt;/i&gt;. With gradient accumulation each rank runs several small micro-batches before the step; with data parallelism several ranks (accelerators) run at the same time:&lt;/p&gt;&lt;p align=&quot;center&quot;&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The learning rate and its warm-up were tuned for the effective batch. When the hardware changes (less memory, fewer accelerators), keep the effective batch and change accum_steps so that the product stays the same.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch slider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulation steps slider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the live identity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>2. Divide the loss before backward()</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;backward() does not replace the gradient in a parameter&apos;s buffer; it adds to it. After N micro-batches the buffer holds the sum of N gradients, each the gradient of one micro-batch&apos;s mean loss. The full batch&apos;s gradient is their mean, so each micro-batch&apos;s loss is divided by N before backward():&lt;/p&gt;%1&lt;p&gt;Watch the bars: with the division they reach the full-batch marker after the last micro-batch. Switch on the bug and they overshoot to N times the marker; SGD would take a step N times too long.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the no-division bug</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>gradient buffers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>3. One optimizer step per effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;optimizer.step() and zero_grad() run once per window of N micro-batches, after the last backward(). The optimizer&apos;s state moves with its steps: momentum, Adam&apos;s moments and step count, and the learning-rate schedule all advance once per effective batch, never per micro-batch.&lt;/p&gt;&lt;p&gt;The counters show it: micro-batches seen grows N times faster than optimizer steps, and the optimizer state step follows the optimizer steps. Switch on the bug that steps inside the window and the state runs N times too fast: Adam&apos;s bias correction and the warm-up end early.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>counters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the step-every-micro-batch bug</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4. Synchronise on the last micro-batch only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;With data parallelism (DDP) every backward() normally starts an all-reduce that averages the gradients across ranks. Inside a window only the sum at the end matters, so the first N−1 micro-batches run under model.no_sync() and only the last backward() communicates:&lt;/p&gt;%1&lt;p&gt;The gradients are the same; the network carries them once per optimizer step instead of N times. The sync_calls counter counts the all-reduces.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sync only on the last micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sync_calls counter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>5. The proof in code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Take two copies of the same model. Give the first the whole batch in one pass; give the second the same samples in N chunks, each loss divided by N, and compare the gradients (and the parameters after one step):&lt;/p&gt;%1&lt;p&gt;They agree up to the order of the floating-point summation: rounding-sized differences, larger in bfloat16 than in float32, never a factor. The equivalence panel runs exactly this check at your settings, tensor by tensor.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>equivalence panel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>6. The cost: memory traded for time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Accumulation saves memory, not compute. Each micro-batch is a whole forward and backward pass; only one micro-batch&apos;s activations are alive at a time, so memory follows the micro-batch while the arithmetic follows the effective batch.&lt;/p&gt;&lt;p&gt;In the sweep, samples/sec rises and then saturates as the fixed cost of each optimizer step is spread over more samples, while the time per optimizer step grows in proportion to accum_steps. The memory tab shows the other side: the effective batch in one pass does not fit the budget, its micro-batches do.&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>throughput chart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sweep table</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory view</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>7. In production</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;ul&gt;&lt;li&gt;Choose the micro-batch to fill the accelerator&apos;s memory, with some headroom.&lt;/li&gt;&lt;li&gt;Take the effective batch from the learning-rate schedule. Under the linear scaling rule (Goyal et al., 2017) a batch k times larger takes a learning rate k times larger, reached through a warm-up.&lt;/li&gt;&lt;li&gt;Then %1. It is the knob you turn at run time: on a machine with half the memory or half the accelerators, double it and the training stays the same.&lt;/li&gt;&lt;/ul&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::LossChart</name>
+    <message>
+        <source>Loss per optimizer step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>timed optimizer step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::MainWindow</name>
+    <message>
+        <source>AccumLab: gradient accumulation on real tensors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, in units of the full-batch gradient norm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batches seen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer state step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sync_calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Throughput and loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep table</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median step ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>syncs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>avg loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run micro-batches at the chosen pace (Space)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run one micro-batch (Right arrow)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A fresh model and data stream from the seed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run sweep</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full-speed throughput sweep over the grid of accumulation steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Open preset…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Save preset…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export accum-curve.json…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export skill markdown…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export charts as PNG…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Classroom mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Controls hidden in classroom mode…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latin digits (0123…)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lesson</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulated / full batch: not measured yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>device: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× after all %2 micro-batches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch %1 of %2 in optimizer window %3%4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> — optimizer stepped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sweep settings are invalid: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep point %1 of %2: accum %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sweep failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep stopped after %1 of %2 points.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No sweep has completed yet: run a sweep first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The skill file needs a completed sweep and an equivalence check.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export accum-curve.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export skill markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder for the chart PNGs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1 PNG files to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AccumLab presets (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lesson.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Controls hidden in classroom mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::MemoryView</name>
+    <message>
+        <source>Memory of one training pass: the micro-batch vs the whole effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accelerator memory budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimate from the model shape and dtype: activations kept for backward plus the gradient buffers; allocator overhead and workspaces are not included.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch (%1 samples): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch in one pass (%1 samples): %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget: fails after %1 samples</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of memory even for the micro-batch: lower the micro-batch.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The effective batch in one pass is out of memory; %1 micro-batches of %2 fit and give the same update.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Both fit: with this budget accumulation is not needed for memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured peak (CUDA): %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured peak: not measured on this device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::ThroughputChart</name>
+    <message>
+        <source>Throughput: samples/sec vs effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch (log2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ms per step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median ms/step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>earlier run %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plateau %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>plateau</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch %1 (accum %2 × micro %3)
+%4 samples/sec
+median step %5 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>

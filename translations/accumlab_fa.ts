@@ -1,0 +1,840 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="fa_IR">
+<context>
+    <name>Exports</name>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>نوشتن %1 ممکن نشد: %2</translation>
+    </message>
+    <message>
+        <source>there is nothing to write.</source>
+        <translation>چیزی برای نوشتن نیست.</translation>
+    </message>
+</context>
+<context>
+    <name>Preset</name>
+    <message>
+        <source>The preset is not a JSON object: %1</source>
+        <translation>پیش‌تنظیم یک شیء JSON نیست: %1</translation>
+    </message>
+    <message>
+        <source>The file is not an AccumLab preset (schema %1 expected).</source>
+        <translation>این فایل پیش‌تنظیم AccumLab نیست (طرح‌واره‌ی %1 انتظار می‌رفت).</translation>
+    </message>
+    <message>
+        <source>The preset has an invalid setting: %1</source>
+        <translation>پیش‌تنظیم یک تنظیم نامعتبر دارد: %1</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>AccumLab</source>
+        <translation>آزمایشگاه انباشت</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::ControlPanel</name>
+    <message>
+        <source>Micro-batch</source>
+        <translation>میکروبچ</translation>
+    </message>
+    <message>
+        <source>Accumulation steps</source>
+        <translation>گام‌های انباشت</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>نرخ یادگیری</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>Bug: no division</source>
+        <translation>باگ: بدون تقسیم</translation>
+    </message>
+    <message>
+        <source>Bug: step every micro-batch</source>
+        <translation>باگ: گام در هر میکروبچ</translation>
+    </message>
+    <message>
+        <source>No-sync</source>
+        <translation>بدون همگام‌سازی</translation>
+    </message>
+    <message>
+        <source>Dtype</source>
+        <translation>نوع داده (dtype)‎</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>دستگاه</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>مدل</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>بذر تصادفی</translation>
+    </message>
+    <message>
+        <source>Pace</source>
+        <translation>سرعت نمایش</translation>
+    </message>
+    <message>
+        <source>Sweep grid</source>
+        <translation>نقاط پیمایش</translation>
+    </message>
+    <message>
+        <source>Steps per point</source>
+        <translation>گام در هر نقطه</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>دسته</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>آموزش</translation>
+    </message>
+    <message>
+        <source>Teaching mode</source>
+        <translation>حالت تدریس</translation>
+    </message>
+    <message>
+        <source>Throughput sweep</source>
+        <translation>پیمایش توان عملیاتی</translation>
+    </message>
+    <message>
+        <source>SGD</source>
+        <translation>SGD</translation>
+    </message>
+    <message>
+        <source>SGD + momentum</source>
+        <translation>SGD با تکانه</translation>
+    </message>
+    <message>
+        <source>AdamW</source>
+        <translation>AdamW</translation>
+    </message>
+    <message>
+        <source>loss not divided by N</source>
+        <translation>زیان بر N تقسیم نمی‌شود</translation>
+    </message>
+    <message>
+        <source>Each micro-batch&apos;s loss goes to backward() undivided: the summed gradient is N times too large.</source>
+        <translation>زیان هر میکروبچ بدون تقسیم به backward()‎ می‌رود: گرادیانِ جمع‌شده N برابر بزرگ‌تر از حد است.</translation>
+    </message>
+    <message>
+        <source>optimizer.step() inside the window</source>
+        <translation>optimizer.step()‎ درون پنجره</translation>
+    </message>
+    <message>
+        <source>The optimizer steps after every micro-batch instead of once per effective batch.</source>
+        <translation>بهینه‌ساز به‌جای یک بار در هر دسته‌ی مؤثر، پس از هر میکروبچ گام برمی‌دارد.</translation>
+    </message>
+    <message>
+        <source>sync only on the last micro-batch</source>
+        <translation>همگام‌سازی فقط در آخرین میکروبچ</translation>
+    </message>
+    <message>
+        <source>Like DDP&apos;s no_sync(): non-final micro-batches skip the gradient all-reduce.</source>
+        <translation>مانند no_sync()‎ در DDP: میکروبچ‌های غیرپایانی all-reduce گرادیان را انجام نمی‌دهند.</translation>
+    </message>
+    <message>
+        <source>float32</source>
+        <translation>float32</translation>
+    </message>
+    <message>
+        <source>float64</source>
+        <translation>float64</translation>
+    </message>
+    <message>
+        <source>bfloat16</source>
+        <translation>bfloat16</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation>خودکار</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA</source>
+        <translation>CUDA</translation>
+    </message>
+    <message>
+        <source>CUDA (not available)</source>
+        <translation>CUDA (در دسترس نیست)</translation>
+    </message>
+    <message>
+        <source>Available: CPU and CUDA</source>
+        <translation>در دسترس: CPU و CUDA</translation>
+    </message>
+    <message>
+        <source>Available: CPU only</source>
+        <translation>در دسترس: فقط CPU</translation>
+    </message>
+    <message>
+        <source>Accumulation steps to sweep, comma-separated</source>
+        <translation>گام‌های انباشتی که پیمایش می‌شوند، جداشده با ویرگول لاتین (,)</translation>
+    </message>
+    <message>
+        <source>Micro-batches per second while playing</source>
+        <translation>تعداد میکروبچ در ثانیه هنگام اجرا</translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation>%1 در ثانیه</translation>
+    </message>
+    <message>
+        <source>micro %1 × accum %2 × world %3 = effective %4</source>
+        <translation>میکروبچ %1 × انباشت %2 × رنک‌ها %3 = مؤثر %4</translation>
+    </message>
+    <message>
+        <source>Lesson MLP (%1)</source>
+        <translation>MLP درس (%1)‎</translation>
+    </message>
+    <message>
+        <source>Wide MLP (%1)</source>
+        <translation>MLP پهن (%1)‎</translation>
+    </message>
+    <message>
+        <source>Fixture MLP (%1)</source>
+        <translation>MLP آزمون (%1)‎</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::EngineWorker</name>
+    <message>
+        <source>The equivalence check was cancelled.</source>
+        <translation>بررسی هم‌ارزی لغو شد.</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::EquivalencePanel</name>
+    <message>
+        <source>Equivalence: full batch vs accumulated</source>
+        <translation>هم‌ارزی: دسته‌ی کامل در برابر انباشته</translation>
+    </message>
+    <message>
+        <source>max |grad diff|</source>
+        <translation>بیشینه‌ی |اختلاف گرادیان|</translation>
+    </message>
+    <message>
+        <source>max |param diff|</source>
+        <translation>بیشینه‌ی |اختلاف پارامتر|</translation>
+    </message>
+    <message>
+        <source>tolerance</source>
+        <translation>رواداری</translation>
+    </message>
+    <message>
+        <source>update ratio</source>
+        <translation>نسبت به‌روزرسانی</translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation>تانسور</translation>
+    </message>
+    <message>
+        <source>|grad diff|</source>
+        <translation>|اختلاف گرادیان|</translation>
+    </message>
+    <message>
+        <source>|param diff|</source>
+        <translation>|اختلاف پارامتر|</translation>
+    </message>
+    <message>
+        <source>batch %1 in one pass vs %2 micro-batches of %3</source>
+        <translation>دسته‌ی %1‌تایی در یک گذر در برابر %2 میکروبچ %3‌تایی</translation>
+    </message>
+    <message>
+        <source>checking…</source>
+        <translation>در حال بررسی…</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>بررسی نشد</translation>
+    </message>
+    <message>
+        <source>PASS: equivalent</source>
+        <translation>قبول: هم‌ارز</translation>
+    </message>
+    <message>
+        <source>FAIL: not equivalent</source>
+        <translation>رد: هم‌ارز نیست</translation>
+    </message>
+    <message>
+        <source>grad %1, param %2 (dtype-aware)</source>
+        <translation>گرادیان %1، پارامتر %2 (وابسته به dtype)‎</translation>
+    </message>
+    <message>
+        <source>%1 (fixed)</source>
+        <translation>%1 (ثابت)</translation>
+    </message>
+    <message>
+        <source>%1 (accumulated / full)</source>
+        <translation>%1 (انباشته / کامل)</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::GradientBufferView</name>
+    <message>
+        <source>Press Step or Play to run micro-batches.</source>
+        <translation>برای اجرای میکروبچ‌ها «یک گام» یا «اجرا» را بزنید.</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>full batch</source>
+        <translation>دسته‌ی کامل</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::LessonPanel</name>
+    <message>
+        <source>Show me:</source>
+        <translation>نشانم بده:</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation, step by step</source>
+        <translation>انباشت گرادیان، گام به گام</translation>
+    </message>
+    <message>
+        <source>Each section ends with links to the part of the window that shows it live: click one and the control or chart lights up.</source>
+        <translation>هر بخش با پیوندهایی به آن قسمت از پنجره تمام می‌شود که همین مفهوم را زنده نشان می‌دهد: روی یکی بزنید تا آن کنترل یا نمودار برجسته شود.</translation>
+    </message>
+    <message>
+        <source>1. The effective batch</source>
+        <translation>۱. دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;An optimizer step uses the gradient of the &lt;i&gt;effective batch&lt;/i&gt;. With gradient accumulation each rank runs several small micro-batches before the step; with data parallelism several ranks (accelerators) run at the same time:&lt;/p&gt;&lt;p align=&quot;center&quot;&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The learning rate and its warm-up were tuned for the effective batch. When the hardware changes (less memory, fewer accelerators), keep the effective batch and change accum_steps so that the product stays the same.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;هر گام بهینه‌ساز از گرادیانِ &lt;i&gt;دسته‌ی مؤثر&lt;/i&gt; استفاده می‌کند. در انباشت گرادیان، هر رنک پیش از گام چند میکروبچ کوچک را اجرا می‌کند؛ در موازی‌سازی داده چند رنک (شتاب‌دهنده) هم‌زمان کار می‌کنند:&lt;/p&gt;&lt;p align=&quot;center&quot;&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;&lt;p&gt;نرخ یادگیری و گرمایش آن برای دسته‌ی مؤثر تنظیم شده‌اند. وقتی سخت‌افزار عوض می‌شود (حافظه‌ی کمتر، شتاب‌دهنده‌های کمتر)، دسته‌ی مؤثر را نگه دارید و accum_steps را طوری تغییر دهید که حاصل‌ضرب ثابت بماند.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>micro-batch slider</source>
+        <translation>لغزنده‌ی میکروبچ</translation>
+    </message>
+    <message>
+        <source>accumulation steps slider</source>
+        <translation>لغزنده‌ی گام‌های انباشت</translation>
+    </message>
+    <message>
+        <source>the live identity</source>
+        <translation>اتحادِ زنده</translation>
+    </message>
+    <message>
+        <source>2. Divide the loss before backward()</source>
+        <translation>۲. تقسیم زیان پیش از backward()‎</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;backward() does not replace the gradient in a parameter&apos;s buffer; it adds to it. After N micro-batches the buffer holds the sum of N gradients, each the gradient of one micro-batch&apos;s mean loss. The full batch&apos;s gradient is their mean, so each micro-batch&apos;s loss is divided by N before backward():&lt;/p&gt;%1&lt;p&gt;Watch the bars: with the division they reach the full-batch marker after the last micro-batch. Switch on the bug and they overshoot to N times the marker; SGD would take a step N times too long.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;backward()‎ گرادیانِ بافر پارامتر را جایگزین نمی‌کند، بلکه به آن اضافه می‌کند. پس از N میکروبچ، بافر مجموع N گرادیان را دارد که هر کدام گرادیانِ میانگین زیان یک میکروبچ است. گرادیانِ دسته‌ی کامل میانگین آن‌هاست، پس زیان هر میکروبچ پیش از backward()‎ بر N تقسیم می‌شود:&lt;/p&gt;%1&lt;p&gt;میله‌ها را تماشا کنید: با تقسیم، پس از آخرین میکروبچ درست به نشانگر دسته‌ی کامل می‌رسند. باگ را روشن کنید تا تا N برابرِ نشانگر جلو بروند؛ SGD گامی N برابر بلندتر از حد برمی‌داشت.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>the no-division bug</source>
+        <translation>باگ بدون تقسیم</translation>
+    </message>
+    <message>
+        <source>gradient buffers</source>
+        <translation>بافرهای گرادیان</translation>
+    </message>
+    <message>
+        <source>3. One optimizer step per effective batch</source>
+        <translation>۳. یک گام بهینه‌ساز در هر دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;optimizer.step() and zero_grad() run once per window of N micro-batches, after the last backward(). The optimizer&apos;s state moves with its steps: momentum, Adam&apos;s moments and step count, and the learning-rate schedule all advance once per effective batch, never per micro-batch.&lt;/p&gt;&lt;p&gt;The counters show it: micro-batches seen grows N times faster than optimizer steps, and the optimizer state step follows the optimizer steps. Switch on the bug that steps inside the window and the state runs N times too fast: Adam&apos;s bias correction and the warm-up end early.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;optimizer.step()‎ و zero_grad()‎ در هر پنجره‌ی N میکروبچی یک بار اجرا می‌شوند، پس از آخرین backward()‎. وضعیت بهینه‌ساز با گام‌هایش جلو می‌رود: تکانه، گشتاورها و شمارنده‌ی گام Adam و زمان‌بندی نرخ یادگیری همه در هر دسته‌ی مؤثر یک بار جلو می‌روند، هرگز در هر میکروبچ.&lt;/p&gt;&lt;p&gt;شمارنده‌ها همین را نشان می‌دهند: «میکروبچ‌های دیده‌شده» N برابر تندتر از «گام‌های بهینه‌ساز» بالا می‌رود و «گامِ وضعیت بهینه‌ساز» همراه گام‌های بهینه‌ساز پیش می‌رود. باگی را که درون پنجره گام برمی‌دارد روشن کنید تا وضعیت N برابر تندتر جلو برود: تصحیح سوگیری Adam و گرمایش زودتر از موعد تمام می‌شوند.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>counters</source>
+        <translation>شمارنده‌ها</translation>
+    </message>
+    <message>
+        <source>the step-every-micro-batch bug</source>
+        <translation>باگ گام در هر میکروبچ</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>4. Synchronise on the last micro-batch only</source>
+        <translation>۴. همگام‌سازی فقط در آخرین میکروبچ</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;With data parallelism (DDP) every backward() normally starts an all-reduce that averages the gradients across ranks. Inside a window only the sum at the end matters, so the first N−1 micro-batches run under model.no_sync() and only the last backward() communicates:&lt;/p&gt;%1&lt;p&gt;The gradients are the same; the network carries them once per optimizer step instead of N times. The sync_calls counter counts the all-reduces.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;در موازی‌سازی داده (DDP)‎ هر backward()‎ معمولاً یک all-reduce راه می‌اندازد که گرادیان‌ها را میان رنک‌ها میانگین می‌گیرد. درون یک پنجره فقط مجموعِ پایانی مهم است، پس N−1 میکروبچ نخست درون model.no_sync()‎ اجرا می‌شوند و فقط آخرین backward()‎ ارتباط برقرار می‌کند:&lt;/p&gt;%1&lt;p&gt;گرادیان‌ها همان‌اند؛ شبکه آن‌ها را در هر گام بهینه‌ساز یک بار جابه‌جا می‌کند، نه N بار. شمارنده‌ی sync_calls تعداد all-reduceها را می‌شمارد.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>sync only on the last micro-batch</source>
+        <translation>همگام‌سازی فقط در آخرین میکروبچ</translation>
+    </message>
+    <message>
+        <source>sync_calls counter</source>
+        <translation>شمارنده‌ی sync_calls</translation>
+    </message>
+    <message>
+        <source>5. The proof in code</source>
+        <translation>۵. اثبات در کد</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Take two copies of the same model. Give the first the whole batch in one pass; give the second the same samples in N chunks, each loss divided by N, and compare the gradients (and the parameters after one step):&lt;/p&gt;%1&lt;p&gt;They agree up to the order of the floating-point summation: rounding-sized differences, larger in bfloat16 than in float32, never a factor. The equivalence panel runs exactly this check at your settings, tensor by tensor.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;دو نسخه از یک مدل بردارید. به اولی کل دسته را در یک گذر بدهید؛ به دومی همان نمونه‌ها را در N تکه، با زیانِ هر تکه تقسیم بر N، و گرادیان‌ها (و پارامترها پس از یک گام) را مقایسه کنید:&lt;/p&gt;%1&lt;p&gt;تا حد ترتیبِ جمعِ ممیز شناور برابرند: اختلاف‌هایی به اندازه‌ی خطای گردکردن، در bfloat16 بزرگ‌تر از float32، و هرگز یک ضریب. پنل هم‌ارزی دقیقاً همین بررسی را با تنظیمات شما، تانسور به تانسور، اجرا می‌کند.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>equivalence panel</source>
+        <translation>پنل هم‌ارزی</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>نوع داده (dtype)‎</translation>
+    </message>
+    <message>
+        <source>6. The cost: memory traded for time</source>
+        <translation>۶. هزینه: معاوضه‌ی حافظه با زمان</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Accumulation saves memory, not compute. Each micro-batch is a whole forward and backward pass; only one micro-batch&apos;s activations are alive at a time, so memory follows the micro-batch while the arithmetic follows the effective batch.&lt;/p&gt;&lt;p&gt;In the sweep, samples/sec rises and then saturates as the fixed cost of each optimizer step is spread over more samples, while the time per optimizer step grows in proportion to accum_steps. The memory tab shows the other side: the effective batch in one pass does not fit the budget, its micro-batches do.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;انباشت در حافظه صرفه‌جویی می‌کند، نه در محاسبه. هر میکروبچ یک گذر کامل رو به جلو و رو به عقب است؛ در هر لحظه فقط فعال‌سازی‌های یک میکروبچ زنده‌اند، پس حافظه تابع میکروبچ است و حجم محاسبه تابع دسته‌ی مؤثر.&lt;/p&gt;&lt;p&gt;در پیمایش، «نمونه در ثانیه» بالا می‌رود و سپس به سقف می‌رسد، چون هزینه‌ی ثابت هر گام بهینه‌ساز میان نمونه‌های بیشتری پخش می‌شود؛ در همان حال زمان هر گام بهینه‌ساز به نسبت accum_steps بیشتر می‌شود. زبانه‌ی حافظه روی دیگر سکه را نشان می‌دهد: دسته‌ی مؤثر در یک گذر در بودجه جا نمی‌شود، میکروبچ‌هایش جا می‌شوند.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>throughput chart</source>
+        <translation>نمودار توان عملیاتی</translation>
+    </message>
+    <message>
+        <source>sweep table</source>
+        <translation>جدول پیمایش</translation>
+    </message>
+    <message>
+        <source>memory view</source>
+        <translation>نمای حافظه</translation>
+    </message>
+    <message>
+        <source>7. In production</source>
+        <translation>۷. در محیط واقعی</translation>
+    </message>
+    <message>
+        <source>&lt;ul&gt;&lt;li&gt;Choose the micro-batch to fill the accelerator&apos;s memory, with some headroom.&lt;/li&gt;&lt;li&gt;Take the effective batch from the learning-rate schedule. Under the linear scaling rule (Goyal et al., 2017) a batch k times larger takes a learning rate k times larger, reached through a warm-up.&lt;/li&gt;&lt;li&gt;Then %1. It is the knob you turn at run time: on a machine with half the memory or half the accelerators, double it and the training stays the same.&lt;/li&gt;&lt;/ul&gt;</source>
+        <translation>&lt;ul&gt;&lt;li&gt;میکروبچ را طوری انتخاب کنید که حافظه‌ی شتاب‌دهنده را، با کمی حاشیه‌ی امن، پر کند.&lt;/li&gt;&lt;li&gt;دسته‌ی مؤثر را از زمان‌بندی نرخ یادگیری بگیرید. طبق قاعده‌ی مقیاس‌دهی خطی (Goyal و همکاران، ۲۰۱۷) دسته‌ای k برابر بزرگ‌تر نرخ یادگیریِ k برابر بزرگ‌تری می‌خواهد که با گرمایش به آن می‌رسیم.&lt;/li&gt;&lt;li&gt;سپس %1. این همان پیچی است که هنگام اجرا می‌چرخانید: روی ماشینی با نصف حافظه یا نصف شتاب‌دهنده‌ها، آن را دو برابر کنید و آموزش همان می‌ماند.&lt;/li&gt;&lt;/ul&gt;</translation>
+    </message>
+    <message>
+        <source>memory budget</source>
+        <translation>بودجه‌ی حافظه</translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation>نرخ یادگیری</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::LossChart</name>
+    <message>
+        <source>Loss per optimizer step</source>
+        <translation>زیان در هر گام بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>timed optimizer step</source>
+        <translation>گام زمان‌سنجی‌شده</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>زیان</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>دسته‌ی %1</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::MainWindow</name>
+    <message>
+        <source>AccumLab: gradient accumulation on real tensors</source>
+        <translation>آزمایشگاه انباشت: انباشت گرادیان روی تانسورهای واقعی</translation>
+    </message>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, in units of the full-batch gradient norm</source>
+        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، بر حسب نُرم گرادیانِ دسته‌ی کامل</translation>
+    </message>
+    <message>
+        <source>micro-batches seen</source>
+        <translation>میکروبچ‌های دیده‌شده</translation>
+    </message>
+    <message>
+        <source>optimizer steps</source>
+        <translation>گام‌های بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>optimizer state step</source>
+        <translation>گامِ وضعیت بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>sync_calls</source>
+        <translation>sync_calls (همگام‌سازی‌ها)</translation>
+    </message>
+    <message>
+        <source>micro-batch loss</source>
+        <translation>زیان میکروبچ</translation>
+    </message>
+    <message>
+        <source>Throughput and loss</source>
+        <translation>توان عملیاتی و زیان</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>حافظه</translation>
+    </message>
+    <message>
+        <source>Sweep table</source>
+        <translation>جدول پیمایش</translation>
+    </message>
+    <message>
+        <source>effective batch</source>
+        <translation>دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>accum</source>
+        <translation>انباشت</translation>
+    </message>
+    <message>
+        <source>micro</source>
+        <translation>میکروبچ</translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation>نمونه در ثانیه</translation>
+    </message>
+    <message>
+        <source>median step ms</source>
+        <translation>میانه‌ی گام (ms)‎</translation>
+    </message>
+    <message>
+        <source>syncs</source>
+        <translation>همگام‌سازی‌ها</translation>
+    </message>
+    <message>
+        <source>avg loss</source>
+        <translation>میانگین زیان</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>اجرا</translation>
+    </message>
+    <message>
+        <source>Run micro-batches at the chosen pace (Space)</source>
+        <translation>اجرای میکروبچ‌ها با سرعت انتخاب‌شده (Space)‎</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>مکث</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>یک گام</translation>
+    </message>
+    <message>
+        <source>Run one micro-batch (Right arrow)</source>
+        <translation>اجرای یک میکروبچ (کلید جهت راست)</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>از نو</translation>
+    </message>
+    <message>
+        <source>A fresh model and data stream from the seed</source>
+        <translation>مدل و جریان داده‌ی تازه از بذر تصادفی</translation>
+    </message>
+    <message>
+        <source>Run sweep</source>
+        <translation>اجرای پیمایش</translation>
+    </message>
+    <message>
+        <source>Full-speed throughput sweep over the grid of accumulation steps</source>
+        <translation>پیمایش توان عملیاتی با سرعت کامل روی گام‌های انباشت انتخاب‌شده</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>توقف</translation>
+    </message>
+    <message>
+        <source>&amp;Open preset…</source>
+        <translation>&amp;باز کردن پیش‌تنظیم…</translation>
+    </message>
+    <message>
+        <source>&amp;Save preset…</source>
+        <translation>&amp;ذخیره‌ی پیش‌تنظیم…</translation>
+    </message>
+    <message>
+        <source>Export accum-curve.json…</source>
+        <translation>خروجی accum-curve.json…</translation>
+    </message>
+    <message>
+        <source>Export skill markdown…</source>
+        <translation>خروجی دستورالعمل (Markdown)‎…</translation>
+    </message>
+    <message>
+        <source>Export charts as PNG…</source>
+        <translation>خروجی نمودارها به‌صورت PNG…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;خروج</translation>
+    </message>
+    <message>
+        <source>&amp;Classroom mode</source>
+        <translation>حالت &amp;کلاس</translation>
+    </message>
+    <message>
+        <source>Controls hidden in classroom mode…</source>
+        <translation>کنترل‌های پنهان در حالت کلاس…</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;پرونده</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;نما</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>&amp;زبان (Language)‎</translation>
+    </message>
+    <message>
+        <source>Latin digits (0123…)</source>
+        <translation>ارقام لاتین: 0123</translation>
+    </message>
+    <message>
+        <source>Lesson</source>
+        <translation>درس</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>اجرا</translation>
+    </message>
+    <message>
+        <source>accumulated / full batch: not measured yet</source>
+        <translation>انباشته / دسته‌ی کامل: هنوز اندازه‌گیری نشده</translation>
+    </message>
+    <message>
+        <source>device: %1</source>
+        <translation>دستگاه: %1</translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× after all %2 micro-batches</source>
+        <translation>انباشته / دسته‌ی کامل = %1 برابر، پس از هر %2 میکروبچ</translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× so far</source>
+        <translation>انباشته / دسته‌ی کامل = %1 برابر تا این‌جا</translation>
+    </message>
+    <message>
+        <source>micro-batch %1 of %2 in optimizer window %3%4</source>
+        <translation>میکروبچ %1 از %2 در پنجره‌ی %3 بهینه‌ساز%4</translation>
+    </message>
+    <message>
+        <source> — optimizer stepped</source>
+        <translation> — بهینه‌ساز گام برداشت</translation>
+    </message>
+    <message>
+        <source>The sweep settings are invalid: %1</source>
+        <translation>تنظیمات پیمایش نامعتبر است: %1</translation>
+    </message>
+    <message>
+        <source>Sweep running…</source>
+        <translation>پیمایش در حال اجرا…</translation>
+    </message>
+    <message>
+        <source>Sweep point %1 of %2: accum %3</source>
+        <translation>نقطه‌ی %1 از %2 پیمایش: انباشت %3</translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation>واگرا شد</translation>
+    </message>
+    <message>
+        <source>The sweep failed: %1</source>
+        <translation>پیمایش ناموفق بود: %1</translation>
+    </message>
+    <message>
+        <source>Sweep stopped after %1 of %2 points.</source>
+        <translation>پیمایش پس از %1 نقطه از %2 متوقف شد.</translation>
+    </message>
+    <message>
+        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
+        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه؛ بیشترین توقف رابط کاربری %2 میلی‌ثانیه.</translation>
+    </message>
+    <message>
+        <source>No sweep has completed yet: run a sweep first.</source>
+        <translation>هنوز هیچ پیمایشی کامل نشده است: نخست یک پیمایش اجرا کنید.</translation>
+    </message>
+    <message>
+        <source>The skill file needs a completed sweep and an equivalence check.</source>
+        <translation>فایل دستورالعمل به یک پیمایش کامل و یک بررسی هم‌ارزی نیاز دارد.</translation>
+    </message>
+    <message>
+        <source>Export accum-curve.json</source>
+        <translation>خروجی accum-curve.json</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>فایل‌های JSON (*.json)‎</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>%1 نوشته شد</translation>
+    </message>
+    <message>
+        <source>Export skill markdown</source>
+        <translation>خروجی دستورالعمل (Markdown)‎</translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation>فایل‌های Markdown (*.md)‎</translation>
+    </message>
+    <message>
+        <source>Folder for the chart PNGs</source>
+        <translation>پوشه‌ی فایل‌های PNG نمودارها</translation>
+    </message>
+    <message>
+        <source>Wrote %1 PNG files to %2</source>
+        <translation>%1 فایل PNG در %2 نوشته شد</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation>باز کردن %1 ممکن نشد: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Open preset</source>
+        <translation>باز کردن پیش‌تنظیم</translation>
+    </message>
+    <message>
+        <source>AccumLab presets (*.json)</source>
+        <translation>پیش‌تنظیم‌های AccumLab (*.json)‎</translation>
+    </message>
+    <message>
+        <source>Save preset</source>
+        <translation>ذخیره‌ی پیش‌تنظیم</translation>
+    </message>
+    <message>
+        <source>lesson.json</source>
+        <translation>lesson.json</translation>
+    </message>
+    <message>
+        <source>Controls hidden in classroom mode</source>
+        <translation>کنترل‌های پنهان در حالت کلاس</translation>
+    </message>
+    <message>
+        <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
+        <translation>کنترل‌های علامت‌خورده تا وقتی حالت کلاس روشن است پنهان می‌مانند. برای نگه داشتن این انتخاب یک پیش‌تنظیم ذخیره کنید.</translation>
+    </message>
+    <message>
+        <source>AccumLab</source>
+        <translation>آزمایشگاه انباشت</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::MemoryView</name>
+    <message>
+        <source>Memory of one training pass: the micro-batch vs the whole effective batch</source>
+        <translation>حافظه‌ی یک گذر آموزشی: میکروبچ در برابر کل دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>Accelerator memory budget</source>
+        <translation>بودجه‌ی حافظه‌ی شتاب‌دهنده</translation>
+    </message>
+    <message>
+        <source>Estimate from the model shape and dtype: activations kept for backward plus the gradient buffers; allocator overhead and workspaces are not included.</source>
+        <translation>برآورد از روی شکل مدل و dtype: فعال‌سازی‌هایی که برای backward نگه داشته می‌شوند به‌علاوه‌ی بافرهای گرادیان؛ سربار تخصیص‌دهنده و فضاهای کاری به حساب نیامده‌اند.</translation>
+    </message>
+    <message>
+        <source>micro-batch (%1 samples): %2</source>
+        <translation>میکروبچ (%1 نمونه): %2</translation>
+    </message>
+    <message>
+        <source>effective batch in one pass (%1 samples): %2</source>
+        <translation>دسته‌ی مؤثر در یک گذر (%1 نمونه): %2</translation>
+    </message>
+    <message>
+        <source>budget: fails after %1 samples</source>
+        <translation>بودجه: بیش از %1 نمونه جا نمی‌شود</translation>
+    </message>
+    <message>
+        <source>Out of memory even for the micro-batch: lower the micro-batch.</source>
+        <translation>حافظه حتی برای میکروبچ کم است: میکروبچ را کوچک‌تر کنید.</translation>
+    </message>
+    <message>
+        <source>The effective batch in one pass is out of memory; %1 micro-batches of %2 fit and give the same update.</source>
+        <translation>دسته‌ی مؤثر در یک گذر در حافظه جا نمی‌شود؛ %1 میکروبچ %2‌تایی جا می‌شوند و همان به‌روزرسانی را می‌دهند.</translation>
+    </message>
+    <message>
+        <source>Both fit: with this budget accumulation is not needed for memory.</source>
+        <translation>هر دو جا می‌شوند: با این بودجه برای حافظه نیازی به انباشت نیست.</translation>
+    </message>
+    <message>
+        <source>Measured peak (CUDA): %1</source>
+        <translation>اوج اندازه‌گیری‌شده (CUDA)‎: %1</translation>
+    </message>
+    <message>
+        <source>Measured peak: not measured on this device.</source>
+        <translation>اوج حافظه: روی این دستگاه اندازه‌گیری نمی‌شود.</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::ThroughputChart</name>
+    <message>
+        <source>Throughput: samples/sec vs effective batch</source>
+        <translation>توان عملیاتی: نمونه در ثانیه بر حسب دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>effective batch (log2)</source>
+        <translation>دسته‌ی مؤثر (log2)‎</translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation>نمونه در ثانیه</translation>
+    </message>
+    <message>
+        <source>ms per step</source>
+        <translation>میلی‌ثانیه بر گام</translation>
+    </message>
+    <message>
+        <source>median ms/step</source>
+        <translation>میانه‌ی زمان گام</translation>
+    </message>
+    <message>
+        <source>earlier run %1</source>
+        <translation>اجرای پیشین %1</translation>
+    </message>
+    <message>
+        <source>plateau %1</source>
+        <translation>فلات %1</translation>
+    </message>
+    <message>
+        <source>plateau</source>
+        <translation>فلات</translation>
+    </message>
+    <message>
+        <source>effective batch %1 (accum %2 × micro %3)
+%4 samples/sec
+median step %5 ms</source>
+        <translation>دسته‌ی مؤثر %1 (انباشت %2 × میکروبچ %3)‎
+%4 نمونه در ثانیه
+میانه‌ی زمان گام %5 میلی‌ثانیه</translation>
+    </message>
+</context>
+</TS>

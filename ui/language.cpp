@@ -1,0 +1,177 @@
+// The language manager.
+#include "ui/language.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QEvent>
+#include <QFont>
+#include <QFontDatabase>
+#include <QLibraryInfo>
+#include <QPointer>
+#include <QSettings>
+#include <QTranslator>
+#include <QWidget>
+
+namespace accumlab::ui {
+
+namespace {
+
+const char *const kSettingsLanguage = "ui/language";
+const char *const kSettingsLatinDigits = "ui/latinDigits";
+// Compiled translations, embedded by qt_add_translations under this prefix.
+const char *const kTranslationsPrefix = ":/i18n";
+// The bundled font (resources/fonts, SIL Open Font License 1.1).
+const char *const kFontFiles[] = {":/fonts/Vazirmatn-Regular.ttf", ":/fonts/Vazirmatn-Bold.ttf"};
+
+} // namespace
+
+LanguageManager *LanguageManager::instance()
+{
+    static QPointer<LanguageManager> manager;
+    if (!manager)
+        manager = new LanguageManager(qApp);
+    return manager;
+}
+
+LanguageManager::LanguageManager(QObject *parent) : QObject(parent)
+{
+    m_appTranslator = new QTranslator(this);
+    m_qtTranslator = new QTranslator(this);
+    loadFont();
+}
+
+UiLanguage LanguageManager::fromCode(const QString &code, bool *ok)
+{
+    const QString c = code.trimmed().toLower();
+    if (ok)
+        *ok = c == QLatin1String("fa") || c == QLatin1String("en");
+    return c == QLatin1String("fa") ? UiLanguage::Persian : UiLanguage::English;
+}
+
+QString LanguageManager::code(UiLanguage language)
+{
+    return language == UiLanguage::Persian ? QStringLiteral("fa") : QStringLiteral("en");
+}
+
+UiLanguage LanguageManager::systemDefault()
+{
+    return QLocale::system().language() == QLocale::Persian ? UiLanguage::Persian : UiLanguage::English;
+}
+
+QString LanguageManager::ltr(const QString &text) { return QChar(0x2066) + text + QChar(0x2069); }
+
+QString LanguageManager::natural(const QString &text) { return QChar(0x2068) + text + QChar(0x2069); }
+
+void LanguageManager::loadFont()
+{
+    for (const char *file : kFontFiles) {
+        const int id = QFontDatabase::addApplicationFont(QLatin1String(file));
+        if (id < 0) {
+            qWarning("accumlab: could not load the bundled font %s; using the system font", file);
+            continue;
+        }
+        const QStringList families = QFontDatabase::applicationFontFamilies(id);
+        if (m_fontFamily.isEmpty() && !families.isEmpty())
+            m_fontFamily = families.first();
+    }
+    if (m_fontFamily.isEmpty())
+        return;
+    // Vazirmatn carries Latin glyphs too, so both languages share it and the layout does not
+    // jump on a switch. Without it Qt's default font (with fontconfig's fallbacks) stays.
+    QFont font = QApplication::font();
+    font.setFamilies({m_fontFamily});
+    QApplication::setFont(font);
+}
+
+void LanguageManager::initialize(const QString &override, bool persist)
+{
+    m_persist = persist;
+    QSettings settings;
+    bool ok = false;
+    UiLanguage language = systemDefault();
+    const QString stored = settings.value(QLatin1String(kSettingsLanguage)).toString();
+    const UiLanguage storedLanguage = fromCode(stored, &ok);
+    if (ok)
+        language = storedLanguage;
+    const UiLanguage overridden = fromCode(override, &ok);
+    if (ok)
+        language = overridden;
+    m_latinDigits = settings.value(QLatin1String(kSettingsLatinDigits), false).toBool();
+    m_language = language;
+    m_applied = false;
+    apply();
+    store();
+}
+
+QLocale LanguageManager::numberLocale() const
+{
+    if (m_language == UiLanguage::Persian && !m_latinDigits)
+        return QLocale(QLocale::Persian, QLocale::Iran);
+    return QLocale(QLocale::English, QLocale::UnitedStates);
+}
+
+void LanguageManager::setLanguage(UiLanguage language)
+{
+    if (m_applied && language == m_language)
+        return;
+    m_language = language;
+    apply();
+    store();
+    emit languageChanged(language);
+}
+
+void LanguageManager::setLatinDigits(bool latin)
+{
+    if (latin == m_latinDigits)
+        return;
+    m_latinDigits = latin;
+    applyLocale();
+    // The translators are unchanged; a LanguageChange makes every widget rewrite its numbers.
+    QEvent event(QEvent::LanguageChange);
+    QCoreApplication::sendEvent(qApp, &event);
+    store();
+    emit latinDigitsChanged(latin);
+}
+
+void LanguageManager::applyLocale()
+{
+    QLocale::setDefault(numberLocale());
+    // Windows resolve their locale when created; this hands the new one down to every widget.
+    for (QWidget *w : QApplication::topLevelWidgets())
+        w->unsetLocale();
+}
+
+void LanguageManager::apply()
+{
+    m_applied = true;
+    applyLocale();
+    QGuiApplication::setLayoutDirection(m_language == UiLanguage::Persian ? Qt::RightToLeft : Qt::LeftToRight);
+    QCoreApplication::removeTranslator(m_appTranslator);
+    QCoreApplication::removeTranslator(m_qtTranslator);
+    const QString lang = code(m_language);
+    if (m_appTranslator->load(QStringLiteral("accumlab_%1").arg(lang), QLatin1String(kTranslationsPrefix)))
+        QCoreApplication::installTranslator(m_appTranslator);
+    else
+        qWarning("accumlab: no compiled translation for %s", qPrintable(lang));
+    // Qt's own strings (the buttons of standard dialogs, context menus) when Qt ships them.
+    m_qtTranslationLoaded = m_language == UiLanguage::Persian &&
+                            m_qtTranslator->load(QLocale(QLocale::Persian, QLocale::Iran), QStringLiteral("qtbase"),
+                                                 QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath));
+    if (m_qtTranslationLoaded)
+        QCoreApplication::installTranslator(m_qtTranslator);
+    // Removing and installing translators already sent LanguageChange; send one more in case
+    // neither happened (English without any file), so numbers follow the new locale.
+    QEvent event(QEvent::LanguageChange);
+    QCoreApplication::sendEvent(qApp, &event);
+}
+
+void LanguageManager::store() const
+{
+    if (!m_persist)
+        return;
+    QSettings settings;
+    settings.setValue(QLatin1String(kSettingsLanguage), code(m_language));
+    settings.setValue(QLatin1String(kSettingsLatinDigits), m_latinDigits);
+}
+
+} // namespace accumlab::ui
