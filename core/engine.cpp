@@ -247,5 +247,6 @@ int64_t AccumEngine::syncCalls() const { return d->syncCalls; }
 int64_t AccumEngine::optimizerSteps() const { return d->optimizerSteps; }
 int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep(); }
 int64_t AccumEngine::microBatches() const { return d->microBatches; }
+SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
 
 } // namespace accumlab

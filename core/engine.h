@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/config.h"
+#include "core/distributed.h"
 #include "core/observer.h"
 
 #include <memory>
@@ -46,6 +47,8 @@ public:
     int64_t optimizerSteps() const;
     int64_t optimizerStateStep() const; // AdamW's state step; SGD's count of step() calls
     int64_t microBatches() const;
+    // The collectives the gradient sync has issued (all-reduces, bytes, ms); zero for one rank.
+    SyncStats syncStats() const;
 
 private:
     struct Impl;

@@ -3,6 +3,7 @@
 
 #include "core/data.h"
 #include "core/device.h"
+#include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
 
@@ -78,6 +79,7 @@ struct Fixture {
     torch::Tensor x; // (bigBatch, in)
     torch::Tensor y; // (bigBatch,)
     const CancelToken *cancel;
+    GradSync *sync; // null for one process
 
     Mlp freshModel() const { return makeModel(config.shape, config.seed, dtype, device); }
 
@@ -102,13 +104,16 @@ struct Fixture {
     }
 
     // The lesson's accumulation loop over `split.accumSteps` chunks of `split.microBatch`.
+    // With ranks, over this rank's shard of the batch, all-reduced after the last chunk.
     RunState accumulated(const Split &split) const
     {
         auto model = freshModel();
         FusedOptimizer opt(model->parameters(), config.optimizer);
         opt.zeroGrad();
-        const auto xs = x.split(split.microBatch); // accumSteps x (micro, in)
-        const auto ys = y.split(split.microBatch);
+        const int64_t perRank = split.accumSteps * split.microBatch;
+        const int64_t rank = sync ? sync->rank() : 0;
+        const auto xs = x.narrow(/*dim=*/0, rank * perRank, perRank).split(split.microBatch); // accumSteps x (micro, in)
+        const auto ys = y.narrow(/*dim=*/0, rank * perRank, perRank).split(split.microBatch);
         const double n = static_cast<double>(split.accumSteps);
         RunState s;
         for (int64_t i = 0; i < split.accumSteps; ++i) {
@@ -116,6 +121,8 @@ struct Fixture {
             auto raw = torch::cross_entropy_loss(model->forward(xs[i]), ys[i]); // raw: ()
             (config.scaling == Scaling::Divide ? raw / n : raw).backward();
             const bool last = i == split.accumSteps - 1;
+            if (last && sync)
+                sync->allReduceMean(opt.flatGrad());
             if (last)
                 s.grads = snapshot(opt.grads());
             if (config.stepEveryMicro || last)
@@ -129,11 +136,15 @@ struct Fixture {
 
 } // namespace
 
-EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel)
+EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel,
+                                 std::shared_ptr<GradSync> sync)
 {
     validate(config);
-    if (config.worldSize != 1)
-        throw ConfigError("the in-process equivalence check runs one rank; use the distributed check for world size > 1");
+    if (config.worldSize != 1 && (!sync || sync->worldSize() != config.worldSize))
+        throw ConfigError("an equivalence check over " + std::to_string(config.worldSize) +
+                          " ranks needs a process group of that size (start it with --world-size)");
+    if (sync && sync->worldSize() == 1)
+        sync.reset();
 
     EquivalenceResult r;
     r.config = config;
@@ -142,7 +153,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 
     DataStream data(config.shape, config.labels, config.seed, toTorch(config.dtype), device);
     auto [x, y] = data.next(config.bigBatch);
-    Fixture f{config, device, toTorch(config.dtype), x, y, cancel};
+    Fixture f{config, device, toTorch(config.dtype), x, y, cancel, sync.get()};
 
     // Both models come from one seed; they must start bit-identical.
     const auto initA = snapshot(f.freshModel()->parameters());
@@ -153,7 +164,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 
     f.checkCancel();
     const RunState full = f.fullBatch();
-    const Split first{config.accumSteps, config.bigBatch / config.accumSteps};
+    const Split first{config.accumSteps, config.bigBatch / (config.accumSteps * config.worldSize)};
     const RunState acc = f.accumulated(first);
 
     const auto names = parameterNames(*f.freshModel());

@@ -6,10 +6,13 @@
 #include "core/config.h"
 #include "core/observer.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace accumlab {
+
+class GradSync;
 
 struct LayerDiff {
     std::string name;       // parameter tensor, "fc1.weight"
@@ -52,6 +55,11 @@ struct EquivalenceResult {
 };
 
 // Throws ConfigError for a split that does not divide; Cancelled when the token is set.
-EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel = nullptr);
+// With config.worldSize > 1, `sync` is this rank's process group (joinProcessGroup): every
+// rank draws the same big batch, accumulates its own shard's micro-batches, all-reduces the
+// gradient buffer once after the last one, and compares against the full batch computed
+// locally (the same on every rank, so every rank reaches the same verdict).
+EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel = nullptr,
+                                 std::shared_ptr<GradSync> sync = nullptr);
 
 } // namespace accumlab

@@ -81,6 +81,9 @@ json toJson(const SweepPoint &p)
         {"steps", p.steps},
         // AccumLab's additions.
         {"world_size", p.worldSize},
+        {"allreduce_calls", p.allreduceCalls},
+        {"allreduce_bytes", p.allreduceBytes},
+        {"allreduce_ms", p.allreduceMs},
         {"micro_batches", p.microBatches},
         {"optimizer_state_step", p.optimizerStateStep},
         {"warmup_steps", p.warmupSteps},
@@ -251,6 +254,27 @@ CurveFile parseCurveJson(const std::string &text)
         if (p.effectiveBatch != p.accumSteps * p.microBatch * p.worldSize)
             throw std::runtime_error("point " + std::to_string(i) + ": effective_batch " +
                                      std::to_string(p.effectiveBatch) + " is not micro_batch x accum_steps x world_size");
+        // AccumLab's own fields, when present (the lesson's files do not carry them).
+        if (pj.contains("allreduce_calls"))
+            p.allreduceCalls = requireCount(pj, "allreduce_calls", i, 0);
+        if (pj.contains("allreduce_bytes"))
+            p.allreduceBytes = requireCount(pj, "allreduce_bytes", i, 0);
+        if (pj.contains("allreduce_ms"))
+            p.allreduceMs = requireNonNegative(pj, "allreduce_ms", i);
+        if (pj.contains("micro_batches"))
+            p.microBatches = requireCount(pj, "micro_batches", i, 0);
+        if (pj.contains("final_loss") && pj["final_loss"].is_number())
+            p.finalLoss = pj["final_loss"].get<double>();
+        if (pj.contains("wall_s") && pj["wall_s"].is_number())
+            p.wallS = pj["wall_s"].get<double>();
+        if (pj.contains("losses") && pj["losses"].is_array())
+            for (const json &l : pj["losses"])
+                if (l.is_number())
+                    p.losses.push_back(l.get<double>());
+        if (pj.contains("device") && pj["device"].is_string())
+            p.device = pj["device"].get<std::string>();
+        if (pj.contains("dtype") && pj["dtype"].is_string())
+            p.dtype = pj["dtype"].get<std::string>();
         file.points.push_back(p);
         ++i;
     }

@@ -1,7 +1,10 @@
 // Internal (includes LibTorch): where the accumulated gradients of data-parallel ranks meet.
 // A GradSync averages gradient buffers across ranks. With one rank the average is the
 // identity, so LocalSync issues nothing; the engine still counts the sync points it executes.
+// C10dSync (core/c10d_sync.h) is the real one: one c10d all-reduce per call.
 #pragma once
+
+#include "core/distributed.h"
 
 #include <torch/torch.h>
 
@@ -17,6 +20,8 @@ public:
     // Averages the flat gradient buffer (every parameter's .grad is a view into it) in place
     // across all ranks.
     virtual void allReduceMean(torch::Tensor &flatGrad) = 0;
+    // The collectives issued so far.
+    virtual SyncStats stats() const { return {}; }
 };
 
 class LocalSync final : public GradSync {

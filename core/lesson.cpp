@@ -2,6 +2,7 @@
 #include "core/lesson.h"
 
 #include "core/export.h"
+#include "core/grad_sync.h"
 #include "core/skill.h"
 
 #include <cstdio>
@@ -66,20 +67,21 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
 {
     validate(options.equivalence);
     validate(options.sweep);
-    if (options.write)
+    const bool write = options.write && (!options.sync || options.sync->rank() == 0);
+    if (write)
         requireWritableDir(options.outDir);
 
     out << "equivalence check (full batch vs accumulated)\n";
-    const EquivalenceResult eq = runEquivalence(options.equivalence, cancel);
+    const EquivalenceResult eq = runEquivalence(options.equivalence, cancel, options.sync);
     out << toJson(eq).dump(2) << "\n";
     if (!eq.holds) {
         err << "equivalence does not hold: " << eq.cause() << "\n";
         return 1;
     }
     out << "equivalence holds. running sweep...\n";
-    const SweepResult sweep = runSweep(options.sweep, observer, cancel);
+    const SweepResult sweep = runSweep(options.sweep, observer, cancel, options.sync);
     out << sweepTable(sweep);
-    if (options.write) {
+    if (write) {
         const ExportPaths paths = writeExports(options.outDir, sweep, eq);
         out << "wrote " << paths.curve.string() << "\n";
         out << "wrote " << paths.skill.string() << "\n";

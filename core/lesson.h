@@ -6,6 +6,7 @@
 #include "core/sweep.h"
 
 #include <filesystem>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -19,6 +20,9 @@ struct LessonOptions {
     SweepConfig sweep;
     bool write = true;
     std::filesystem::path outDir = "outputs";
+    // This rank's process group when sweep.base.worldSize > 1 (joinProcessGroup); only rank 0
+    // writes the exports.
+    std::shared_ptr<GradSync> sync;
 };
 
 // The table the lesson prints: eff_batch accum micro sps median_ms syncs loss.

@@ -46,11 +46,11 @@ double SweepResult::plateauSamplesPerSec() const
 }
 
 SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineObserver *observer,
-                         const CancelToken *cancel)
+                         const CancelToken *cancel, std::shared_ptr<GradSync> sync)
 {
     AccumConfig c = config.base;
     c.accumSteps = accumSteps;
-    AccumEngine engine(c);
+    AccumEngine engine(c, std::move(sync));
 
     SweepPoint p;
     p.accumSteps = accumSteps;
@@ -66,6 +66,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
         engine.step(nullptr, cancel);
     const int64_t syncBefore = engine.syncCalls();
     const int64_t microBefore = engine.microBatches();
+    const SyncStats collectivesBefore = engine.syncStats();
 
     std::vector<double> stepMs;
     stepMs.reserve(config.numSteps);
@@ -89,6 +90,10 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
     p.steps = static_cast<int64_t>(stepMs.size());
     p.syncCalls = engine.syncCalls() - syncBefore;
     p.microBatches = engine.microBatches() - microBefore;
+    const SyncStats collectives = engine.syncStats() - collectivesBefore;
+    p.allreduceCalls = collectives.collectives;
+    p.allreduceBytes = collectives.bytes;
+    p.allreduceMs = collectives.ms;
     p.optimizerStateStep = engine.optimizerStateStep();
     p.samplesPerSec = p.wallS > 0.0 ? static_cast<double>(p.steps * p.effectiveBatch) / p.wallS : 0.0;
     p.medianStepMs = median(stepMs);
@@ -100,7 +105,8 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
     return p;
 }
 
-SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const CancelToken *cancel)
+SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const CancelToken *cancel,
+                     std::shared_ptr<GradSync> sync)
 {
     validate(config);
     applyThreads(config.threads);
@@ -109,7 +115,7 @@ SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const 
     for (size_t i = 0; i < config.accumGrid.size(); ++i) {
         if (observer)
             observer->onSweepPointStarted(static_cast<int64_t>(i), config.accumGrid[i]);
-        result.points.push_back(runSweepPoint(config, config.accumGrid[i], observer, cancel));
+        result.points.push_back(runSweepPoint(config, config.accumGrid[i], observer, cancel, sync));
         if (observer)
             observer->onSweepPoint(result.points.back());
     }

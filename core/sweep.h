@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "core/observer.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct SweepPoint {
     int64_t steps = 0;         // timed optimizer steps
     // AccumLab's additions.
     int64_t worldSize = 1;
+    int64_t allreduceCalls = 0; // collectives issued during the timed steps (0 with one rank)
+    int64_t allreduceBytes = 0; // bytes all-reduced during the timed steps
+    double allreduceMs = 0.0;   // wall time spent in those collectives
     int64_t microBatches = 0;  // timed micro-batches
     int64_t optimizerStateStep = 0;
     int64_t warmupSteps = 0;
@@ -44,12 +48,17 @@ struct SweepResult {
 // What the timed region of every point contains (written into the JSON).
 extern const char *const kTimedRegion;
 
+class GradSync;
+
 // Runs the sweep point by point; observer->onSweepPoint after each. Throws Cancelled.
+// With config.base.worldSize > 1, `sync` is this rank's process group (joinProcessGroup) and
+// every rank runs the same sweep; each point's model is synced through it.
 SweepResult runSweep(const SweepConfig &config, EngineObserver *observer = nullptr,
-                     const CancelToken *cancel = nullptr);
+                     const CancelToken *cancel = nullptr, std::shared_ptr<GradSync> sync = nullptr);
 
 // Runs one point of a sweep (the unit the GUI and the benchmark reuse).
 SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps,
-                         EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+                         EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr,
+                         std::shared_ptr<GradSync> sync = nullptr);
 
 } // namespace accumlab

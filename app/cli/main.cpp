@@ -4,14 +4,20 @@
 //   accumlab-cli experiment ID   a guided experiment: measured values and a verdict per claim (--json: one
 //                                JSON object); exit 0 whenever it ran, since the teaching-bug experiments
 //                                show a failing claim on purpose; `experiment list` lists the ids
-// Bad input: one line on stderr, exit 2, nothing written.
+// Both take --world-size N: N rank processes on loopback (this program re-started with
+// torchrun's environment); a process started with RANK and WORLD_SIZE set is one rank.
+// Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
+// or loses one mid-run: exit 3.
 #include "core/device.h"
 #include "core/experiments.h"
+#include "core/distributed.h"
 #include "core/export.h"
 #include "core/lesson.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 using namespace accumlab;
@@ -39,6 +45,12 @@ struct SweepFlags {
     int threads = 0;
     std::string model = "lesson";
     std::string labels = "teacher";
+};
+
+struct DistFlags {
+    int64_t worldSize = 1;
+    int masterPort = 0; // 0: a free port
+    double timeoutS = kDefaultDistTimeoutS;
 };
 
 struct EquivalenceFlags {
@@ -93,6 +105,20 @@ LessonOptions lessonOptions(const SweepFlags &f)
     return o;
 }
 
+// The main job over `world` ranks: the sweep's effective batch is micro x accum x world, and
+// the equivalence fixture splits its batch of 16 over the ranks too; where 16 does not divide
+// into accum_steps x world it takes micro-batches of 4 (e.g. 48 samples for 3 ranks).
+void setWorld(LessonOptions &o, int64_t world)
+{
+    o.sweep.base.worldSize = world;
+    validate(o.sweep);
+    EquivalenceConfig &e = o.equivalence;
+    e.worldSize = world;
+    if (e.bigBatch % (e.accumSteps * world) != 0)
+        e.bigBatch = e.accumSteps * world * 4;
+    validate(e);
+}
+
 EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f)
 {
     EquivalenceConfig c;
@@ -111,6 +137,81 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f)
     validate(c);
     resolveDevice(c.device);
     return c;
+}
+
+void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
+{
+    world = cmd.add_option("--world-size", d.worldSize, "data-parallel ranks started on this machine (1 to 64)")
+                ->capture_default_str();
+    cmd.add_option("--master-port", d.masterPort, "rendezvous port on 127.0.0.1 (default: a free one)");
+    cmd.add_option("--dist-timeout", d.timeoutS, "seconds a rank waits for its peers before failing")
+        ->capture_default_str();
+}
+
+[[noreturn]] void exitNow(int code)
+{
+    // A rank leaves without running destructors: after a failed collective the process
+    // group's threads may still wait on a dead peer.
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(code);
+}
+
+// One rank (started by the launcher below, by torchrun or by hand): joins the group, runs
+// the job; rank 0 prints and writes, the others stay quiet.
+int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, const SweepFlags &s)
+{
+    std::ostream quiet(nullptr);
+    const std::string who = "rank " + std::to_string(d.rank) + ": ";
+    try {
+        EquivalenceConfig eq;
+        LessonOptions lesson;
+        if (equivalence) {
+            eq = equivalenceConfig(e);
+            eq.worldSize = d.worldSize;
+            validate(eq);
+            d.cuda = resolveDevice(eq.device).rfind("cuda", 0) == 0;
+        } else {
+            lesson = lessonOptions(s);
+            setWorld(lesson, d.worldSize);
+            d.cuda = resolveDevice(lesson.sweep.base.device).rfind("cuda", 0) == 0;
+        }
+        const bool lead = d.rank == 0;
+        auto sync = joinProcessGroup(d);
+        if (equivalence) {
+            const EquivalenceResult r = runEquivalence(eq, nullptr, sync);
+            if (lead) {
+                std::cout << toJson(r).dump(2) << std::endl;
+                if (!r.holds)
+                    std::cerr << "equivalence does not hold: " << r.cause() << "\n";
+            }
+            exitNow(!r.holds && lead ? kExitFails : 0); // rank 0 gives the verdict
+        }
+        lesson.sync = sync;
+        const int code = runLesson(lesson, lead ? std::cout : quiet, lead ? std::cerr : quiet);
+        exitNow(lead ? code : 0);
+    } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
+        exitNow(kExitBadInput);
+    } catch (const std::exception &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        exitNow(kExitDistributed);
+    }
+}
+
+// Starts `world` ranks of this program with the same arguments and waits for them.
+int launchRanks(const DistFlags &d, int argc, char **argv)
+{
+    LaunchOptions lo;
+    lo.worldSize = d.worldSize;
+    lo.masterPort = d.masterPort;
+    lo.timeoutS = d.timeoutS;
+    const LaunchResult r =
+        launchLocalRanks(std::filesystem::read_symlink("/proc/self/exe"), {argv + 1, argv + argc}, lo);
+    // Rank 0's "does not hold" is a verdict it already explained, not a failure of the ranks.
+    if (r.exitCode != 0 && !(r.exitCode == kExitFails && r.failedRank == 0))
+        std::cerr << "accumlab-cli: error: " << r.failure << "\n";
+    return r.exitCode;
 }
 
 struct ExperimentFlags {
@@ -194,6 +295,12 @@ int main(int argc, char **argv)
     expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")
         ->capture_default_str();
 
+    DistFlags d;
+    CLI::Option *worldOpt = nullptr;
+    CLI::Option *eqWorldOpt = nullptr;
+    addDistOptions(app, d, worldOpt);
+    addDistOptions(*eqCmd, d, eqWorldOpt);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &ex) {
@@ -208,6 +315,35 @@ int main(int argc, char **argv)
     try {
         if (expCmd->parsed())
             return runExperimentCommand(x);
+        // A rank (torchrun's environment), a launcher of ranks, or one process.
+        if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
+            throw ConfigError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
+                              std::to_string(d.worldSize));
+        if (!(d.timeoutS > 0.0))
+            throw ConfigError("--dist-timeout must be positive");
+        if (auto rank = distributedOptionsFromEnv(d.timeoutS)) {
+            const bool worldGiven = (eqCmd->parsed() ? eqWorldOpt : worldOpt)->count() > 0;
+            if (worldGiven && d.worldSize != rank->worldSize)
+                throw ConfigError("--world-size " + std::to_string(d.worldSize) + " disagrees with WORLD_SIZE=" +
+                                  std::to_string(rank->worldSize));
+            return runRank(*rank, eqCmd->parsed(), e, s);
+        }
+        if (d.worldSize > 1) {
+            // Bad input is refused here, once, before any rank starts.
+            if (eqCmd->parsed()) {
+                EquivalenceConfig c = equivalenceConfig(e);
+                c.worldSize = d.worldSize;
+                validate(c);
+            } else {
+                LessonOptions o = lessonOptions(s);
+                setWorld(o, d.worldSize);
+                if (d.masterPort != 0)
+                    requirePortFree("127.0.0.1", d.masterPort); // before the out-dir is created
+                if (o.write)
+                    requireWritableDir(o.outDir);
+            }
+            return launchRanks(d, argc, argv);
+        }
         if (eqCmd->parsed()) {
             const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
             std::cout << toJson(r).dump(2) << std::endl;
@@ -222,6 +358,9 @@ int main(int argc, char **argv)
     } catch (const ConfigError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;
+    } catch (const DistributedError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitDistributed;
     } catch (const std::exception &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;

@@ -1,0 +1,627 @@
+// Data-parallel ranks over LibTorch's c10d, and the local launcher.
+//
+// C10dSync: a c10d::TCPStore for rendezvous (rank 0 serves it), then a c10d process group:
+// ProcessGroupGloo for CPU tensors, ProcessGroupNCCL for CUDA tensors when LibTorch was
+// built with it (USE_C10D_NCCL). One all-reduce per sync of the one flat gradient buffer.
+// launchLocalRanks: fork/execve of N copies of a program with torchrun's environment, a
+// poll loop that stops the survivors when one rank fails. Not for: ranks on several hosts
+// (start each rank there with torchrun's variables; see the README).
+#include "core/distributed.h"
+
+#include "core/c10d_sync.h"
+#include "core/export.h"
+#include "core/lesson.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+#ifdef C10_USE_GLOG
+#include <glog/logging.h>
+#endif
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace accumlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Grace between SIGTERM and SIGKILL when the launcher stops the surviving ranks.
+constexpr auto kStopGrace = std::chrono::seconds(3);
+// How often the launcher looks at its ranks (and at the cancel token).
+constexpr auto kPollInterval = std::chrono::milliseconds(20);
+
+// The first line of an exception's message, without LibTorch's C++ backtrace.
+std::string firstLine(const std::exception &e)
+{
+    const auto *c10 = dynamic_cast<const c10::Error *>(&e);
+    std::string s = c10 ? c10->what_without_backtrace() : e.what();
+    const auto nl = s.find('\n');
+    if (nl != std::string::npos)
+        s.resize(nl);
+    return s;
+}
+
+bool contains(const std::string &s, const char *needle) { return s.find(needle) != std::string::npos; }
+
+// c10d logs its socket retries and timeouts itself (through glog in Debian's LibTorch 1.13,
+// through c10's own logger in the 2.x wheels); the rank reports the failure once, as a
+// sentence, so only fatal library messages stay. GLOG_minloglevel, when set, wins.
+void quietLibraryLogging()
+{
+    if (std::getenv("GLOG_minloglevel"))
+        return;
+#ifdef C10_USE_GLOG
+    FLAGS_minloglevel = google::GLOG_FATAL;
+#else
+    c10::FLAGS_caffe2_log_level = 3; // c10's FATAL
+#endif
+}
+
+bool isLoopback(const std::string &addr)
+{
+    return addr == "localhost" || addr.rfind("127.", 0) == 0 || addr == "::1";
+}
+
+std::string seconds(double s)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", s);
+    return buf;
+}
+
+int64_t envInt(const char *name, const std::string &text)
+{
+    int64_t v = 0;
+    size_t used = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size())
+        throw ConfigError(std::string(name) + "='" + text + "' is not a whole number");
+    return v;
+}
+
+std::optional<std::string> env(const char *name)
+{
+    const char *v = std::getenv(name);
+    if (!v)
+        return std::nullopt;
+    return std::string(v);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+void validate(const DistributedOptions &o)
+{
+    if (o.worldSize < 1 || o.worldSize > kMaxWorldSize)
+        throw ConfigError("world size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
+                          std::to_string(o.worldSize));
+    if (o.rank < 0 || o.rank >= o.worldSize)
+        throw ConfigError("rank " + std::to_string(o.rank) + " is outside the world of " +
+                          std::to_string(o.worldSize) + " ranks (RANK must be 0 to WORLD_SIZE-1)");
+    if (o.localRank < 0)
+        throw ConfigError("LOCAL_RANK must not be negative, got " + std::to_string(o.localRank));
+    if (o.masterPort < 1 || o.masterPort > 65535)
+        throw ConfigError("master port must be between 1 and 65535, got " + std::to_string(o.masterPort));
+    if (o.masterAddr.empty())
+        throw ConfigError("MASTER_ADDR is empty");
+    if (!(o.timeoutS > 0.0) || o.timeoutS > 24 * 3600.0)
+        throw ConfigError("the distributed timeout must be between 0 and 86400 seconds, got " + seconds(o.timeoutS));
+}
+
+std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS)
+{
+    const auto rank = env("RANK");
+    const auto world = env("WORLD_SIZE");
+    if (!rank && !world)
+        return std::nullopt;
+    if (!rank || !world)
+        throw ConfigError(std::string(rank ? "RANK is set but WORLD_SIZE is not" : "WORLD_SIZE is set but RANK is not") +
+                          " (a rank needs both)");
+    DistributedOptions o;
+    o.rank = envInt("RANK", *rank);
+    o.worldSize = envInt("WORLD_SIZE", *world);
+    o.localRank = env("LOCAL_RANK") ? envInt("LOCAL_RANK", *env("LOCAL_RANK")) : o.rank;
+    if (const auto addr = env("MASTER_ADDR"))
+        o.masterAddr = *addr;
+    if (const auto port = env("MASTER_PORT"))
+        o.masterPort = static_cast<int>(std::clamp<int64_t>(envInt("MASTER_PORT", *port), -1, 70000));
+    o.timeoutS = timeoutS;
+    validate(o);
+    return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// C10dSync
+
+FaultPlan FaultPlan::fromEnv()
+{
+    FaultPlan f;
+    if (const auto r = env("ACCUMLAB_FAULT_RANK")) {
+        f.rank = envInt("ACCUMLAB_FAULT_RANK", *r);
+        f.after = env("ACCUMLAB_FAULT_AFTER") ? envInt("ACCUMLAB_FAULT_AFTER", *env("ACCUMLAB_FAULT_AFTER")) : 0;
+        f.hang = env("ACCUMLAB_FAULT_MODE").value_or("kill") == "hang";
+    }
+    return f;
+}
+
+C10dSync::C10dSync(const DistributedOptions &options)
+    : m_options(options),
+      m_timeout(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutS * 1000.0))),
+      m_fault(FaultPlan::fromEnv())
+{
+    validate(options);
+    quietLibraryLogging();
+    const std::string where = options.masterAddr + ":" + std::to_string(options.masterPort);
+    const std::string who = "rank " + std::to_string(options.rank) + " of " + std::to_string(options.worldSize);
+    const std::string noMeeting = who + ": the " + std::to_string(options.worldSize) + " ranks did not all meet at " +
+                                  where + " within " + seconds(options.timeoutS) +
+                                  " (a rank is missing, or was started with another WORLD_SIZE or MASTER_PORT): ";
+    try {
+        c10d::TCPStoreOptions so;
+        so.port = static_cast<std::uint16_t>(options.masterPort);
+        so.isServer = options.rank == 0;
+        so.numWorkers = static_cast<std::size_t>(options.worldSize);
+        so.waitWorkers = true; // the constructor returns once every rank has checked in
+        so.timeout = m_timeout;
+        m_store = c10::make_intrusive<c10d::TCPStore>(options.masterAddr, so);
+    } catch (const std::exception &e) {
+        const std::string cause = firstLine(e);
+        if (options.rank == 0 && (contains(cause, "in use") || contains(cause, "failed to listen")))
+            throw DistributedError(who + ": cannot serve the rendezvous store on " + where +
+                                   ": the port is busy (" + cause + ")");
+        throw DistributedError(noMeeting + cause);
+    }
+
+    try {
+#ifdef USE_C10D_NCCL
+        if (options.cuda) {
+            auto o = c10d::ProcessGroupNCCL::Options::create();
+            o->timeout = m_timeout;
+            m_group = c10::make_intrusive<c10d::ProcessGroupNCCL>(m_store, static_cast<int>(options.rank),
+                                                                  static_cast<int>(options.worldSize), o);
+            m_backendName = "nccl";
+            return;
+        }
+#endif
+        auto o = c10d::ProcessGroupGloo::Options::create(m_timeout);
+        // Loopback ranks talk over 127.0.0.1; ranks on several hosts use the interface named by
+        // GLOO_SOCKET_IFNAME (as PyTorch does) or the one this host's name resolves to.
+        if (isLoopback(options.masterAddr))
+            o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+        else if (const auto ifname = env("GLOO_SOCKET_IFNAME"))
+            o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(*ifname));
+        else
+            o->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+        m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(m_store, static_cast<int>(options.rank),
+                                                              static_cast<int>(options.worldSize), o);
+    } catch (const std::exception &e) {
+        throw DistributedError(noMeeting + m_backendName + ": " + firstLine(e));
+    }
+}
+
+C10dSync::~C10dSync() = default;
+
+void C10dSync::allReduceMean(torch::Tensor &flatGrad)
+{
+    if (m_fault.rank == m_options.rank && m_stats.collectives >= m_fault.after) {
+        if (!m_fault.hang)
+            ::raise(SIGKILL);
+        for (;;)
+            std::this_thread::sleep_for(std::chrono::hours(1));
+    }
+    const int64_t bytes = flatGrad.numel() * static_cast<int64_t>(flatGrad.element_size());
+    const auto t0 = Clock::now();
+    try {
+        std::vector<at::Tensor> tensors{flatGrad}; // shares flatGrad's storage: reduced in place
+        c10d::AllreduceOptions opts;
+        opts.reduceOp = c10d::ReduceOp::SUM;
+        opts.timeout = m_timeout;
+        auto work = m_group->allreduce(tensors, opts);
+        // Work::wait(timeout) throws when the timeout passes or the collective failed.
+        if (!work->wait(m_timeout))
+            throw std::runtime_error("the all-reduce did not complete");
+        flatGrad.div_(static_cast<double>(m_options.worldSize));
+        if (flatGrad.is_cuda())
+            torch::cuda::synchronize(); // the clock reads the collective, not its launch
+    } catch (const std::exception &e) {
+        const std::string cause = firstLine(e);
+        const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+        std::string why;
+        if (contains(cause, "imed out") || contains(cause, "imeout"))
+            why = "no answer from a peer within " + seconds(m_options.timeoutS) + " (a rank hung or died)";
+        else if (contains(cause, "losed") || contains(cause, "reset by peer") || contains(cause, "roken pipe") ||
+                 contains(cause, "refused"))
+            why = "a peer rank closed its connection (it died or was stopped)";
+        else
+            why = "the collective failed";
+        char head[160];
+        std::snprintf(head, sizeof head, "rank %lld: all-reduce %lld failed after %.1f s: ",
+                      static_cast<long long>(m_options.rank), static_cast<long long>(m_stats.collectives + 1), waited);
+        throw DistributedError(head + why + " [" + std::string(m_backendName) + ": " + cause + "]");
+    }
+    m_stats.collectives += 1;
+    m_stats.bytes += bytes;
+    m_stats.ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::shared_ptr<GradSync> joinProcessGroup(const DistributedOptions &options)
+{
+    validate(options);
+    if (options.worldSize == 1)
+        return std::make_shared<LocalSync>();
+    return std::make_shared<C10dSync>(options);
+}
+
+SyncStats syncStats(const GradSync &sync) { return sync.stats(); }
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+
+namespace {
+
+// Binds addr:port (0 = any free port); returns the bound port or -errno.
+int tryBind(const std::string &addr, int port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(static_cast<uint16_t>(port));
+    if (::inet_pton(AF_INET, addr == "localhost" ? "127.0.0.1" : addr.c_str(), &sa.sin_addr) != 1) {
+        ::close(fd);
+        return -EINVAL;
+    }
+    int result = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa) != 0 || ::listen(fd, 1) != 0) {
+        result = -errno;
+    } else {
+        socklen_t len = sizeof sa;
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&sa), &len);
+        result = ntohs(sa.sin_port);
+    }
+    ::close(fd);
+    return result;
+}
+
+} // namespace
+
+int pickFreePort(const std::string &addr)
+{
+    const int port = tryBind(addr, 0);
+    if (port <= 0)
+        throw DistributedError("cannot find a free port on " + addr + ": " + std::strerror(-port));
+    return port;
+}
+
+void requirePortFree(const std::string &addr, int port)
+{
+    if (port < 1 || port > 65535)
+        throw ConfigError("master port must be between 1 and 65535, got " + std::to_string(port));
+    const int r = tryBind(addr, port);
+    if (r == -EADDRINUSE)
+        throw ConfigError("master port " + std::to_string(port) + " on " + addr +
+                          " is busy; pick another with --master-port or leave it out to use a free one");
+    if (r < 0)
+        throw ConfigError("cannot use master port " + std::to_string(port) + " on " + addr + ": " + std::strerror(-r));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launcher
+
+namespace {
+
+struct Child {
+    pid_t pid = -1;
+    bool done = false;
+    int status = 0;
+};
+
+// The environment of a rank: ours minus torchrun's variables, plus this rank's.
+std::vector<std::string> environmentWithoutRank()
+{
+    static const char *const kOwned[] = {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=",
+                                         "MASTER_ADDR=", "MASTER_PORT=", "GROUP_RANK="};
+    std::vector<std::string> out;
+    for (char **e = environ; e && *e; ++e) {
+        bool owned = false;
+        for (const char *k : kOwned)
+            owned = owned || std::strncmp(*e, k, std::strlen(k)) == 0;
+        if (!owned)
+            out.emplace_back(*e);
+    }
+    return out;
+}
+
+std::vector<std::string> rankEnvironment(int64_t rank, int64_t world, int port)
+{
+    std::vector<std::string> out = environmentWithoutRank();
+    out.push_back("RANK=" + std::to_string(rank));
+    out.push_back("LOCAL_RANK=" + std::to_string(rank));
+    out.push_back("WORLD_SIZE=" + std::to_string(world));
+    out.push_back("LOCAL_WORLD_SIZE=" + std::to_string(world));
+    out.push_back("GROUP_RANK=0");
+    out.push_back("MASTER_ADDR=127.0.0.1");
+    out.push_back("MASTER_PORT=" + std::to_string(port));
+    return out;
+}
+
+std::vector<char *> pointers(std::vector<std::string> &strings)
+{
+    std::vector<char *> p;
+    for (auto &s : strings)
+        p.push_back(s.data());
+    p.push_back(nullptr);
+    return p;
+}
+
+std::string lastLine(const std::filesystem::path &file)
+{
+    std::ifstream in(file);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+            last = line;
+    return last;
+}
+
+std::string describe(int status)
+{
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return "was killed by signal " + std::to_string(sig) + " (" + ::strsignal(sig) + ")";
+    }
+    return "exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+bool failed(int status) { return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0); }
+
+void stopAll(std::vector<Child> &children)
+{
+    for (auto &c : children)
+        if (!c.done)
+            ::kill(c.pid, SIGTERM);
+    const auto deadline = Clock::now() + kStopGrace;
+    for (;;) {
+        bool running = false;
+        for (auto &c : children) {
+            if (c.done)
+                continue;
+            if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid)
+                c.done = true;
+            else
+                running = true;
+        }
+        if (!running)
+            return;
+        if (Clock::now() >= deadline)
+            break;
+        std::this_thread::sleep_for(kPollInterval);
+    }
+    for (auto &c : children)
+        if (!c.done) {
+            ::kill(c.pid, SIGKILL);
+            ::waitpid(c.pid, &c.status, 0);
+            c.done = true;
+        }
+}
+
+// Starts one child per entry of `envs` (`exe args...` with that environment; its output to
+// logDir/logNames[i] when logDir is set), waits for them, stops the survivors when one fails.
+LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::string> &args,
+                       std::vector<std::vector<std::string>> envStrings, const std::filesystem::path &logDir,
+                       const std::vector<std::string> &logNames, const std::string &unit, const CancelToken *cancel)
+{
+    // Everything the children need is built before fork(): after it only async-signal-safe calls.
+    std::vector<std::string> argvStrings{exe.string()};
+    argvStrings.insert(argvStrings.end(), args.begin(), args.end());
+    auto argv = pointers(argvStrings);
+    std::vector<std::vector<char *>> envs;
+    for (auto &e : envStrings)
+        envs.push_back(pointers(e));
+    std::vector<int> logFds;
+    for (size_t i = 0; i < envStrings.size(); ++i) {
+        int fd = -1;
+        if (!logDir.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(logDir, ec);
+            const auto log = logDir / logNames[i];
+            fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                const int err = errno;
+                for (int f : logFds)
+                    ::close(f);
+                throw DistributedError("cannot write the log " + log.string() + ": " + std::strerror(err));
+            }
+        }
+        logFds.push_back(fd);
+    }
+
+    const pid_t parent = ::getpid();
+    std::vector<Child> children(envStrings.size());
+    std::string startError;
+    for (size_t r = 0; r < envStrings.size(); ++r) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // a child never outlives its launcher
+            if (::getppid() != parent)
+                ::_exit(kExitDistributed);
+            if (logFds[r] >= 0) {
+                ::dup2(logFds[r], STDOUT_FILENO);
+                ::dup2(logFds[r], STDERR_FILENO);
+            }
+            ::execve(argv[0], argv.data(), envs[r].data());
+            ::_exit(127);
+        }
+        if (pid < 0) {
+            startError = "cannot start " + unit + " " + std::to_string(r) + ": " + std::strerror(errno);
+            break;
+        }
+        children[r].pid = pid;
+    }
+    for (int f : logFds)
+        if (f >= 0)
+            ::close(f);
+    if (!startError.empty()) {
+        children.erase(std::remove_if(children.begin(), children.end(), [](const Child &c) { return c.pid < 0; }),
+                       children.end());
+        stopAll(children);
+        throw DistributedError(startError);
+    }
+
+    LaunchResult result;
+    for (;;) {
+        if (cancel && cancel->cancelled()) {
+            stopAll(children);
+            throw Cancelled{};
+        }
+        bool running = false;
+        int64_t firstFailure = -1;
+        for (size_t r = 0; r < children.size(); ++r) {
+            Child &c = children[r];
+            if (c.done)
+                continue;
+            if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid) {
+                c.done = true;
+                // Of children that ended in the same poll, a killed one is the likelier root cause.
+                if (failed(c.status) &&
+                    (firstFailure < 0 || (WIFSIGNALED(c.status) && !WIFSIGNALED(children[firstFailure].status))))
+                    firstFailure = static_cast<int64_t>(r);
+            } else {
+                running = true;
+            }
+        }
+        if (firstFailure >= 0) {
+            const int status = children[firstFailure].status;
+            const std::string name = unit == "rank" ? unit + " " + std::to_string(firstFailure) : unit;
+            result.failedRank = firstFailure;
+            result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : kExitDistributed;
+            result.failure = result.exitCode == 127 ? name + " could not start " + exe.string()
+                                                    : name + " " + describe(status);
+            if (!logDir.empty()) {
+                const std::string line = lastLine(logDir / logNames[firstFailure]);
+                if (!line.empty())
+                    result.failure += ": " + line;
+            }
+            const bool othersRunning =
+                std::any_of(children.begin(), children.end(), [](const Child &c) { return !c.done; });
+            stopAll(children);
+            if (othersRunning)
+                result.failure += "; the other ranks were stopped";
+            return result;
+        }
+        if (!running)
+            return result;
+        std::this_thread::sleep_for(kPollInterval);
+    }
+}
+
+} // namespace
+
+LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vector<std::string> &args,
+                              const LaunchOptions &options, const CancelToken *cancel)
+{
+    if (options.worldSize < 1 || options.worldSize > kMaxWorldSize)
+        throw ConfigError("world size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
+                          std::to_string(options.worldSize));
+    int port = options.masterPort;
+    if (port == 0)
+        port = pickFreePort();
+    else
+        requirePortFree("127.0.0.1", port);
+    std::vector<std::vector<std::string>> envs;
+    std::vector<std::string> logs;
+    for (int64_t r = 0; r < options.worldSize; ++r) {
+        envs.push_back(rankEnvironment(r, options.worldSize, port));
+        logs.push_back("rank-" + std::to_string(r) + ".log");
+    }
+    return supervise(exe, args, std::move(envs), options.logDir, logs, "rank", cancel);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sweep on local ranks, for a viewer
+
+std::vector<std::string> sweepCliArgs(const SweepConfig &config)
+{
+    validate(config);
+    const AccumConfig &b = config.base;
+    if (b.shape)
+        throw ConfigError("a custom model shape cannot be passed to accumlab-cli; use a preset");
+    std::string grid;
+    for (int64_t a : config.accumGrid) {
+        if (!grid.empty())
+            grid += ',';
+        grid += std::to_string(a);
+    }
+    char lr[64];
+    std::snprintf(lr, sizeof lr, "%.17g", b.optimizer.lr);
+    std::vector<std::string> args{"--model",       toString(b.preset),
+                                  "--micro-batch", std::to_string(b.microBatch),
+                                  "--accum-grid",  grid,
+                                  "--num-steps",   std::to_string(config.numSteps),
+                                  "--warmup-steps", std::to_string(config.warmupSteps),
+                                  "--seed",        std::to_string(b.seed),
+                                  "--lr",          lr,
+                                  "--optimizer",   toString(b.optimizer.kind),
+                                  "--scaling",     toString(b.scaling),
+                                  "--no-sync",     b.noSync ? "on" : "off",
+                                  "--dtype",       toString(b.dtype),
+                                  "--device",      toString(b.device),
+                                  "--threads",     std::to_string(config.threads),
+                                  "--labels",      toString(b.labels),
+                                  "--world-size",  std::to_string(b.worldSize)};
+    if (b.stepEveryMicro)
+        args.push_back("--step-every-micro");
+    return args;
+}
+
+SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepConfig &config,
+                                 const std::filesystem::path &workDir, double timeoutS, EngineObserver *observer,
+                                 const CancelToken *cancel)
+{
+    std::vector<std::string> args = sweepCliArgs(config);
+    char timeout[32];
+    std::snprintf(timeout, sizeof timeout, "%g", timeoutS);
+    args.insert(args.end(), {"--out-dir", workDir.string(), "--dist-timeout", timeout});
+    // accumlab-cli is the launcher here (it starts and supervises the ranks itself), so it runs
+    // as one plain child without torchrun's variables; its output, the ranks' included, is logged.
+    std::filesystem::remove(workDir / kCurveFileName);
+    const LaunchResult r = supervise(cli, args, {environmentWithoutRank()}, workDir / "logs", {"accumlab-cli.log"},
+                                     "accumlab-cli", cancel);
+    if (r.exitCode != 0)
+        throw DistributedError(r.failure);
+    std::ifstream in(workDir / kCurveFileName);
+    if (!in)
+        throw DistributedError("accumlab-cli finished but wrote no " + (workDir / kCurveFileName).string());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    SweepResult result;
+    result.config = config;
+    result.points = parseCurveJson(text).points;
+    if (observer)
+        for (const auto &p : result.points)
+            observer->onSweepPoint(p);
+    return result;
+}
+
+} // namespace accumlab

@@ -1,0 +1,120 @@
+// Data-parallel ranks: how a process learns its rank, joins the others, and how one
+// accumlab-cli starts N ranks on this machine.
+//
+// A rank reads torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
+// LOCAL_RANK), meets the others through a c10d TCPStore served by rank 0 and all-reduces
+// over a c10d process group (Gloo on CPU; NCCL on CUDA where LibTorch was built with it).
+// The collectives are LibTorch's own: nothing here moves gradients over home-made sockets.
+// Every wait is bounded by a timeout, so a rank that dies or hangs turns into an error on
+// the others, never a hang.
+//
+// Plain C++ (no torch, no Qt): the desktop app's worker includes this header.
+// Not for: choosing a CUDA device per rank (every rank uses the engine's device).
+#pragma once
+
+#include "core/config.h"
+#include "core/observer.h"
+#include "core/sweep.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+class GradSync;
+
+// A rendezvous, collective or launch failure; the message is one sentence that names the rank.
+class DistributedError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What a process group has issued: all-reduces, the bytes they carried, the time spent in them.
+struct SyncStats {
+    int64_t collectives = 0;
+    int64_t bytes = 0;
+    double ms = 0.0; // wall time from issuing each all-reduce to its completion, division included
+    SyncStats operator-(const SyncStats &before) const
+    {
+        return {collectives - before.collectives, bytes - before.bytes, ms - before.ms};
+    }
+};
+
+// Default bound on every rendezvous and collective wait.
+constexpr double kDefaultDistTimeoutS = 30.0;
+// torchrun's default rendezvous port.
+constexpr int kDefaultMasterPort = 29500;
+
+struct DistributedOptions {
+    int64_t rank = 0;
+    int64_t worldSize = 1;
+    int64_t localRank = 0;
+    std::string masterAddr = "127.0.0.1";
+    int masterPort = kDefaultMasterPort;
+    double timeoutS = kDefaultDistTimeoutS;
+    bool cuda = false; // the gradients live on CUDA: NCCL where compiled in, Gloo otherwise
+};
+
+// Throws ConfigError naming the first bad field (rank outside [0, world), port, timeout).
+void validate(const DistributedOptions &);
+
+// Reads torchrun's environment. nullopt when neither RANK nor WORLD_SIZE is set; ConfigError
+// when one is set without the other or a value does not parse. MASTER_ADDR defaults to
+// 127.0.0.1, MASTER_PORT to 29500, LOCAL_RANK to RANK.
+std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS = kDefaultDistTimeoutS);
+
+// Rendezvous (rank 0 serves the TCPStore) and the process group. Blocks until all
+// worldSize ranks have joined or the timeout passes. Throws DistributedError.
+std::shared_ptr<GradSync> joinProcessGroup(const DistributedOptions &options);
+
+// Collectives issued so far by a process group (zero for a single process).
+SyncStats syncStats(const GradSync &sync);
+
+// A free TCP port on `addr`, found by binding port 0. Throws DistributedError.
+int pickFreePort(const std::string &addr = "127.0.0.1");
+// Throws ConfigError when `port` on `addr` cannot be bound (busy or reserved).
+void requirePortFree(const std::string &addr, int port);
+
+struct LaunchOptions {
+    int64_t worldSize = 2;
+    int masterPort = 0;                  // 0: pick a free one
+    double timeoutS = kDefaultDistTimeoutS;
+    std::filesystem::path logDir;        // empty: ranks inherit stdout/stderr; else rank-R.log there
+};
+
+struct LaunchResult {
+    int exitCode = 0;         // the first failing rank's exit code (3 for a signal), else 0
+    int64_t failedRank = -1;
+    std::string failure;      // one sentence when a rank failed, "" otherwise
+};
+
+// Exit code of a rank that failed on rendezvous or a collective, and of a rank that died.
+constexpr int kExitDistributed = 3;
+
+// Starts worldSize copies of `exe args...` on loopback with torchrun's environment set
+// (MASTER_ADDR=127.0.0.1), waits for them and returns how they ended. When one rank fails,
+// the others are stopped (SIGTERM, then SIGKILL after a grace period). When `cancel` is set
+// every rank is stopped and Cancelled is thrown. Ranks die with the launcher
+// (PR_SET_PDEATHSIG). Throws ConfigError for a busy port, DistributedError when a rank
+// cannot be started.
+LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vector<std::string> &args,
+                              const LaunchOptions &options, const CancelToken *cancel = nullptr);
+
+// accumlab-cli's arguments for the main job with this sweep (world size included). Throws
+// ConfigError for settings the CLI cannot express (a custom model shape).
+std::vector<std::string> sweepCliArgs(const SweepConfig &config);
+
+// For a viewer (the desktop app's worker): runs the sweep on config.base.worldSize local ranks
+// as child processes of `cli` (accumlab-cli), rank 0 writing into `workDir`, and returns the
+// points rank 0 wrote, with their all-reduce counters. Blocks; checks `cancel` every 50 ms and
+// throws Cancelled after stopping the ranks. observer->onSweepPoint is called for each point
+// once all are done. Throws DistributedError with the failing rank's last error line.
+SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepConfig &config,
+                                 const std::filesystem::path &workDir, double timeoutS = kDefaultDistTimeoutS,
+                                 EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+
+} // namespace accumlab
