@@ -568,11 +568,11 @@
     </message>
     <message>
         <source>&amp;Open preset…</source>
-        <translation>&amp;باز کردن پیش‌تنظیم…</translation>
+        <translation>باز کردن پیش‌تنظیم…</translation>
     </message>
     <message>
         <source>&amp;Save preset…</source>
-        <translation>&amp;ذخیره‌ی پیش‌تنظیم…</translation>
+        <translation>ذخیره‌ی پیش‌تنظیم…</translation>
     </message>
     <message>
         <source>Export accum-curve.json…</source>
@@ -588,11 +588,11 @@
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation>&amp;خروج</translation>
+        <translation>خروج</translation>
     </message>
     <message>
         <source>&amp;Classroom mode</source>
-        <translation>حالت &amp;کلاس</translation>
+        <translation>حالت کلاس</translation>
     </message>
     <message>
         <source>Controls hidden in classroom mode…</source>
@@ -600,15 +600,15 @@
     </message>
     <message>
         <source>&amp;File</source>
-        <translation>&amp;پرونده</translation>
+        <translation>پرونده</translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation>&amp;نما</translation>
+        <translation>نما</translation>
     </message>
     <message>
         <source>&amp;Language</source>
-        <translation>&amp;زبان (Language)‎</translation>
+        <translation>زبان (Language)‎</translation>
     </message>
     <message>
         <source>Latin digits (0123…)</source>
