@@ -30,12 +30,15 @@ struct LocalizedText {
 // A statement about the measured values and whether it holds.
 struct ExperimentClaim {
     std::string id;
-    std::string statement; // English sentence of what is claimed
-    std::string criterion; // how `holds` is computed from the values
+    std::string statement;   // English sentence of what is claimed
+    std::string statementFa; // the same sentence in Persian
+    std::string criterion;   // how `holds` is computed from the values (identifiers, not translated)
     bool holds = false;
     // Based on wall-clock timings: reported, but machine- and load-dependent; tests check
     // its structure, never its verdict.
     bool timing = false;
+
+    LocalizedText statementText() const { return {statement, statementFa}; }
 };
 
 struct ExperimentValue {
@@ -55,7 +58,8 @@ struct ExperimentSeries {
 struct ExperimentResult {
     std::string id;
     std::string title;
-    std::string explanation; // English paragraph explaining the measured outcome
+    std::string explanation;   // English paragraph explaining the measured outcome
+    std::string explanationFa; // the same paragraph in Persian, with the same figures
     std::vector<ExperimentValue> values;
     std::vector<ExperimentSeries> series;
     std::vector<ExperimentClaim> claims;
@@ -64,6 +68,7 @@ struct ExperimentResult {
     // The named value; throws std::out_of_range when absent.
     double value(const std::string &name) const;
     const ExperimentClaim &claim(const std::string &id) const;
+    LocalizedText explanationText() const { return {explanation, explanationFa}; }
 };
 
 struct ExperimentInfo {
@@ -96,8 +101,9 @@ const ExperimentInfo *findExperiment(const std::string &id);
 ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &options = {},
                                const CancelToken *cancel = nullptr);
 
-// {"id", "title", "values": {...}, "claims": [{"id","statement","criterion","holds","timing"}],
-//  "holds", "explanation", "series": [...]}
+// {"id", "title", "values": {...},
+//  "claims": [{"id","statement","statement_fa","criterion","holds","timing"}],
+//  "holds", "explanation", "explanation_fa", "series": [...]}
 nlohmann::ordered_json toJson(const ExperimentResult &);
 // A readable summary: title, values, each claim with its verdict, the explanation.
 std::string toText(const ExperimentResult &);

@@ -9,10 +9,13 @@
 namespace accumlab::experiments {
 
 void addValue(ExperimentResult &r, const std::string &name, double value);
-// Appends a claim and returns its verdict.
-bool addClaim(ExperimentResult &r, const std::string &id, const std::string &statement,
+// Appends a claim (its statement in English and Persian) and returns its verdict.
+bool addClaim(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
               const std::string &criterion, bool holds, bool timing = false);
 void checkCancel(const CancelToken *cancel);
+// Wraps a formula in a left-to-right isolate (LRI ... PDI) so that it keeps its reading
+// order inside a Persian sentence, e.g. ltr("2^-23").
+std::string ltr(const std::string &text);
 // printf-style formatting into a std::string.
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

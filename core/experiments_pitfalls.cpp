@@ -221,12 +221,14 @@ ExperimentResult variableLength(const ExperimentOptions &o, const CancelToken *c
 
     constexpr double kMatch = 1e-5;
     addClaim(r, "mean-over-n-differs",
-             "dividing each micro-batch's per-token mean by N is not the full batch's per-token mean: the gradients "
-             "differ far above float noise",
+             {"dividing each micro-batch's per-token mean by N is not the full batch's per-token mean: the gradients "
+              "differ far above float noise",
+              "تقسیم میانگین زیان هر توکن در هر میکروبچ بر N با میانگین زیان هر توکن در دسته‌ی کامل برابر نیست: گرادیان‌ها بسیار بیش از نویز ممیز شناور فرق دارند"},
              "float64_grad_diff_mean_over_n > 1e-4 and float32_grad_diff_mean_over_n > 1e-4",
              wrong64 > kFixedTolerance && wrong32 > kFixedTolerance);
     addClaim(r, "window-tokens-match",
-             "normalising each micro-batch's summed token loss by the window's total token count matches the full batch",
+             {"normalising each micro-batch's summed token loss by the window's total token count matches the full batch",
+              "تقسیم مجموع زیان توکن‌های هر میکروبچ بر تعداد کل توکن‌های پنجره با دسته‌ی کامل برابر است"},
              "float64_grad_diff_window_tokens < 1e-5 and float32_grad_diff_window_tokens < 1e-5",
              right64 < kMatch && right32 < kMatch);
 
@@ -239,6 +241,18 @@ ExperimentResult variableLength(const ExperimentOptions &o, const CancelToken *c
         "%.2g in float64, %.2g in float32). The token count must be known for the whole window before its first "
         "backward (or the gradient rescaled afterwards).",
         static_cast<long long>(totalTokens), static_cast<long long>(totalTokens), static_cast<long long>(*minTok),
+        static_cast<double>(*maxTok) / static_cast<double>(*minTok), static_cast<long long>(*maxTok), wrong64,
+        loggedMeanOverN, fullLoss, right64, right32);
+    r.explanationFa = format(
+        "دسته‌ی کامل زیان را روی %lld توکن واقعی خود میانگین می‌گیرد، پس وزن هر توکن %s است. اگر میانگین زیان هر "
+        "توکن در هر میکروبچ جداگانه گرفته و بر N تقسیم شود، وزن توکنی در میکروبچ i برابر %s می‌شود: میکروبچی که "
+        "%lld توکن دارد به هر توکن خود %.2f برابر میکروبچی با %lld توکن وزن می‌دهد. آنگاه گرادیان %.3g (در "
+        "float64) فرق می‌کند و زیان ثبت‌شده %.4f خوانده می‌شود در برابر %.4f. جمع زیان توکن‌های هر میکروبچ و "
+        "تقسیم آن بر تعداد توکن‌های پنجره وزن‌ها را درست می‌کند (اختلاف %.2g در float64 و %.2g در float32). "
+        "تعداد توکن‌های کل پنجره باید پیش از نخستین backward()\u200e آن معلوم باشد (یا گرادیان پس از آن "
+        "بازمقیاس شود).",
+        static_cast<long long>(totalTokens), ltr("1/" + std::to_string(totalTokens)).c_str(),
+        ltr("1/(N × T_i)").c_str(), static_cast<long long>(*minTok),
         static_cast<double>(*maxTok) / static_cast<double>(*minTok), static_cast<long long>(*maxTok), wrong64,
         loggedMeanOverN, fullLoss, right64, right32);
     return r;
@@ -303,16 +317,20 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
     addValue(r, "ragged_grad_diff_weight_by_samples", raggedSamplesDiff);
 
     addClaim(r, "divide-by-n-under-weights",
-             "dividing by the full N when only 3 of 4 micro-batches arrived gives 3/4 of the mean gradient",
+             {"dividing by the full N when only 3 of 4 micro-batches arrived gives 3/4 of the mean gradient",
+              "وقتی فقط 3 میکروبچ از 4 رسیده است، تقسیم بر N کامل فقط 3/4 گرادیان میانگین را می‌دهد"},
              "|grad_norm_ratio_divide_by_n - 0.75| < 1e-9 and grad_diff_divide_by_n > 1e-4",
              std::abs(ratio - 0.75) < 1e-9 && overNDiff > kFixedTolerance);
     addClaim(r, "weight-by-samples-exact",
-             "weighting each micro-batch by its samples over the samples actually seen equals the full batch of those samples",
+             {"weighting each micro-batch by its samples over the samples actually seen equals the full batch of those samples",
+              "وزن دادن به هر میکروبچ به نسبت نمونه‌هایش به کل نمونه‌های واقعاً دیده‌شده با دسته‌ی کامل همان نمونه‌ها برابر است"},
              "grad_diff_weight_by_samples < 1e-12 (float64)", bySamplesDiff < kFloat64Exact);
     addClaim(r, "ragged-micro-count-wrong",
-             "when the last micro-batch is short, dividing by the micro-batches seen is still wrong",
+             {"when the last micro-batch is short, dividing by the micro-batches seen is still wrong",
+              "وقتی میکروبچ آخر کوتاه است، تقسیم بر تعداد میکروبچ‌های دیده‌شده هم نادرست است"},
              "ragged_grad_diff_divide_by_micro_batches_seen > 1e-4", raggedMicroDiff > kFixedTolerance);
-    addClaim(r, "ragged-weight-by-samples-exact", "weighting by samples stays exact with a short last micro-batch",
+    addClaim(r, "ragged-weight-by-samples-exact", {"weighting by samples stays exact with a short last micro-batch",
+                                                   "وزن‌دهی بر اساس نمونه‌ها با میکروبچ آخرِ کوتاه هم دقیق می‌ماند"},
              "ragged_grad_diff_weight_by_samples < 1e-12 (float64)", raggedSamplesDiff < kFloat64Exact);
 
     r.explanation = format(
@@ -323,6 +341,13 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
         "micro-batches seen is off by %.3g. Alternatives: drop the incomplete window, or count samples before "
         "the window starts.",
         ratio, bySamplesDiff, raggedMicroDiff);
+    r.explanationFa = format(
+        "وقتی داده پس از 3 میکروبچ از 4 تمام می‌شود، حلقه‌ای که هنوز بر N = 4 تقسیم می‌کند سه میانگین را هر یک با "
+        "وزن 1/4 جمع می‌زند: آخرین گام بهینه‌ساز %.4f برابر گرادیان میانگین را می‌بیند، گویی نرخ یادگیری "
+        "برای آن گام یک‌چهارم کم شده است. وزن دادن به هر میکروبچ با %s دقیق است (اختلاف %.2g)؛ وقتی میکروبچ آخر "
+        "کوتاه است (4، 4 و 2 نمونه) هم دقیق می‌ماند، در حالی که تقسیم بر 3 میکروبچِ دیده‌شده %.3g خطا دارد. راه‌های "
+        "دیگر: کنار گذاشتن پنجره‌ی ناقص، یا شمردن نمونه‌ها پیش از شروع پنجره.",
+        ratio, ltr("samples_i / samples_seen").c_str(), bySamplesDiff, raggedMicroDiff);
     return r;
 }
 
@@ -408,9 +433,11 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
     addValue(r, "fixed_tolerance", kFixedTolerance);
 
     // "Far above": a hundred times the bound.
-    addClaim(r, "batchnorm-breaks", "with BatchNorm in training mode the accumulated gradient is far from the full batch's",
+    addClaim(r, "batchnorm-breaks", {"with BatchNorm in training mode the accumulated gradient is far from the full batch's",
+                                     "با BatchNorm در حالت آموزش، گرادیان انباشته فاصله‌ی زیادی با گرادیان دسته‌ی کامل دارد"},
              "batchnorm_max_grad_diff > 100 x 1e-4", bn.gradDiff > 100.0 * kFixedTolerance);
-    addClaim(r, "layernorm-keeps", "with LayerNorm accumulation still equals the full batch",
+    addClaim(r, "layernorm-keeps", {"with LayerNorm accumulation still equals the full batch",
+                                    "با LayerNorm انباشت همچنان با دسته‌ی کامل برابر است"},
              "layernorm_max_grad_diff < 1e-4", ln.gradDiff < kFixedTolerance);
 
     r.explanation = format(
@@ -421,6 +448,15 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
         "normalises each sample over its own features, independent of the batch, and keeps the equivalence "
         "(max diff %.2g). Remedies: LayerNorm/GroupNorm, frozen BatchNorm statistics, or a micro-batch large "
         "enough for stable statistics.",
+        bn.gradDiff, bn.runningMeanDiff, ln.gradDiff);
+    r.explanationFa = format(
+        "BatchNorm هر ویژگی را با میانگین و واریانس دسته‌ای که می‌بیند نرمال می‌کند. انباشت 4 میکروبچ 4 نمونه‌ای "
+        "با چهار دسته آمارِ 4 نمونه‌ای نرمال می‌کند، نه با یک دسته آمارِ 16 نمونه‌ای؛ پس خودِ گذر رو به جلو فرق "
+        "می‌کند و هیچ مقیاس‌دهی زیانی گرادیان را درست نمی‌کند (بیشینه‌ی اختلاف %.3g). آمار جاری آن هم چهار "
+        "به‌روزرسانی با تکانه از تخمین‌های پرنویزتر می‌گیرد (میانگین جاری %.3g اختلاف دارد). LayerNorm هر نمونه را "
+        "روی ویژگی‌های خودش و مستقل از دسته نرمال می‌کند و هم‌ارزی را نگه می‌دارد (بیشینه‌ی اختلاف %.2g). "
+        "راه‌حل‌ها: LayerNorm یا GroupNorm، منجمد کردن آمار BatchNorm، یا میکروبچی آن‌قدر بزرگ که آمارش پایدار "
+        "باشد.",
         bn.gradDiff, bn.runningMeanDiff, ln.gradDiff);
     return r;
 }
@@ -486,11 +522,14 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
     addValue(r, "grad_diff_clip_each_micro", eachDiff);
     addValue(r, "grad_diff_clip_once", onceDiff);
 
-    addClaim(r, "clipping-active", "max_norm is below the gradient norms, so clipping really acts",
+    addClaim(r, "clipping-active", {"max_norm is below the gradient norms, so clipping really acts",
+                                    "max_norm از نُرم‌های گرادیان کوچک‌تر است، پس برش واقعاً اعمال می‌شود"},
              "full_batch_grad_norm > max_norm and micro_batches_clipped >= 1", fullNorm > maxNorm && clippedMicro >= 1);
-    addClaim(r, "clip-each-micro-differs", "clipping each micro-batch's gradient differs from the full batch clipped once",
+    addClaim(r, "clip-each-micro-differs", {"clipping each micro-batch's gradient differs from the full batch clipped once",
+                                            "برش گرادیان هر میکروبچ با دسته‌ی کاملی که یک بار برش خورده فرق دارد"},
              "grad_diff_clip_each_micro > 1e-4", eachDiff > kFixedTolerance);
-    addClaim(r, "clip-once-matches", "clipping once after accumulation matches the full batch clipped once",
+    addClaim(r, "clip-once-matches", {"clipping once after accumulation matches the full batch clipped once",
+                                      "یک بار برش پس از انباشت با دسته‌ی کاملی که یک بار برش خورده برابر است"},
              "grad_diff_clip_once < 1e-12 (float64)", onceDiff < kFloat64Exact);
 
     r.explanation = format(
@@ -500,6 +539,13 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
         "piece by its own norm (%d of %lld were clipped): the pieces no longer add up to the mean gradient, the "
         "direction changes, and the sum's norm is %.3g instead of %.3g (diff %.3g).",
         maxNorm, fullNorm, onceDiff, clippedMicro, static_cast<long long>(kAccum), l2(sum), maxNorm, eachDiff);
+    r.explanationFa = format(
+        "clip_grad_norm_ وقتی نُرم گرادیان از max_norm بیشتر شود کل گرادیان را بازمقیاس می‌کند (اینجا %.3g، "
+        "یک‌پنجم نُرم دسته‌ی کامل که %.3g است). پس از انباشت، بافرها گرادیان دسته‌ی کامل را نگه می‌دارند، پس یک "
+        "برش در پایان با یک بار برش دسته‌ی کامل برابر است (اختلاف %.2g). برش درون حلقه سهم هر میکروبچ را با نُرم "
+        "خود آن بازمقیاس می‌کند (%d از %lld برش خوردند): سهم‌ها دیگر روی هم گرادیان میانگین نمی‌شوند، جهت عوض "
+        "می‌شود، و نُرم مجموع به جای %.3g برابر %.3g است (اختلاف %.3g).",
+        maxNorm, fullNorm, onceDiff, clippedMicro, static_cast<long long>(kAccum), maxNorm, l2(sum), eachDiff);
     return r;
 }
 
@@ -597,13 +643,16 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
                 {"lr_per_micro_batch", "effective_step", "learning rate", xs, perMicro.lrs}};
 
     addClaim(r, "per-micro-ends-n-times-early",
-             "stepped per micro-batch, the warmup is over after W/N effective steps instead of W: N times too early",
+             {"stepped per micro-batch, the warmup is over after W/N effective steps instead of W: N times too early",
+              "اگر زمان‌بندی به ازای هر میکروبچ جلو برود، گرمایش به جای W گام مؤثر پس از W/N گام تمام می‌شود: N برابر زودتر"},
              "warmup_done_at_step_per_micro_batch == W / N and warmup_done_at_step_per_effective_step == W",
              perMicro.warmupDoneAt * kAccum == kWarmup && perStep.warmupDoneAt == kWarmup);
     addClaim(r, "per-step-matches-full-batch",
-             "stepped per effective step, training matches the full-batch run with the same schedule",
+             {"stepped per effective step, training matches the full-batch run with the same schedule",
+              "اگر زمان‌بندی به ازای هر گام مؤثر جلو برود، آموزش با اجرای دسته‌ی کامل با همان زمان‌بندی برابر است"},
              "param_diff_per_effective_step < 1e-4", perStepDiff < kFixedTolerance);
-    addClaim(r, "per-micro-drifts", "stepped per micro-batch, the parameters drift away from the full-batch run",
+    addClaim(r, "per-micro-drifts", {"stepped per micro-batch, the parameters drift away from the full-batch run",
+                                     "اگر زمان‌بندی به ازای هر میکروبچ جلو برود، پارامترها از اجرای دسته‌ی کامل دور می‌شوند"},
              "param_diff_per_micro_batch > 1e-3", perMicroDiff > 10.0 * kFixedTolerance);
 
     r.explanation = format(
@@ -615,6 +664,16 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
         "times too fast in the same way.",
         kPeakLr, static_cast<long long>(kWarmup), static_cast<long long>(kAccum),
         static_cast<long long>(perMicro.warmupDoneAt), static_cast<long long>(perStep.warmupDoneAt),
+        static_cast<long long>(steps), perStepDiff, perMicroDiff);
+    r.explanationFa = format(
+        "زمان‌بندی، به‌روزرسانی‌های بهینه‌ساز را می‌شمارد. گرمایش در اینجا نرخ یادگیری را طی W = %lld گام به %.2g "
+        "می‌رساند. با scheduler.step()\u200e درون حلقه‌ی میکروبچ‌ها، زمان‌بندی در هر به‌روزرسانی N = %lld بار جلو "
+        "می‌رود: گرمایش به جای %lld گام مؤثر پس از %lld گام تمام می‌شود و مدل در حالی به نرخ اوج می‌رسد که هنوز در "
+        "آغاز آموزش است. با یک گام در هر پنجره، نرخ‌ها و پارامترهای پس از %lld گام با اجرای دسته‌ی کامل برابرند "
+        "(بیشینه‌ی اختلاف %.2g در برابر %.3g برای زمان‌بندی به ازای هر میکروبچ). مرحله‌های کاهش نرخ هم به همین "
+        "شکل N برابر تندتر پیش می‌روند.",
+        static_cast<long long>(kWarmup), kPeakLr, static_cast<long long>(kAccum),
+        static_cast<long long>(perStep.warmupDoneAt), static_cast<long long>(perMicro.warmupDoneAt),
         static_cast<long long>(steps), perStepDiff, perMicroDiff);
     return r;
 }
@@ -701,24 +760,36 @@ ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *ca
                 {"eval_loss_4x_batch_unscaled_lr", "samples_seen", "held-out loss", unscaled.samples, unscaled.loss}};
 
     addClaim(r, "scaled-beats-unscaled",
-             "after the same number of samples the 4x batch with a 4x learning rate reaches a lower loss than with "
-             "the unscaled rate",
+             {"after the same number of samples the 4x batch with a 4x learning rate reaches a lower loss than with "
+              "the unscaled rate",
+              "پس از تعداد نمونه‌ی یکسان، دسته‌ی 4 برابر با نرخ یادگیری 4 برابر به زیانی کمتر از نرخ بدون مقیاس می‌رسد"},
              "final_eval_loss_scaled_lr < final_eval_loss_unscaled_lr", fScaled < fUnscaled);
     addClaim(r, "scaled-tracks-small-batch",
-             "the scaled run ends closer to the small-batch run than the unscaled run does",
+             {"the scaled run ends closer to the small-batch run than the unscaled run does",
+              "اجرای مقیاس‌شده در پایان از اجرای بدون مقیاس به اجرای دسته‌ی کوچک نزدیک‌تر است"},
              "|final_eval_loss_scaled_lr - final_eval_loss_small_batch| < |final_eval_loss_unscaled_lr - "
              "final_eval_loss_small_batch|",
              std::abs(fScaled - fSmall) < std::abs(fUnscaled - fSmall));
-    addClaim(r, "all-runs-learn", "all three runs lower the held-out loss", "every final loss < initial_eval_loss",
+    addClaim(r, "all-runs-learn", {"all three runs lower the held-out loss",
+                                   "هر سه اجرا زیان روی داده‌ی کنارگذاشته را پایین می‌آورند"}, "every final loss < initial_eval_loss",
              fSmall < initial && fScaled < initial && fUnscaled < initial);
 
     r.explanation = format(
-        "Accumulating 4 micro-batches makes each update average 4x as many samples but leaves 4x fewer updates "
-        "for the same data. At the unscaled rate an update moves about as far as one small-batch update, so with "
-        "a quarter of the updates the model falls behind: after %lld samples the held-out loss is %.4f against "
-        "%.4f for the small-batch run. Scaling the rate 4x (the linear scaling rule, with a %lld-step warmup against early "
-        "instability) gives %.4f. The rule is a first-order approximation: it holds while the rate stays below "
-        "the instability limit and the batch below the critical batch size.",
+                                   "Accumulating 4 micro-batches makes each update average 4x as many samples but leaves 4x fewer updates "
+                                   "for the same data. At the unscaled rate an update moves about as far as one small-batch update, so with "
+                                   "a quarter of the updates the model falls behind: after %lld samples the held-out loss is %.4f against "
+                                   "%.4f for the small-batch run. Scaling the rate 4x (the linear scaling rule, with a %lld-step warmup against early "
+                                   "instability) gives %.4f. The rule is a first-order approximation: it holds while the rate stays below "
+                                   "the instability limit and the batch below the critical batch size.",
+        static_cast<long long>(largeSteps * samplesPerLarge), fUnscaled, fSmall, static_cast<long long>(warmup),
+        fScaled);
+    r.explanationFa = format(
+        "انباشت 4 میکروبچ باعث می‌شود هر به‌روزرسانی روی 4 برابر نمونه میانگین بگیرد، اما برای همان داده تعداد "
+        "به‌روزرسانی‌ها را 4 برابر کم می‌کند. با نرخ بدون مقیاس، هر به‌روزرسانی تقریباً به اندازه‌ی یک "
+        "به‌روزرسانی دسته‌ی کوچک جابه‌جا می‌کند، پس با یک‌چهارم به‌روزرسانی‌ها مدل عقب می‌ماند: پس از %lld نمونه، "
+        "زیان روی داده‌ی کنارگذاشته %.4f است در برابر %.4f برای اجرای دسته‌ی کوچک. مقیاس‌دهی 4 برابری نرخ "
+        "(قاعده‌ی مقیاس‌دهی خطی، با گرمایش %lld گامی در برابر ناپایداری آغاز آموزش) به %.4f می‌رسد. این قاعده "
+        "تقریبی مرتبه‌ی اول است: تا وقتی برقرار است که نرخ زیر حد ناپایداری و دسته زیر اندازه‌ی بحرانی دسته بماند.",
         static_cast<long long>(largeSteps * samplesPerLarge), fUnscaled, fSmall, static_cast<long long>(warmup),
         fScaled);
     return r;

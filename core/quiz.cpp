@@ -18,7 +18,7 @@ const std::vector<QuizQuestion> &table()
         // ---- pre-lesson: what a learner should know before the lesson ----
         Q{"pre-why-accumulate", kPre,
           {"Why would you accumulate gradients over several micro-batches before one optimizer step?",
-           "چرا گرادیان‌ها را پیش از یک گام بهینه‌ساز روی چند ریزدسته انباشت می‌کنیم؟"},
+           "چرا گرادیان‌ها را پیش از یک گام بهینه‌ساز روی چند میکروبچ انباشت می‌کنیم؟"},
           {{"a", {"To use less data per epoch", "برای مصرف داده‌ی کمتر در هر دوره (epoch)"}},
            {"b", {"To make each optimizer step faster", "برای سریع‌تر کردن هر گام بهینه‌ساز"}},
            {"c", {"To train with an effective batch larger than what fits in memory at once",
@@ -27,16 +27,16 @@ const std::vector<QuizQuestion> &table()
           "c",
           {"Memory has to hold the activations of one micro-batch only. Accumulation adds up the gradients of "
            "several micro-batches so that a single update sees the whole effective batch.",
-           "حافظه فقط باید فعال‌سازی‌های یک ریزدسته را نگه دارد. انباشت، گرادیان‌های چند ریزدسته را جمع می‌کند تا "
+           "حافظه فقط باید فعال‌سازی‌های یک میکروبچ را نگه دارد. انباشت، گرادیان‌های چند میکروبچ را جمع می‌کند تا "
            "یک به‌روزرسانی کل دسته‌ی مؤثر را ببیند."},
           ""},
         Q{"pre-effective-batch", kPre,
           {"Micro-batch 8, accum_steps 4, two data-parallel ranks. What is the effective batch?",
-           "ریزدسته ۸، accum_steps برابر ۴ و دو پردازه‌ی موازی داده. دسته‌ی مؤثر چقدر است؟"},
+           "میکروبچ ۸، accum_steps برابر ۴ و دو رنک موازی‌سازی داده. دسته‌ی مؤثر چقدر است؟"},
           {{"a", {"8", "۸"}}, {"b", {"16", "۱۶"}}, {"c", {"32", "۳۲"}}, {"d", {"64", "۶۴"}}},
           "d",
           {"effective batch = micro-batch x accum_steps x world size = 8 x 4 x 2 = 64.",
-           "دسته‌ی مؤثر = ریزدسته × accum_steps × تعداد پردازه‌ها = ۸ × ۴ × ۲ = ۶۴."},
+           "دسته‌ی مؤثر = میکروبچ × accum_steps × تعداد رنک‌ها = ۸ × ۴ × ۲ = ۶۴."},
           ""},
         Q{"pre-mean-gradient", kPre,
           {"A batch's loss is the mean of its samples' losses. How is its gradient related to the per-sample "
@@ -63,11 +63,11 @@ const std::vector<QuizQuestion> &table()
           {"PyTorch and LibTorch add into .grad. That is why training loops zero the buffers, and why "
            "accumulation needs no extra code to sum the micro-batches.",
            "PyTorch و LibTorch گرادیان را به ‎.grad‎ اضافه می‌کنند. به همین دلیل حلقه‌های آموزش بافرها را صفر "
-           "می‌کنند، و انباشت برای جمع کردن ریزدسته‌ها به کد اضافه‌ای نیاز ندارد."},
+           "می‌کنند، و انباشت برای جمع کردن میکروبچ‌ها به کد اضافه‌ای نیاز ندارد."},
           ""},
         Q{"pre-memory", kPre,
           {"Which of these grows with the micro-batch size but not with accum_steps?",
-           "کدام یک با اندازه‌ی ریزدسته بزرگ می‌شود ولی با accum_steps نه؟"},
+           "کدام یک با اندازه‌ی میکروبچ بزرگ می‌شود ولی با accum_steps نه؟"},
           {{"a", {"The number of optimizer steps per epoch", "تعداد گام‌های بهینه‌ساز در هر دوره"}},
            {"b", {"The number of parameters", "تعداد پارامترها"}},
            {"c", {"The learning rate", "نرخ یادگیری"}},
@@ -75,14 +75,14 @@ const std::vector<QuizQuestion> &table()
           "d",
           {"Activations are kept for one micro-batch at a time. More micro-batches per window cost time, not "
            "activation memory.",
-           "فعال‌سازی‌ها هر بار فقط برای یک ریزدسته نگه داشته می‌شوند. ریزدسته‌های بیشتر در هر پنجره زمان می‌برند، "
+           "فعال‌سازی‌ها هر بار فقط برای یک میکروبچ نگه داشته می‌شوند. میکروبچ‌های بیشتر در هر پنجره زمان می‌برند، "
            "نه حافظه‌ی فعال‌سازی."},
           ""},
 
         // ---- check: during the lesson ----
         Q{"check-divide-by-n", kCheck,
           {"Inside a window, why is each micro-batch's loss divided by N (accum_steps)?",
-           "درون یک پنجره، چرا زیان هر ریزدسته بر N (همان accum_steps) تقسیم می‌شود؟"},
+           "درون یک پنجره، چرا زیان هر میکروبچ بر N (همان accum_steps) تقسیم می‌شود؟"},
           {{"a", {"Because optimizers only accept small gradients", "چون بهینه‌سازها فقط گرادیان کوچک می‌پذیرند"}},
            {"b", {"To keep the loss from overflowing", "تا زیان سرریز نکند"}},
            {"c", {"So that the summed gradients equal the gradient of the window's mean loss",
@@ -91,7 +91,7 @@ const std::vector<QuizQuestion> &table()
           "c",
           {"N micro-batch means added together are N times the window's mean. Dividing each by N turns the sum "
            "into the mean, so the buffers hold exactly the full batch's gradient.",
-           "مجموع N میانگین ریزدسته‌ها N برابر میانگین پنجره است. تقسیم هر کدام بر N مجموع را به میانگین تبدیل "
+           "مجموع N میانگین میکروبچ‌ها N برابر میانگین پنجره است. تقسیم هر کدام بر N مجموع را به میانگین تبدیل "
            "می‌کند و بافرها دقیقاً گرادیان دسته‌ی کامل را نگه می‌دارند."},
           "no-division"},
         Q{"check-sgd-no-division", kCheck,
@@ -124,10 +124,10 @@ const std::vector<QuizQuestion> &table()
           "no-division"},
         Q{"check-zero-when", kCheck,
           {"When must the gradient buffers be zeroed?", "بافرهای گرادیان را کی باید صفر کرد؟"},
-          {{"a", {"Before every micro-batch", "پیش از هر ریزدسته"}},
+          {{"a", {"Before every micro-batch", "پیش از هر میکروبچ"}},
            {"b", {"Once, at the start of each window", "یک بار، در آغاز هر پنجره"}},
            {"c", {"Never", "هرگز"}},
-           {"d", {"After every micro-batch's backward", "پس از backward هر ریزدسته"}}},
+           {"d", {"After every micro-batch's backward", "پس از backward هر میکروبچ"}}},
           "b",
           {"Zeroing inside the window throws away what was accumulated. Zero once when a window opens "
            "(equivalently, right after the optimizer step).",
@@ -142,7 +142,7 @@ const std::vector<QuizQuestion> &table()
           {"The step count counts optimizer updates and drives Adam's bias correction. 80 would mean the "
            "optimizer stepped after every micro-batch.",
            "این شمارنده تعداد به‌روزرسانی‌های بهینه‌ساز را می‌شمارد و تصحیح بایاس Adam به آن وابسته است. عدد ۸۰ "
-           "یعنی بهینه‌ساز پس از هر ریزدسته گام برداشته است."},
+           "یعنی بهینه‌ساز پس از هر میکروبچ گام برداشته است."},
           "adamw-state"},
         Q{"check-no-sync", kCheck,
           {"With data parallelism and accum_steps 4, how many gradient all-reduces does one window need?",
@@ -151,8 +151,8 @@ const std::vector<QuizQuestion> &table()
           "c",
           {"Only the window's final sum has to be averaged across ranks. Non-final micro-batches skip the sync "
            "(no_sync) and the last one syncs the whole sum at once.",
-           "فقط مجموع نهایی پنجره باید بین پردازه‌ها میانگین گرفته شود. ریزدسته‌های غیرپایانی همگام‌سازی را رد "
-           "می‌کنند (no_sync) و آخرین ریزدسته کل مجموع را یک‌جا همگام می‌کند."},
+           "فقط مجموع نهایی پنجره باید بین رنک‌ها میانگین گرفته شود. میکروبچ‌های غیرپایانی همگام‌سازی را رد "
+           "می‌کنند (no_sync) و آخرین میکروبچ کل مجموع را یک‌جا همگام می‌کند."},
           "sync-count"},
         Q{"check-bf16-tolerance", kCheck,
           {"In bfloat16 the equivalence check shows differences near 1e-3, above the lesson's 1e-4 bound. The most "
@@ -175,30 +175,30 @@ const std::vector<QuizQuestion> &table()
         Q{"post-variable-length", kPost,
           {"Sequences of different lengths with a per-token loss. Which normalisation matches the full batch?",
            "دنباله‌هایی با طول‌های مختلف و زیان به ازای هر توکن. کدام نرمال‌سازی با دسته‌ی کامل برابر است؟"},
-          {{"a", {"Each micro-batch's mean token loss divided by N", "میانگین زیان توکن‌های هر ریزدسته تقسیم بر N"}},
-           {"b", {"Each micro-batch's mean token loss, not divided", "میانگین زیان توکن‌های هر ریزدسته، بدون تقسیم"}},
-           {"c", {"Each micro-batch's summed token loss divided by N", "مجموع زیان توکن‌های هر ریزدسته تقسیم بر N"}},
+          {{"a", {"Each micro-batch's mean token loss divided by N", "میانگین زیان توکن‌های هر میکروبچ تقسیم بر N"}},
+           {"b", {"Each micro-batch's mean token loss, not divided", "میانگین زیان توکن‌های هر میکروبچ، بدون تقسیم"}},
+           {"c", {"Each micro-batch's summed token loss divided by N", "مجموع زیان توکن‌های هر میکروبچ تقسیم بر N"}},
            {"d", {"Each micro-batch's summed token loss divided by the window's total token count",
-                  "مجموع زیان توکن‌های هر ریزدسته تقسیم بر کل توکن‌های پنجره"}}},
+                  "مجموع زیان توکن‌های هر میکروبچ تقسیم بر کل توکن‌های پنجره"}}},
           "d",
           {"The full batch weighs every token by 1 / (all tokens of the batch). A per-micro-batch mean divided by "
            "N gives each token of a short micro-batch more weight than a token of a long one.",
-           "دسته‌ی کامل به هر توکن وزن ۱ / (کل توکن‌های دسته) می‌دهد. میانگین هر ریزدسته تقسیم بر N به توکن‌های "
-           "ریزدسته‌ی کوتاه وزنی بیشتر از توکن‌های ریزدسته‌ی بلند می‌دهد."},
+           "دسته‌ی کامل به هر توکن وزن ۱ / (کل توکن‌های دسته) می‌دهد. میانگین هر میکروبچ تقسیم بر N به توکن‌های "
+           "میکروبچ کوتاه وزنی بیشتر از توکن‌های میکروبچ بلند می‌دهد."},
           "variable-length"},
         Q{"post-partial-window", kPost,
           {"The data ends after 3 of the 4 micro-batches of the last window, and the loop still divides by 4. The "
            "last update uses:",
-           "داده پس از ۳ ریزدسته از ۴ ریزدسته‌ی پنجره‌ی آخر تمام می‌شود و حلقه همچنان بر ۴ تقسیم می‌کند. آخرین "
+           "داده پس از ۳ میکروبچ از ۴ میکروبچ پنجره‌ی آخر تمام می‌شود و حلقه همچنان بر ۴ تقسیم می‌کند. آخرین "
            "به‌روزرسانی از چه استفاده می‌کند؟"},
-          {{"a", {"3/4 of the mean gradient of the 3 micro-batches", "۳/۴ میانگین گرادیان ۳ ریزدسته"}},
-           {"b", {"exactly the mean gradient of the 3 micro-batches", "دقیقاً میانگین گرادیان ۳ ریزدسته"}},
-           {"c", {"4/3 of the mean gradient of the 3 micro-batches", "۴/۳ میانگین گرادیان ۳ ریزدسته"}},
+          {{"a", {"3/4 of the mean gradient of the 3 micro-batches", "۳/۴ میانگین گرادیان ۳ میکروبچ"}},
+           {"b", {"exactly the mean gradient of the 3 micro-batches", "دقیقاً میانگین گرادیان ۳ میکروبچ"}},
+           {"c", {"4/3 of the mean gradient of the 3 micro-batches", "۴/۳ میانگین گرادیان ۳ میکروبچ"}},
            {"d", {"no gradient at all", "هیچ گرادیانی"}}},
           "a",
           {"Three means, each weighted 1/4, add up to 3/4 of their mean. Weight each micro-batch by its samples "
            "over the samples actually seen, or drop the incomplete window.",
-           "سه میانگین که هر کدام وزن ۱/۴ دارند، روی هم ۳/۴ میانگینشان می‌شوند. هر ریزدسته را با نسبت نمونه‌هایش به "
+           "سه میانگین که هر کدام وزن ۱/۴ دارند، روی هم ۳/۴ میانگینشان می‌شوند. هر میکروبچ را با نسبت نمونه‌هایش به "
            "نمونه‌هایی که واقعاً دیده شده وزن دهید، یا پنجره‌ی ناقص را کنار بگذارید."},
           "partial-window"},
         Q{"post-batchnorm", kPost,
@@ -212,29 +212,29 @@ const std::vector<QuizQuestion> &table()
           {"BatchNorm normalises with the statistics of the batch it is given. Fed micro-batches, it uses "
            "per-micro-batch statistics, so the forward pass itself differs from the full batch. LayerNorm "
            "normalises each sample on its own.",
-           "BatchNorm با آمار همان دسته‌ای که دریافت می‌کند نرمال‌سازی می‌کند. وقتی ریزدسته بگیرد از آمار هر "
-           "ریزدسته استفاده می‌کند، پس خود گذر رو به جلو با دسته‌ی کامل فرق دارد. LayerNorm هر نمونه را جداگانه "
+           "BatchNorm با آمار همان دسته‌ای که دریافت می‌کند نرمال‌سازی می‌کند. وقتی میکروبچ بگیرد از آمار هر "
+           "میکروبچ استفاده می‌کند، پس خود گذر رو به جلو با دسته‌ی کامل فرق دارد. LayerNorm هر نمونه را جداگانه "
            "نرمال می‌کند."},
           "batchnorm"},
         Q{"post-clipping", kPost,
           {"Where does clip_grad_norm_ belong in an accumulation loop?",
            "جای clip_grad_norm_ در حلقه‌ی انباشت کجاست؟"},
-          {{"a", {"After every micro-batch's backward", "پس از backward هر ریزدسته"}},
+          {{"a", {"After every micro-batch's backward", "پس از backward هر میکروبچ"}},
            {"b", {"Once, after the last micro-batch and before the optimizer step",
-                  "یک بار، پس از آخرین ریزدسته و پیش از گام بهینه‌ساز"}},
+                  "یک بار، پس از آخرین میکروبچ و پیش از گام بهینه‌ساز"}},
            {"c", {"Before the first forward of the window", "پیش از اولین گذر رو به جلوی پنجره"}},
            {"d", {"After the optimizer step", "پس از گام بهینه‌ساز"}}},
           "b",
           {"Only after the last micro-batch do the buffers hold the full batch's gradient; clipping there equals "
            "clipping the full batch once. Clipping each micro-batch rescales the pieces by their own norms.",
-           "فقط پس از آخرین ریزدسته بافرها گرادیان دسته‌ی کامل را دارند؛ برش در آنجا با یک بار برش دسته‌ی کامل "
-           "برابر است. برش هر ریزدسته هر تکه را با نُرم خودش مقیاس می‌کند."},
+           "فقط پس از آخرین میکروبچ بافرها گرادیان دسته‌ی کامل را دارند؛ برش در آنجا با یک بار برش دسته‌ی کامل "
+           "برابر است. برش هر میکروبچ هر تکه را با نُرم خودش مقیاس می‌کند."},
           "clipping"},
         Q{"post-lr-schedule", kPost,
           {"A warmup of 1000 steps, accum_steps 4, and scheduler.step() is called after every micro-batch. When "
            "does the warmup end?",
-           "گرم‌کردن ۱۰۰۰ گامی، accum_steps برابر ۴، و scheduler.step()‎ پس از هر ریزدسته صدا زده می‌شود. "
-           "گرم‌کردن کی تمام می‌شود؟"},
+           "گرمایش ۱۰۰۰ گامی، accum_steps برابر ۴، و scheduler.step()‎ پس از هر میکروبچ صدا زده می‌شود. "
+           "گرمایش کی تمام می‌شود؟"},
           {{"a", {"After 1000 effective steps", "پس از ۱۰۰۰ گام مؤثر"}},
            {"b", {"After 4000 effective steps", "پس از ۴۰۰۰ گام مؤثر"}},
            {"c", {"After 250 effective steps", "پس از ۲۵۰ گام مؤثر"}},
@@ -243,14 +243,14 @@ const std::vector<QuizQuestion> &table()
           {"The scheduler advances 4 times per optimizer update, so its 1000 steps are used up after 250 "
            "updates: the warmup ends 4 times too early. Step the scheduler once per effective step.",
            "زمان‌بند در هر به‌روزرسانی بهینه‌ساز ۴ بار جلو می‌رود، پس ۱۰۰۰ گامش پس از ۲۵۰ به‌روزرسانی تمام می‌شود: "
-           "گرم‌کردن ۴ برابر زودتر پایان می‌یابد. زمان‌بند را در هر گام مؤثر یک بار جلو ببرید."},
+           "گرمایش ۴ برابر زودتر پایان می‌یابد. زمان‌بند را در هر گام مؤثر یک بار جلو ببرید."},
           "lr-schedule"},
         Q{"post-linear-scaling", kPost,
           {"You make the effective batch 4 times larger by accumulation and train on the same number of samples. "
            "What does the linear scaling rule suggest?",
            "دسته‌ی مؤثر را با انباشت ۴ برابر می‌کنید و با همان تعداد نمونه آموزش می‌دهید. قاعده‌ی مقیاس‌دهی خطی چه "
            "پیشنهادی می‌دهد؟"},
-          {{"a", {"Multiply the learning rate by 4, with a warmup", "نرخ یادگیری را در ۴ ضرب کنید، همراه با گرم‌کردن"}},
+          {{"a", {"Multiply the learning rate by 4, with a warmup", "نرخ یادگیری را در ۴ ضرب کنید، همراه با گرمایش"}},
            {"b", {"Keep the learning rate", "نرخ یادگیری را ثابت نگه دارید"}},
            {"c", {"Divide the learning rate by 4", "نرخ یادگیری را بر ۴ تقسیم کنید"}},
            {"d", {"Train for 4 times fewer samples", "با ۴ برابر نمونه‌ی کمتر آموزش دهید"}}},
@@ -260,7 +260,7 @@ const std::vector<QuizQuestion> &table()
            "instability early in training.",
            "تعداد به‌روزرسانی‌ها ۴ برابر کمتر است و هر کدام میانگین ۴ برابر نمونه است. نرخ ۴ برابر به هر "
            "به‌روزرسانی اجازه می‌دهد تقریباً به اندازه‌ی ۴ به‌روزرسانی کوچک پیش برود (قاعده‌ای مرتبه‌ی اول، Goyal و "
-           "همکاران ۲۰۱۷)؛ گرم‌کردن از ناپایداری در آغاز آموزش جلوگیری می‌کند."},
+           "همکاران ۲۰۱۷)؛ گرمایش از ناپایداری در آغاز آموزش جلوگیری می‌کند."},
           "linear-scaling"},
         Q{"post-not-faster", kPost,
           {"Is accumulation faster than the same effective batch in one pass, if that batch fitted in memory?",
@@ -269,12 +269,12 @@ const std::vector<QuizQuestion> &table()
            {"b", {"Only on GPUs", "فقط روی GPU"}},
            {"c", {"It halves the training time", "زمان آموزش را نصف می‌کند"}},
            {"d", {"No: it trades time for memory and at best approaches the speed of forward and backward alone",
-                  "نه: زمان را با حافظه معاوضه می‌کند و در بهترین حالت به سرعت خود گذر رو به جلو و پس‌انتشار نزدیک می‌شود"}}},
+                  "نه: زمان را با حافظه معاوضه می‌کند و در بهترین حالت به سرعت خود گذر رو به جلو و رو به عقب نزدیک می‌شود"}}},
           "d",
           {"The same samples need the same forward and backward work; accumulation only spreads the fixed cost "
            "of an optimizer step over more samples, which is why throughput flattens in the sweep.",
-           "همان نمونه‌ها به همان کار گذر رو به جلو و پس‌انتشار نیاز دارند؛ انباشت فقط هزینه‌ی ثابت گام بهینه‌ساز "
-           "را روی نمونه‌های بیشتری پخش می‌کند، و به همین دلیل گذردهی در جاروب هموار می‌شود."},
+           "همان نمونه‌ها به همان کار گذر رو به جلو و رو به عقب نیاز دارند؛ انباشت فقط هزینه‌ی ثابت گام بهینه‌ساز "
+           "را روی نمونه‌های بیشتری پخش می‌کند، و به همین دلیل توان عملیاتی در پیمایش به فلات می‌رسد."},
           "sweep-flattening"},
     };
     return questions;

@@ -7,6 +7,8 @@
 
 #include <QtTest>
 
+#include <QRegularExpression>
+
 #include <cmath>
 #include <set>
 
@@ -24,6 +26,30 @@ ExperimentOptions fastOptions()
 QString describe(const ExperimentResult &r)
 {
     return QString::fromStdString(toText(r));
+}
+
+// The numbers a text states, in order of appearance ("2x8" gives 2 and 8, "1e-4" one number).
+QStringList numbersIn(const QString &text)
+{
+    static const QRegularExpression number(QStringLiteral("[0-9]+(?:\\.[0-9]+)?(?:e[-+]?[0-9]+)?"));
+    QStringList out;
+    for (auto it = number.globalMatch(text); it.hasNext();)
+        out << it.next().captured();
+    out.sort();
+    return out;
+}
+
+// The Persian text of a claim or an explanation: present, written in Persian script (not a
+// copy of the English), and stating the same figures as the English, formatted the same way.
+void verifyPersian(const std::string &en, const std::string &fa, const QString &what)
+{
+    const QString e = QString::fromStdString(en), f = QString::fromStdString(fa);
+    QVERIFY2(!f.trimmed().isEmpty(), qPrintable(what + ": no Persian text"));
+    QVERIFY2(f.contains(QRegularExpression(QStringLiteral("[\\x{0600}-\\x{06FF}]{3}"))),
+             qPrintable(what + ": the Persian text has no Persian words: " + f));
+    QVERIFY2(!f.contains(QRegularExpression(QStringLiteral("[\\x{06F0}-\\x{06F9}]"))),
+             qPrintable(what + ": figures use Latin digits, as in the English text and the JSON"));
+    QCOMPARE(numbersIn(f), numbersIn(e));
 }
 
 // A two-rank stand-in for a process group: it reports rank 0 of 2 and leaves the buffer as
@@ -111,8 +137,10 @@ private slots:
             got << QString::fromStdString(c.id);
         QCOMPARE(got, claims);
         bool all = true;
+        verifyPersian(r.explanation, r.explanationFa, id + " explanation");
         for (const auto &c : r.claims) {
             QVERIFY(!c.statement.empty() && !c.criterion.empty());
+            verifyPersian(c.statement, c.statementFa, id + "/" + QString::fromStdString(c.id));
             all = all && c.holds;
             if (!c.timing)
                 QVERIFY2(c.holds, qPrintable(QStringLiteral("claim %1 does not hold:\n%2")
@@ -247,8 +275,11 @@ private slots:
             const auto &c = parsed.at("claims")[i];
             QCOMPARE(c.at("id").get<std::string>(), r.claims[i].id);
             QCOMPARE(c.at("statement").get<std::string>(), r.claims[i].statement);
+            QCOMPARE(c.at("statement_fa").get<std::string>(), r.claims[i].statementFa);
             QCOMPARE(c.at("holds").get<bool>(), r.claims[i].holds);
         }
+        QCOMPARE(parsed.at("explanation").get<std::string>(), r.explanation);
+        QCOMPARE(parsed.at("explanation_fa").get<std::string>(), r.explanationFa);
     }
 
     void textForm()
