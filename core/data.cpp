@@ -41,7 +41,7 @@ std::pair<torch::Tensor, torch::Tensor> DataStream::next(int64_t batch)
         y = torch::randint(0, m_shape.classes, {batch}, m_gen, onDevice.dtype(torch::kInt64));
     else
         y = torch::mm(x, m_teacher).argmax(/*dim=*/1);
-    return {x.to(m_dtype), y};
+    return {x.scalar_type() == m_dtype ? x : x.to(m_dtype), y};
 }
 
 } // namespace accumlab

@@ -24,10 +24,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A float32 device vector on the host, in one transfer (the step's only host sync).
+// A device vector on the host as float32, in one transfer (the step's only host sync).
 std::vector<double> toVector(const torch::Tensor &t)
 {
-    auto cpu = t.to(torch::kCPU).contiguous();
+    auto cpu = t.to(torch::kCPU, torch::kFloat32).contiguous();
     const float *p = cpu.data_ptr<float>();
     return {p, p + cpu.numel()};
 }
@@ -94,8 +94,13 @@ struct AccumEngine::Impl {
             x = x.narrow(/*dim=*/0, sync->rank() * perRank, perRank);
             y = y.narrow(/*dim=*/0, sync->rank() * perRank, perRank);
         }
-        windowX = x.split(config.microBatch); // accumSteps x (micro, in)
-        windowY = y.split(config.microBatch);
+        if (config.accumSteps == 1) {
+            windowX = {x};
+            windowY = {y};
+        } else {
+            windowX = x.split(config.microBatch); // accumSteps x (micro, in)
+            windowY = y.split(config.microBatch);
+        }
         windowLosses.clear();
         windowLosses.reserve(config.accumSteps);
         if (config.stepEveryMicro && !windowStartParams.empty()) {
@@ -136,9 +141,9 @@ struct AccumEngine::Impl {
         double windowLoss = 0.0;
         if (lastMicro) {
             torch::NoGradGuard noGrad;
-            auto norms = optimizer->gradNorms();                                 // (P,) float32
-            auto losses = torch::stack(windowLosses).to(torch::kFloat32);       // (N,)
-            hostNorms = toVector(torch::cat({norms, losses}));                  // (P + N,) on the host
+            auto scalars = optimizer->gradNormList(); // P 0-d norms, then the N raw losses
+            scalars.insert(scalars.end(), windowLosses.begin(), windowLosses.end());
+            hostNorms = toVector(torch::stack(scalars)); // (P + N,) on the host
             for (int64_t i = 0; i < n; ++i)
                 windowLoss += hostNorms[hostNorms.size() - 1 - i];
             windowLoss /= static_cast<double>(n);

@@ -39,7 +39,13 @@ torch::Tensor FusedOptimizer::gradNorms() const
     torch::NoGradGuard noGrad;
     // One fused norm over the per-parameter views (measured faster on the CPU than a segmented
     // reduction over the flat buffer), stacked: (P,) in float32.
-    return torch::stack(at::_foreach_norm(m_grads)).to(torch::kFloat32);
+    return torch::stack(gradNormList()).to(torch::kFloat32);
+}
+
+std::vector<torch::Tensor> FusedOptimizer::gradNormList() const
+{
+    torch::NoGradGuard noGrad;
+    return at::_foreach_norm(m_grads);
 }
 
 void FusedOptimizer::step()

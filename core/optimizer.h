@@ -28,6 +28,9 @@ public:
     void zeroGrad();
     // Per parameter tensor L2 norms of the gradient buffers: (P,) in float32 on the device.
     torch::Tensor gradNorms() const;
+    // The same norms as P 0-d tensors in the parameters' dtype, for callers that stack them
+    // together with other scalars into one host transfer.
+    std::vector<torch::Tensor> gradNormList() const;
 
     int64_t stateStep() const { return m_step; }
     const OptimizerConfig &config() const { return m_config; }
