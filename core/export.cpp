@@ -97,6 +97,8 @@ json toJson(const SweepPoint &p)
     };
     if (p.diverged)
         j["diverged_at_step"] = p.divergedAtStep;
+    // Measured on CUDA only; null says "not measured" rather than zero.
+    j["peak_mem_bytes"] = p.peakMemBytes ? json(*p.peakMemBytes) : json(nullptr);
     return j;
 }
 
@@ -259,6 +261,8 @@ CurveFile parseCurveJson(const std::string &text)
             p.allreduceCalls = requireCount(pj, "allreduce_calls", i, 0);
         if (pj.contains("allreduce_bytes"))
             p.allreduceBytes = requireCount(pj, "allreduce_bytes", i, 0);
+        if (pj.contains("peak_mem_bytes") && pj["peak_mem_bytes"].is_number_integer())
+            p.peakMemBytes = pj["peak_mem_bytes"].get<int64_t>();
         if (pj.contains("allreduce_ms"))
             p.allreduceMs = requireNonNegative(pj, "allreduce_ms", i);
         if (pj.contains("micro_batches"))

@@ -54,11 +54,11 @@ void requireWritableDir(const std::filesystem::path &dir)
 }
 
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
-                         const EquivalenceResult &equivalence)
+                         const EquivalenceResult &equivalence, Language language)
 {
     ExportPaths paths{outDir / kCurveFileName, outDir / kSkillFileName};
     writeFileAtomic(paths.curve, curveJson(sweep, &equivalence).dump(2) + "\n");
-    writeFileAtomic(paths.skill, skillMarkdown(equivalence, sweep));
+    writeFileAtomic(paths.skill, skillMarkdown(equivalence, sweep, language));
     return paths;
 }
 
@@ -82,7 +82,7 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
     const SweepResult sweep = runSweep(options.sweep, observer, cancel, options.sync);
     out << sweepTable(sweep);
     if (write) {
-        const ExportPaths paths = writeExports(options.outDir, sweep, eq);
+        const ExportPaths paths = writeExports(options.outDir, sweep, eq, options.language);
         out << "wrote " << paths.curve.string() << "\n";
         out << "wrote " << paths.skill.string() << "\n";
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/equivalence.h"
+#include "core/skill.h"
 #include "core/sweep.h"
 
 #include <filesystem>
@@ -20,6 +21,7 @@ struct LessonOptions {
     SweepConfig sweep;
     bool write = true;
     std::filesystem::path outDir = "outputs";
+    Language language = Language::English; // of the skill recipe; JSON keys stay English
     // This rank's process group when sweep.base.worldSize > 1 (joinProcessGroup); only rank 0
     // writes the exports.
     std::shared_ptr<GradSync> sync;
@@ -37,7 +39,7 @@ struct ExportPaths {
 };
 // Writes accum-curve.json and skill-gradient-accumulation.md atomically.
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
-                         const EquivalenceResult &equivalence);
+                         const EquivalenceResult &equivalence, Language language = Language::English);
 
 // Runs the whole lesson, printing as the lesson's script does. Returns the exit code:
 // 0 when everything ran, 1 when equivalence does not hold (nothing is swept or written).

@@ -3,6 +3,7 @@
 
 #include "core/device.h"
 #include "core/engine.h"
+#include "core/gpu.h"
 
 #include <torch/torch.h>
 
@@ -14,7 +15,8 @@ namespace accumlab {
 const char *const kTimedRegion =
     "num_steps effective steps after the warm-up: per step the window's data generation, every micro-batch's "
     "forward and backward, the gradient syncs, the grad-norm read and the optimizer step; model construction "
-    "and warm-up steps are excluded; on CUDA the device is synchronized before each clock read";
+    "and warm-up steps are excluded; on CUDA the device is synchronized before each clock read and "
+    "peak_mem_bytes is the caching allocator's peak over the timed steps";
 
 namespace {
 
@@ -72,6 +74,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
     stepMs.reserve(config.numSteps);
     p.losses.reserve(config.numSteps);
     synchronize(p.device);
+    resetPeakMemory(p.device);
     const auto start = Clock::now();
     for (int64_t i = 0; i < config.numSteps; ++i) {
         const auto t0 = Clock::now();
@@ -86,6 +89,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
         }
     }
     p.wallS = std::chrono::duration<double>(Clock::now() - start).count();
+    p.peakMemBytes = peakMemoryBytes(p.device);
 
     p.steps = static_cast<int64_t>(stepMs.size());
     p.syncCalls = engine.syncCalls() - syncBefore;

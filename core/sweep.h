@@ -6,6 +6,7 @@
 #include "core/observer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct SweepPoint {
     int64_t allreduceCalls = 0; // collectives issued during the timed steps (0 with one rank)
     int64_t allreduceBytes = 0; // bytes all-reduced during the timed steps
     double allreduceMs = 0.0;   // wall time spent in those collectives
+    std::optional<int64_t> peakMemBytes; // CUDA: peak bytes allocated during the timed steps
     int64_t microBatches = 0;  // timed micro-batches
     int64_t optimizerStateStep = 0;
     int64_t warmupSteps = 0;

@@ -10,6 +10,7 @@
 // or loses one mid-run: exit 3.
 #include "core/device.h"
 #include "core/experiments.h"
+#include "core/gpu.h"
 #include "core/distributed.h"
 #include "core/export.h"
 #include "core/lesson.h"
@@ -45,6 +46,16 @@ struct SweepFlags {
     int threads = 0;
     std::string model = "lesson";
     std::string labels = "teacher";
+    int64_t hidden = 0;        // 0: the preset's hidden width
+    std::string lang = "en";   // language of the skill recipe
+};
+
+struct OomFlags {
+    std::string model = "wide";
+    int64_t microBatch = 256;
+    int64_t accumSteps = 16;
+    std::string dtype = "float32";
+    uint64_t seed = 0;
 };
 
 struct DistFlags {
@@ -91,6 +102,14 @@ LessonOptions lessonOptions(const SweepFlags &f)
     b.device = deviceFromString(f.device);
     b.labels = labelsFromString(f.labels);
     b.seed = f.seed;
+    if (f.hidden != 0) {
+        ModelShape shape = shapeOf(b.preset);
+        shape.hidden = f.hidden;
+        b.shape = shape;
+    }
+    if (f.lang != "en" && f.lang != "fa")
+        throw ConfigError("--lang takes en or fa, got '" + f.lang + "'");
+    o.language = f.lang == "fa" ? Language::Persian : Language::English;
     o.sweep.accumGrid = parseGrid(f.accumGrid);
     o.sweep.numSteps = f.numSteps;
     o.sweep.warmupSteps = f.warmupSteps;
@@ -103,6 +122,42 @@ LessonOptions lessonOptions(const SweepFlags &f)
     o.outDir = f.outDir;
     validate(o.sweep);
     return o;
+}
+
+// `oom-demo`: one JSON object; exit 0 when the full batch ran out of memory and accumulation
+// then ran the same effective batch, 1 when the contrast did not show, 2 without CUDA.
+int runOomDemoCommand(const OomFlags &f)
+{
+    OomDemoConfig c;
+    c.preset = presetFromString(f.model);
+    c.microBatch = f.microBatch;
+    c.accumSteps = f.accumSteps;
+    c.dtype = dtypeFromString(f.dtype);
+    c.seed = f.seed;
+    if (c.microBatch < 1 || c.microBatch > kMaxMicroBatch || c.accumSteps < 3 || c.accumSteps > kMaxAccumSteps)
+        throw ConfigError("oom-demo needs a micro-batch of 1 to " + std::to_string(kMaxMicroBatch) +
+                          " and accum_steps of 3 to " + std::to_string(kMaxAccumSteps));
+    const OomDemoResult r = runOomDemo(c);
+    const nlohmann::json j = {{"device", r.device},
+                              {"total_device_bytes", r.totalDeviceBytes},
+                              {"cap_bytes", r.capBytes},
+                              {"micro_batch", c.microBatch},
+                              {"accum_steps", c.accumSteps},
+                              {"effective_batch", r.effectiveBatch},
+                              {"micro_peak_bytes", r.microPeakBytes},
+                              {"full_batch_out_of_memory", r.fullBatchOutOfMemory},
+                              {"full_batch_error", r.fullBatchError},
+                              {"accumulation_succeeded", r.accumulationSucceeded},
+                              {"accumulation_peak_bytes", r.accumulationPeakBytes},
+                              {"accumulation_loss", r.accumulationLoss}};
+    std::cout << j.dump(2) << std::endl;
+    if (!(r.fullBatchOutOfMemory && r.accumulationSucceeded)) {
+        std::cerr << "the out-of-memory contrast did not show: the full batch "
+                  << (r.fullBatchOutOfMemory ? "ran out of memory" : "fitted under the cap") << ", accumulation "
+                  << (r.accumulationSucceeded ? "ran" : "failed") << "\n";
+        return kExitFails;
+    }
+    return 0;
 }
 
 // The main job over `world` ranks: the sweep's effective batch is micro x accum x world, and
@@ -270,6 +325,17 @@ int main(int argc, char **argv)
     app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->capture_default_str();
     app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
     app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
+    app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->capture_default_str();
+    app.add_option("--lang", s.lang, "language of the skill recipe: en | fa")->capture_default_str();
+
+    OomFlags m;
+    auto *oomCmd = app.add_subcommand(
+        "oom-demo", "CUDA: cap GPU memory so the full effective batch runs out of memory, then accumulate it");
+    oomCmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
+    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch")->capture_default_str();
+    oomCmd->add_option("--accum-steps", m.accumSteps, "micro-batches per effective batch (> 2)")->capture_default_str();
+    oomCmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    oomCmd->add_option("--seed", m.seed, "seed")->capture_default_str();
 
     EquivalenceFlags e;
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
@@ -315,6 +381,8 @@ int main(int argc, char **argv)
     try {
         if (expCmd->parsed())
             return runExperimentCommand(x);
+        if (oomCmd->parsed())
+            return runOomDemoCommand(m);
         // A rank (torchrun's environment), a launcher of ranks, or one process.
         if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
             throw ConfigError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +

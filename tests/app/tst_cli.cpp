@@ -119,6 +119,9 @@ private slots:
         QTest::newRow("unknown optimizer") << QStringList{"--optimizer", "lion"};
         QTest::newRow("unknown device") << QStringList{"--device", "tpu"};
         QTest::newRow("bad no-sync") << QStringList{"--no-sync", "maybe"};
+        QTest::newRow("bad lang") << QStringList{"--lang", "de"};
+        QTest::newRow("zero hidden") << QStringList{"--hidden", "-3"};
+        QTest::newRow("oom demo accum 2") << QStringList{"oom-demo", "--accum-steps", "2"};
         QTest::newRow("out-dir is a file") << QStringList{"--out-dir", "blocker"};
         QTest::newRow("unwritable out-dir") << QStringList{"--out-dir", "/proc/accumlab"};
         QTest::newRow("split does not divide") << QStringList{"equivalence", "--accum-steps", "3"};
@@ -142,13 +145,41 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"blocker"});
     }
 
+    void cudaWhereThereIsNone_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("sweep on cuda") << QStringList{"--device", "cuda", "--no-write"};
+        QTest::newRow("equivalence on cuda") << QStringList{"equivalence", "--device", "cuda"};
+        QTest::newRow("oom demo") << QStringList{"oom-demo"};
+    }
     void cudaWhereThereIsNone()
     {
+        QFETCH(QStringList, args);
         if (QFileInfo::exists("/dev/nvidia0"))
             QSKIP("this machine has a GPU");
-        const Run r = runCli({"--device", "cuda", "--no-write"});
+        const Run r = runCli(args);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY(r.err.contains("CUDA"));
+        QVERIFY2(r.err.contains("CUDA"), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+    }
+
+    // --hidden overrides the preset's width; --lang fa writes the Persian recipe; peak memory
+    // is null (not measured) on the CPU.
+    void modelWidthAndRecipeLanguage()
+    {
+        QTemporaryDir dir;
+        const Run r = runCli(fastSweep() + QStringList{"--hidden", "32", "--lang", "fa", "--out-dir", dir.path()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile curve(dir.filePath("accum-curve.json"));
+        QVERIFY(curve.open(QIODevice::ReadOnly));
+        const CurveFile file = parseCurveJson(curve.readAll().toStdString());
+        QCOMPARE(file.raw.at("config").at("hidden").get<int>(), 32);
+        QVERIFY(file.raw.at("points")[0].at("peak_mem_bytes").is_null());
+        QFile skill(dir.filePath("skill-gradient-accumulation.md"));
+        QVERIFY(skill.open(QIODevice::ReadOnly));
+        const QString md = QString::fromUtf8(skill.readAll());
+        QVERIFY(md.contains(QStringLiteral("انباشت گرادیان")));
+        QVERIFY(md.contains(QStringLiteral("accum_steps = effective_batch // (micro_batch * world_size)")));
     }
 };
 
