@@ -68,7 +68,7 @@ void quietLibraryLogging()
 #ifdef C10_USE_GLOG
     FLAGS_minloglevel = google::GLOG_FATAL;
 #else
-    c10::FLAGS_caffe2_log_level = 3; // c10's FATAL
+    ::FLAGS_caffe2_log_level = 3; // c10's own FATAL; the flag lives in the global namespace
 #endif
 }
 
@@ -399,9 +399,10 @@ bool failed(int status) { return WIFSIGNALED(status) || (WIFEXITED(status) && WE
 
 void stopAll(std::vector<Child> &children)
 {
+    // Each child leads its own process group, so whatever it started goes with it.
     for (auto &c : children)
         if (!c.done)
-            ::kill(c.pid, SIGTERM);
+            ::kill(-c.pid, SIGTERM);
     const auto deadline = Clock::now() + kStopGrace;
     for (;;) {
         bool running = false;
@@ -421,7 +422,7 @@ void stopAll(std::vector<Child> &children)
     }
     for (auto &c : children)
         if (!c.done) {
-            ::kill(c.pid, SIGKILL);
+            ::kill(-c.pid, SIGKILL);
             ::waitpid(c.pid, &c.status, 0);
             c.done = true;
         }
@@ -464,6 +465,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
     for (size_t r = 0; r < envStrings.size(); ++r) {
         const pid_t pid = ::fork();
         if (pid == 0) {
+            ::setpgid(0, 0);
             ::prctl(PR_SET_PDEATHSIG, SIGKILL); // a child never outlives its launcher
             if (::getppid() != parent)
                 ::_exit(kExitDistributed);
@@ -478,6 +480,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
             startError = "cannot start " + unit + " " + std::to_string(r) + ": " + std::strerror(errno);
             break;
         }
+        ::setpgid(pid, pid); // also here, so stopAll never races the child's own call
         children[r].pid = pid;
     }
     for (int f : logFds)

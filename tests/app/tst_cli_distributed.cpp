@@ -21,7 +21,7 @@ using namespace accumlab;
 namespace {
 
 // Each fault test runs with this rendezvous/collective timeout (seconds) ...
-constexpr int kDistTimeoutS = 4;
+constexpr int kDistTimeoutS = 3;
 // ... and must end well inside this bound (start-up, the timeout, the launcher's stop grace).
 constexpr qint64 kFaultBoundMs = 25000;
 
@@ -108,8 +108,6 @@ private slots:
         QTest::addColumn<QString>("stderrMentions");
         QTest::newRow("world 2 x accum 2 x micro 4")
             << QStringList{"--world-size", "2", "--big-batch", "16", "--accum-steps", "2"} << 0 << 4 << QString();
-        QTest::newRow("world 2 x accum 4 x micro 2")
-            << QStringList{"--world-size", "2", "--big-batch", "16", "--accum-steps", "4"} << 0 << 2 << QString();
         QTest::newRow("world 4 x accum 2 x micro 2 float64")
             << QStringList{"--world-size", "4", "--accum-steps", "2", "--dtype", "float64"} << 0 << 2 << QString();
         QTest::newRow("world 2 adamw")
