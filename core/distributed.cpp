@@ -569,8 +569,9 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
 {
     validate(config);
     const AccumConfig &b = config.base;
-    if (b.shape)
-        throw ConfigError("a custom model shape cannot be passed to accumlab-cli; use a preset");
+    const ModelShape preset = shapeOf(b.preset);
+    if (b.shape && (b.shape->inFeatures != preset.inFeatures || b.shape->classes != preset.classes))
+        throw ConfigError("accumlab-cli takes a preset's input and class counts; only the hidden width can differ");
     std::string grid;
     for (int64_t a : config.accumGrid) {
         if (!grid.empty())
@@ -596,6 +597,8 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
                                   "--world-size",  std::to_string(b.worldSize)};
     if (b.stepEveryMicro)
         args.push_back("--step-every-micro");
+    if (b.shape && b.shape->hidden != preset.hidden)
+        args.insert(args.end(), {"--hidden", std::to_string(b.shape->hidden)});
     return args;
 }
 

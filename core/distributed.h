@@ -105,7 +105,8 @@ LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vecto
                               const LaunchOptions &options, const CancelToken *cancel = nullptr);
 
 // accumlab-cli's arguments for the main job with this sweep (world size included). Throws
-// ConfigError for settings the CLI cannot express (a custom model shape).
+// ConfigError for settings the CLI cannot express (a shape whose input or class count differs
+// from its preset's; a hidden width alone goes as --hidden).
 std::vector<std::string> sweepCliArgs(const SweepConfig &config);
 
 // For a viewer (the desktop app's worker): runs the sweep on config.base.worldSize local ranks

@@ -181,11 +181,16 @@ private slots:
         QVERIFY(clock.elapsed() < 10000);
     }
 
-    void sweepArgsRefuseCustomShape()
+    void sweepArgsShape()
     {
         SweepConfig c;
         c.base.shape = ModelShape{8, 8, 2};
         QVERIFY_THROWS_EXCEPTION(ConfigError, sweepCliArgs(c));
+        c.base.shape = ModelShape{64, 256, 16}; // the lesson preset, wider
+        const auto args = sweepCliArgs(c);
+        const auto at = std::find(args.begin(), args.end(), "--hidden");
+        QVERIFY(at != args.end() && at + 1 != args.end());
+        QCOMPARE(QString::fromStdString(*(at + 1)), QString("256"));
     }
 
     // What the desktop app calls: a 2-rank sweep through accumlab-cli, points parsed back
