@@ -1,6 +1,7 @@
 // String forms, presets and validation of the configuration types.
 #include "core/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -76,13 +77,15 @@ void validateOptimizer(const OptimizerConfig &o)
 {
     if (!std::isfinite(o.lr) || o.lr <= 0.0 || o.lr > 1e3)
         throw ConfigError("learning rate must be a positive finite number no larger than 1000");
-    if (o.momentum < 0.0 || o.momentum >= 1.0)
+    // Written so that NaN fails every check.
+    if (!(o.momentum >= 0.0 && o.momentum < 1.0))
         throw ConfigError("momentum must be in [0, 1)");
-    if (o.beta1 < 0.0 || o.beta1 >= 1.0 || o.beta2 < 0.0 || o.beta2 >= 1.0)
+    if (!(o.beta1 >= 0.0 && o.beta1 < 1.0 && o.beta2 >= 0.0 && o.beta2 < 1.0))
         throw ConfigError("Adam betas must be in [0, 1)");
-    if (!(o.eps > 0.0))
+    if (!(o.eps > 0.0 && std::isfinite(o.eps)))
         throw ConfigError("Adam epsilon must be positive");
-    if (o.weightDecay < 0.0 || o.adamWeightDecay < 0.0)
+    if (!(o.weightDecay >= 0.0 && std::isfinite(o.weightDecay) && o.adamWeightDecay >= 0.0 &&
+          std::isfinite(o.adamWeightDecay)))
         throw ConfigError("weight decay must not be negative");
 }
 
@@ -91,7 +94,17 @@ void validateShape(const ModelShape &s)
     requireRange(s.inFeatures, 1, 1 << 16, "input features");
     requireRange(s.hidden, 1, 1 << 16, "hidden width");
     requireRange(s.classes, 2, 1 << 16, "number of classes");
+    // Each factor is at most 2^16, so these products fit in int64.
+    const int64_t parameters =
+        s.inFeatures * s.hidden + s.hidden + s.hidden * s.hidden + s.hidden + s.hidden * s.classes + s.classes;
+    if (parameters > kMaxTensorElements)
+        throw ConfigError("a model of " + std::to_string(s.inFeatures) + " inputs, hidden width " +
+                          std::to_string(s.hidden) + " and " + std::to_string(s.classes) + " classes has " +
+                          std::to_string(parameters) + " parameters, more than " + std::to_string(kMaxTensorElements) +
+                          "; choose a smaller width");
 }
+
+int64_t widest(const ModelShape &s) { return std::max({s.inFeatures, s.hidden, s.classes}); }
 
 } // namespace
 
@@ -135,6 +148,10 @@ void validate(const AccumConfig &c)
     requireRange(c.worldSize, 1, kMaxWorldSize, "world size");
     validateShape(c.modelShape());
     validateOptimizer(c.optimizer);
+    if (c.microBatch * widest(c.modelShape()) > kMaxActivationElements)
+        throw ConfigError("micro-batch " + std::to_string(c.microBatch) + " at width " +
+                          std::to_string(widest(c.modelShape())) + " needs activations of more than " +
+                          std::to_string(kMaxActivationElements) + " elements; choose a smaller micro-batch");
 }
 
 Split parseSplit(const std::string &text)
@@ -176,9 +193,13 @@ void validate(const SweepConfig &c)
         throw ConfigError("the accumulation grid is empty");
     for (int64_t a : c.accumGrid) {
         requireRange(a, 1, kMaxAccumSteps, "accum_steps in the grid");
+        // The engine draws a whole window of inputs (and the teacher's logits) at once.
         const int64_t effective = c.base.microBatch * a * c.base.worldSize;
-        if (effective > kMaxMicroBatch * 64)
-            throw ConfigError("effective batch " + std::to_string(effective) + " is too large for one sweep point");
+        const ModelShape shape = c.base.modelShape();
+        if (effective * std::max(shape.inFeatures, shape.classes) > kMaxTensorElements)
+            throw ConfigError("effective batch " + std::to_string(effective) + " (micro-batch " +
+                              std::to_string(c.base.microBatch) + " x accum_steps " + std::to_string(a) +
+                              ") is too large for one sweep point");
     }
     requireRange(c.numSteps, 1, 1000000, "num_steps");
     requireRange(c.warmupSteps, 0, 1000000, "warm-up steps");

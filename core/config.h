@@ -84,6 +84,13 @@ struct AccumConfig {
 constexpr int64_t kMaxMicroBatch = 1 << 16;
 constexpr int64_t kMaxAccumSteps = 4096;
 constexpr int64_t kMaxWorldSize = 64;
+// Largest tensor one setting may ask for (parameters, one micro-batch's activations, one drawn
+// window of inputs): 2^28 elements, 1 GiB in float32, so a poke is refused in words instead
+// of ending in an allocation failure or the out-of-memory killer.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 28;
+// One micro-batch's activation at the widest layer: 2^26 elements (256 MiB in float32); the
+// MLP keeps about six of them for backward.
+constexpr int64_t kMaxActivationElements = int64_t(1) << 26;
 
 // Throws ConfigError naming the first bad field.
 void validate(const AccumConfig &);

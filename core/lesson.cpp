@@ -28,9 +28,10 @@ std::string sweepTable(const SweepResult &sweep)
         std::snprintf(line, sizeof line, "%10lld  %5lld  %5lld  %10.1f  %10.2f  %6lld  %8.4f%s\n",
                       static_cast<long long>(p.effectiveBatch), static_cast<long long>(p.accumSteps),
                       static_cast<long long>(p.microBatch), p.samplesPerSec, p.medianStepMs,
-                      static_cast<long long>(p.syncCalls), p.avgLoss,
-                      p.diverged ? ("  diverged at step " + std::to_string(p.divergedAtStep)).c_str() : "");
+                      static_cast<long long>(p.syncCalls), p.avgLoss, p.diverged ? "  diverged" : "");
         out << line;
+        if (p.diverged)
+            out << "           " << divergenceSentence(p) << "\n";
     }
     return out.str();
 }
@@ -54,11 +55,19 @@ void requireWritableDir(const std::filesystem::path &dir)
 }
 
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
-                         const EquivalenceResult &equivalence, Language language)
+                         const EquivalenceResult &equivalence, Language language, const CancelToken *cancel)
 {
     ExportPaths paths{outDir / kCurveFileName, outDir / kSkillFileName};
-    writeFileAtomic(paths.curve, curveJson(sweep, &equivalence).dump(2) + "\n");
-    writeFileAtomic(paths.skill, skillMarkdown(equivalence, sweep, language));
+    // Both files are staged before either is published: a failure or a cancel in between
+    // leaves both destinations as they were.
+    StagedFile curve(paths.curve, curveJson(sweep, &equivalence).dump(2) + "\n");
+    if (cancel && cancel->cancelled())
+        throw Cancelled{};
+    StagedFile skill(paths.skill, skillMarkdown(equivalence, sweep, language));
+    if (cancel && cancel->cancelled())
+        throw Cancelled{};
+    curve.commit();
+    skill.commit();
     return paths;
 }
 
@@ -71,6 +80,8 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
     if (write)
         requireWritableDir(options.outDir);
 
+    if (observer)
+        observer->onPhase(LessonPhase::Equivalence);
     out << "equivalence check (full batch vs accumulated)\n";
     const EquivalenceResult eq = runEquivalence(options.equivalence, cancel, options.sync);
     out << toJson(eq).dump(2) << "\n";
@@ -79,10 +90,17 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
         return 1;
     }
     out << "equivalence holds. running sweep...\n";
+    if (observer)
+        observer->onPhase(LessonPhase::Sweep);
     const SweepResult sweep = runSweep(options.sweep, observer, cancel, options.sync);
     out << sweepTable(sweep);
+    for (const auto &p : sweep.points)
+        if (p.diverged)
+            err << "warning: " << divergenceSentence(p) << "; the rest of the sweep carried on\n";
     if (write) {
-        const ExportPaths paths = writeExports(options.outDir, sweep, eq, options.language);
+        if (observer)
+            observer->onPhase(LessonPhase::Export);
+        const ExportPaths paths = writeExports(options.outDir, sweep, eq, options.language, cancel);
         out << "wrote " << paths.curve.string() << "\n";
         out << "wrote " << paths.skill.string() << "\n";
     }

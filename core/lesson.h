@@ -37,12 +37,18 @@ struct ExportPaths {
     std::filesystem::path curve;
     std::filesystem::path skill;
 };
-// Writes accum-curve.json and skill-gradient-accumulation.md atomically.
+// Writes accum-curve.json and skill-gradient-accumulation.md atomically, both or neither.
+// Throws ExportError when a file cannot be written, Cancelled when `cancel` is set before
+// they are published; either way the destinations keep their earlier content.
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
-                         const EquivalenceResult &equivalence, Language language = Language::English);
+                         const EquivalenceResult &equivalence, Language language = Language::English,
+                         const CancelToken *cancel = nullptr);
 
 // Runs the whole lesson, printing as the lesson's script does. Returns the exit code:
 // 0 when everything ran, 1 when equivalence does not hold (nothing is swept or written).
+// A diverged sweep point is a finding, not a failure: one warning line on `err` per point.
+// `cancel` is honoured in every phase (observer->onPhase names them): Cancelled is thrown and
+// no export is left half-written.
 int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err,
               EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
 

@@ -55,6 +55,9 @@ struct StepResult {
 
 struct SweepPoint;
 
+// The phases of the lesson's main job (runLesson), in the order they run.
+enum class LessonPhase { Equivalence, Sweep, Export };
+
 class EngineObserver {
 public:
     virtual ~EngineObserver() = default;
@@ -64,6 +67,8 @@ public:
     virtual void onStep(const StepResult &) {}
     virtual void onSweepPointStarted(int64_t /*index*/, int64_t /*accumSteps*/) {}
     virtual void onSweepPoint(const SweepPoint &) {}
+    // runLesson: before each phase starts.
+    virtual void onPhase(LessonPhase) {}
 };
 
 } // namespace accumlab

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace accumlab {
 
@@ -39,6 +40,12 @@ double median(std::vector<double> v)
 
 } // namespace
 
+std::string divergenceSentence(const SweepPoint &p)
+{
+    return "diverged at step " + std::to_string(p.divergedAtStep) + " of effective batch " +
+           std::to_string(p.effectiveBatch) + " (the loss or the gradient norm became NaN or Inf)";
+}
+
 double SweepResult::plateauSamplesPerSec() const
 {
     double best = 0.0;
@@ -64,8 +71,17 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
     p.dtype = toString(c.dtype);
     p.threads = currentThreads();
 
-    for (int64_t i = 0; i < config.warmupSteps; ++i)
-        engine.step(nullptr, cancel);
+    // Divergence is looked for from the first step, warm-up included: a point whose warm-up
+    // already went to NaN is reported there, with no timed steps.
+    for (int64_t i = 0; i < config.warmupSteps; ++i) {
+        if (!engine.step(nullptr, cancel).finite) {
+            p.diverged = true;
+            p.divergedAtStep = i + 1;
+            p.avgLoss = p.finalLoss = std::numeric_limits<double>::quiet_NaN();
+            p.optimizerStateStep = engine.optimizerStateStep();
+            return p;
+        }
+    }
     const int64_t syncBefore = engine.syncCalls();
     const int64_t microBefore = engine.microBatches();
     const SyncStats collectivesBefore = engine.syncStats();
@@ -84,7 +100,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
         p.losses.push_back(r.loss);
         if (!r.finite) {
             p.diverged = true;
-            p.divergedAtStep = i;
+            p.divergedAtStep = config.warmupSteps + i + 1;
             break;
         }
     }

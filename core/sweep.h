@@ -34,12 +34,15 @@ struct SweepPoint {
     double wallS = 0.0;        // wall time of the timed region
     double finalLoss = 0.0;
     std::vector<double> losses; // per timed step, unscaled
-    bool diverged = false;
-    int64_t divergedAtStep = -1;
+    bool diverged = false;      // the loss or the gradient norm went to NaN or Inf; the point stopped there
+    int64_t divergedAtStep = -1; // 1-based optimizer step of the point, warm-up steps counted first
     std::string device;
     std::string dtype;
     int threads = 0;
 };
+
+// "diverged at step k of effective batch B (...)": the report of a diverged point.
+std::string divergenceSentence(const SweepPoint &);
 
 struct SweepResult {
     SweepConfig config;

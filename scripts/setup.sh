@@ -10,6 +10,7 @@ packages=(
   libopenblas0-pthread   # LibTorch's small matmuls run ~6x slower on the reference BLAS
   libgl-dev              # Qt6Gui's CMake package needs the OpenGL headers
   fonts-dejavu-core      # a Latin fallback font for offscreen screenshots
+  clang libclang-rt-14-dev  # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
 )
 if [[ "${ACCUMLAB_SETUP_EXTRA:-}" != "" ]]; then
   read -r -a extra <<<"$ACCUMLAB_SETUP_EXTRA"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds, runs the whole test suite.
+# The README's test command: installs what is missing, builds, runs the whole test suite,
+# then fuzzes the accum-curve reader for a bounded time (ACCUMLAB_FUZZ_SECONDS, default 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh
 ctest --test-dir build --output-on-failure --timeout 600
+scripts/fuzz.sh "${ACCUMLAB_FUZZ_SECONDS:-60}"

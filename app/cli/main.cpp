@@ -7,7 +7,8 @@
 // Both take --world-size N: N rank processes on loopback (this program re-started with
 // torchrun's environment); a process started with RANK and WORLD_SIZE set is one rank.
 // Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
-// or loses one mid-run: exit 3.
+// or loses one mid-run: exit 3. Exports that cannot be written at the end (a full disk, a
+// folder that vanished): one line, exit 4, and the earlier exports are left as they were.
 #include "core/device.h"
 #include "core/experiments.h"
 #include "core/gpu.h"
@@ -27,6 +28,7 @@ namespace {
 
 constexpr int kExitFails = 1;
 constexpr int kExitBadInput = 2;
+constexpr int kExitWriteFailed = 4;
 
 struct SweepFlags {
     int64_t microBatch = 4;
@@ -119,6 +121,8 @@ LessonOptions lessonOptions(const SweepFlags &f)
     o.equivalence.dtype = b.dtype;
     o.equivalence.device = b.device;
     o.write = !f.noWrite;
+    if (f.outDir.empty())
+        throw ConfigError("--out-dir must name a folder");
     o.outDir = f.outDir;
     validate(o.sweep);
     return o;
@@ -248,6 +252,9 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
     } catch (const ConfigError &ex) {
         std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
         exitNow(kExitBadInput);
+    } catch (const ExportError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "; earlier exports were left as they were\n";
+        exitNow(kExitWriteFailed);
     } catch (const std::exception &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         exitNow(kExitDistributed);
@@ -312,7 +319,7 @@ int main(int argc, char **argv)
     app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
     app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->capture_default_str();
     app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->capture_default_str();
-    app.add_option("--seed", s.seed, "seed for model and data")->capture_default_str();
+    app.add_option("--seed", s.seed, "seed for model and data")->check(CLI::NonNegativeNumber)->capture_default_str();
     app.add_option("--lr", s.lr, "learning rate")->capture_default_str();
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
@@ -335,7 +342,7 @@ int main(int argc, char **argv)
     oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch")->capture_default_str();
     oomCmd->add_option("--accum-steps", m.accumSteps, "micro-batches per effective batch (> 2)")->capture_default_str();
     oomCmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
-    oomCmd->add_option("--seed", m.seed, "seed")->capture_default_str();
+    oomCmd->add_option("--seed", m.seed, "seed")->check(CLI::NonNegativeNumber)->capture_default_str();
 
     EquivalenceFlags e;
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
@@ -349,7 +356,7 @@ int main(int argc, char **argv)
     eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
     eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
     eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
-    eqCmd->add_option("--seed", e.seed, "seed")->capture_default_str();
+    eqCmd->add_option("--seed", e.seed, "seed")->check(CLI::NonNegativeNumber)->capture_default_str();
 
     ExperimentFlags x;
     auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
@@ -357,7 +364,9 @@ int main(int argc, char **argv)
     expCmd->add_flag("--json", x.json, "print one JSON object");
     expCmd->add_flag("--fast", x.fast, "smaller runs, as the test suite uses");
     expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps per point")->capture_default_str();
-    expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->capture_default_str();
+    expCmd->add_option("--seed", x.seed, "seed for every model and data stream")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")
         ->capture_default_str();
 
@@ -429,6 +438,9 @@ int main(int argc, char **argv)
     } catch (const DistributedError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitDistributed;
+    } catch (const ExportError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "; earlier exports were left as they were\n";
+        return kExitWriteFailed;
     } catch (const std::exception &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;

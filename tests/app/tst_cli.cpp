@@ -9,6 +9,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
+#include <sys/resource.h>
+
 using namespace accumlab;
 
 namespace {
@@ -128,6 +131,55 @@ private slots:
         QTest::newRow("compare split does not cover") << QStringList{"equivalence", "--compare-split", "3x5"};
         QTest::newRow("bad split") << QStringList{"equivalence", "--compare-split", "4by4"};
         QTest::newRow("zero big batch") << QStringList{"equivalence", "--big-batch", "0"};
+        // Numbers: zero, negative, non-numeric, huge, overflowing.
+        QTest::newRow("zero grid entry") << QStringList{"--accum-grid", "1,0,4"};
+        QTest::newRow("negative grid entry") << QStringList{"--accum-grid=1,-2"};
+        QTest::newRow("huge micro, small grid") << QStringList{"--micro-batch", "1000000000", "--accum-grid", "1"};
+        QTest::newRow("huge accum 10^6 with micro 1") << QStringList{"--micro-batch", "1", "--accum-grid", "1000000"};
+        QTest::newRow("huge effective batch") << QStringList{"--micro-batch", "65536", "--accum-grid", "4096"};
+        QTest::newRow("huge wide window") << QStringList{"--model", "wide", "--micro-batch", "4096", "--accum-grid", "128"};
+        QTest::newRow("huge width") << QStringList{"--hidden", "65536"};
+        QTest::newRow("huge activations") << QStringList{"--model", "wide", "--micro-batch", "32768", "--accum-grid", "1"};
+        QTest::newRow("overflowing micro") << QStringList{"--micro-batch", "99999999999999999999"};
+        QTest::newRow("overflowing grid") << QStringList{"--accum-grid", "99999999999999999999"};
+        QTest::newRow("zero num-steps") << QStringList{"--num-steps", "0"};
+        QTest::newRow("non-numeric num-steps") << QStringList{"--num-steps", "many"};
+        QTest::newRow("negative warm-up") << QStringList{"--warmup-steps", "-1"};
+        QTest::newRow("negative threads") << QStringList{"--threads", "-1"};
+        QTest::newRow("huge threads") << QStringList{"--threads", "100000"};
+        QTest::newRow("negative seed") << QStringList{"--seed", "-1"};
+        QTest::newRow("zero lr") << QStringList{"--lr", "0"};
+        QTest::newRow("negative lr") << QStringList{"--lr", "-0.1"};
+        QTest::newRow("non-numeric lr") << QStringList{"--lr", "fast"};
+        QTest::newRow("nan lr") << QStringList{"--lr", "nan"};
+        QTest::newRow("inf lr") << QStringList{"--lr", "inf"};
+        QTest::newRow("huge lr") << QStringList{"--lr", "1e9"};
+        QTest::newRow("huge world size") << QStringList{"--world-size", "1000"};
+        QTest::newRow("zero world size") << QStringList{"--world-size", "0"};
+        // Malformed grids.
+        QTest::newRow("empty grid") << QStringList{"--accum-grid", ""};
+        QTest::newRow("blank grid") << QStringList{"--accum-grid", " , "};
+        QTest::newRow("trailing comma") << QStringList{"--accum-grid", "1,2,"};
+        QTest::newRow("semicolons") << QStringList{"--accum-grid", "1;2;4"};
+        QTest::newRow("fraction in grid") << QStringList{"--accum-grid", "1,2.5"};
+        QTest::newRow("hex in grid") << QStringList{"--accum-grid", "0x10"};
+        // Unknown names.
+        QTest::newRow("unknown model") << QStringList{"--model", "giant"};
+        QTest::newRow("unknown labels") << QStringList{"--labels", "noisy"};
+        QTest::newRow("unknown scaling") << QStringList{"--scaling", "half"};
+        QTest::newRow("unknown dtype on equivalence") << QStringList{"equivalence", "--dtype", "int8"};
+        QTest::newRow("unknown device on equivalence") << QStringList{"equivalence", "--device", "mps"};
+        QTest::newRow("unknown subcommand argument") << QStringList{"experiment"};
+        // Sizes that do not divide or cover.
+        QTest::newRow("big batch 10 into 4") << QStringList{"equivalence", "--big-batch", "10", "--accum-steps", "4"};
+        QTest::newRow("zero accum steps") << QStringList{"equivalence", "--accum-steps", "0"};
+        QTest::newRow("split 0x16") << QStringList{"equivalence", "--compare-split", "0x16"};
+        QTest::newRow("split 4x") << QStringList{"equivalence", "--compare-split", "4x"};
+        QTest::newRow("ranks do not divide") << QStringList{"equivalence", "--world-size", "3"};
+        // Output folders that cannot be used.
+        QTest::newRow("out-dir under a file") << QStringList{"--out-dir", "blocker/sub"};
+        QTest::newRow("empty out-dir") << QStringList{"--out-dir", ""};
+        QTest::newRow("read-only file system") << QStringList{"--out-dir", "/sys/accumlab"};
     }
     void badInput()
     {
@@ -161,6 +213,82 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("CUDA"), qPrintable(r.err));
         QCOMPARE(r.err.count('\n'), 1);
+    }
+
+    // The working folder deleted under a relative --out-dir: the folder cannot be created.
+    void vanishedOutDir()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkdir("gone"));
+        QProcess p;
+        p.setWorkingDirectory(dir.filePath("gone"));
+        p.start("/bin/sh", {"-c", "rmdir \"$PWD\" && exec \"$ACCUMLAB_CLI\" --out-dir out --accum-grid 1 --num-steps 1"});
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 2);
+        QCOMPARE(err.count('\n'), 1);
+        QVERIFY2(err.startsWith("accumlab-cli: error: ") && err.contains("out"), qPrintable(err));
+        QVERIFY(QDir(dir.path()).isEmpty());
+    }
+
+    // A disk that fills up while the run works: the exports fail at the end in one line, exit 4,
+    // and an earlier run's exports stay whole. The child's file-size limit stands in for the
+    // full disk (write() fails with EFBIG rather than ENOSPC; the code path is the same).
+    void fullDiskKeepsEarlierExports()
+    {
+        QTemporaryDir dir;
+        const QStringList args = fastSweep() + QStringList{"--out-dir", dir.path()};
+        QCOMPARE(runCli(args).exitCode, 0);
+        QFile curve(dir.filePath("accum-curve.json"));
+        QVERIFY(curve.open(QIODevice::ReadOnly));
+        const QByteArray earlier = curve.readAll();
+        curve.close();
+
+        QProcess p;
+        p.setChildProcessModifier([] {
+            ::signal(SIGXFSZ, SIG_IGN);
+            rlimit limit{};
+            ::getrlimit(RLIMIT_FSIZE, &limit);
+            limit.rlim_cur = 1024;
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+        });
+        p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
+        QVERIFY(p.waitForFinished(240000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 4);
+        QCOMPARE(err.count('\n'), 1);
+        QVERIFY2(err.startsWith("accumlab-cli: error: cannot write ") && err.contains("earlier exports"), qPrintable(err));
+        QVERIFY(curve.open(QIODevice::ReadOnly));
+        QCOMPARE(curve.readAll(), earlier);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries),
+                 (QStringList{"accum-curve.json", "skill-gradient-accumulation.md"}));
+    }
+
+    // No division and a high learning rate: the accum-16 point diverges, is reported in a
+    // sentence on stderr and in the table, marked in the JSON; the accum-1 point after it runs.
+    void divergenceIsReportedAndTheSweepCarriesOn()
+    {
+        QTemporaryDir dir;
+        const Run r = runCli({"--scaling", "none", "--lr", "0.7", "--accum-grid", "16,1", "--num-steps", "20",
+                              "--warmup-steps", "1", "--threads", "1", "--out-dir", dir.path()});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile curve(dir.filePath("accum-curve.json"));
+        QVERIFY(curve.open(QIODevice::ReadOnly));
+        const CurveFile file = parseCurveJson(curve.readAll().toStdString());
+        QCOMPARE(file.points.size(), size_t(2));
+        QVERIFY(file.points[0].diverged);
+        QVERIFY(file.raw.at("points")[0].at("diverged").get<bool>());
+        const int64_t k = file.raw.at("points")[0].at("diverged_at_step").get<int64_t>();
+        const QString sentence = QStringLiteral("diverged at step %1 of effective batch 64").arg(k);
+        QVERIFY2(r.err.startsWith("warning: " + sentence + " (") && r.err.endsWith("the rest of the sweep carried on\n"),
+                 qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(r.out.contains(sentence));
+        QVERIFY(!file.points[1].diverged);
+        QCOMPARE(file.points[1].steps, 20);
+        QVERIFY(!file.raw.at("points")[1].contains("diverged_at_step"));
     }
 
     // --hidden overrides the preset's width; --lang fa writes the Persian recipe; peak memory

@@ -128,6 +128,65 @@ private slots:
         QCOMPARE(threw, !valid);
     }
 
+    // Sizes that would end in an allocation failure are refused in words, at the boundaries.
+    void validateSizes_data()
+    {
+        QTest::addColumn<int>("preset");
+        QTest::addColumn<qint64>("hidden"); // 0: the preset's
+        QTest::addColumn<qint64>("micro");
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("valid");
+        const int lesson = int(ModelPreset::Lesson);
+        const int wide = int(ModelPreset::Wide);
+        QTest::newRow("lesson window 2^28") << lesson << qint64(0) << qint64(65536) << qint64(64) << true;
+        QTest::newRow("lesson window 2^29") << lesson << qint64(0) << qint64(65536) << qint64(128) << false;
+        QTest::newRow("wide activations 2^26") << wide << qint64(0) << qint64(16384) << qint64(1) << true;
+        QTest::newRow("wide activations above") << wide << qint64(0) << qint64(16385) << qint64(1) << false;
+        QTest::newRow("wide window 2^28") << wide << qint64(0) << qint64(4096) << qint64(64) << true;
+        QTest::newRow("wide window above") << wide << qint64(0) << qint64(4096) << qint64(65) << false;
+        QTest::newRow("hidden 8192") << lesson << qint64(8192) << qint64(4) << qint64(1) << true;
+        QTest::newRow("hidden 16384 parameters") << lesson << qint64(16384) << qint64(4) << qint64(1) << false;
+    }
+    void validateSizes()
+    {
+        QFETCH(int, preset);
+        QFETCH(qint64, hidden);
+        QFETCH(qint64, micro);
+        QFETCH(qint64, accum);
+        QFETCH(bool, valid);
+        SweepConfig c;
+        c.base.preset = ModelPreset(preset);
+        if (hidden) {
+            ModelShape shape = shapeOf(c.base.preset);
+            shape.hidden = hidden;
+            c.base.shape = shape;
+        }
+        c.base.microBatch = micro;
+        c.accumGrid = {accum};
+        QString message;
+        try {
+            validate(c);
+        } catch (const ConfigError &e) {
+            message = QString::fromUtf8(e.what());
+        }
+        QVERIFY2(message.isEmpty() == valid, qPrintable(message));
+        if (!valid)
+            QVERIFY2(message.contains(QStringLiteral("choose a smaller")) || message.contains(QStringLiteral("too large")),
+                     qPrintable(message));
+    }
+
+    // NaN fails every hyper-parameter check (a comparison with NaN is false both ways).
+    void nanHyperParameters()
+    {
+        for (double OptimizerConfig::*field : {&OptimizerConfig::momentum, &OptimizerConfig::beta1,
+                                               &OptimizerConfig::beta2, &OptimizerConfig::eps,
+                                               &OptimizerConfig::weightDecay, &OptimizerConfig::adamWeightDecay}) {
+            AccumConfig c;
+            c.optimizer.*field = std::nan("");
+            QVERIFY_THROWS_EXCEPTION(ConfigError, validate(c));
+        }
+    }
+
     void validateEquivalenceSplit_data()
     {
         QTest::addColumn<qint64>("bigBatch");

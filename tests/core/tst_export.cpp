@@ -5,7 +5,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <fstream>
+#include <sys/resource.h>
 
 using namespace accumlab;
 using nlohmann::json;
@@ -111,6 +113,7 @@ private slots:
             QFAIL("a bad file was accepted");
         } catch (const std::runtime_error &e) {
             QVERIFY2(QString::fromUtf8(e.what()).contains(mentions), e.what());
+            QVERIFY(dynamic_cast<const CurveFormatError *>(&e));
         }
     }
 
@@ -133,6 +136,57 @@ private slots:
         std::ofstream(blocker.toStdString()) << "x";
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, writeFileAtomic((blocker + "/a.json").toStdString(), "{}"));
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"blocker"});
+    }
+
+    // Staged files become visible only on commit; dropped, they leave nothing behind.
+    void stagedFilesPublishOnCommitOnly()
+    {
+        QTemporaryDir dir;
+        const std::string a = dir.filePath("a.json").toStdString();
+        const std::string b = dir.filePath("b.md").toStdString();
+        {
+            StagedFile fa(a, "A");
+            StagedFile fb(b, "B");
+            QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 2); // two temp files
+            QVERIFY(!QFileInfo::exists(dir.filePath("a.json")));
+        }
+        QVERIFY(QDir(dir.path()).isEmpty());
+        {
+            StagedFile fa(a, "A");
+            StagedFile fb(b, "B");
+            fa.commit();
+            fb.commit();
+        }
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), (QStringList{"a.json", "b.md"}));
+        QCOMPARE(QString::fromStdString(readAll(b)), QStringLiteral("B"));
+        QCOMPARE(QFileInfo(dir.filePath("a.json")).permissions() & QFileDevice::ReadOther, QFileDevice::ReadOther);
+    }
+
+    // A full disk, simulated by this process's file-size limit (EFBIG instead of ENOSPC; both
+    // fail write() the same way): the error names the file, the earlier content stays.
+    void atomicWriteOnAFullDisk()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("x.json").toStdString();
+        writeFileAtomic(path, "earlier");
+        rlimit saved{};
+        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+        const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit lowered = saved;
+        lowered.rlim_cur = 4096;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &lowered), 0);
+        QString message;
+        try {
+            writeFileAtomic(path, std::string(65536, 'z'));
+        } catch (const ExportError &e) {
+            message = QString::fromUtf8(e.what());
+        }
+        setrlimit(RLIMIT_FSIZE, &saved);
+        std::signal(SIGXFSZ, oldHandler);
+        QVERIFY2(message.contains(QStringLiteral("cannot write")) && message.contains(QStringLiteral("x.json")),
+                 qPrintable(message));
+        QCOMPARE(QString::fromStdString(readAll(path)), QStringLiteral("earlier"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"x.json"});
     }
 
     void atomicWriteReplacesWhole()

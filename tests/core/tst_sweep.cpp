@@ -108,8 +108,29 @@ private slots:
         const auto result = runSweep(s);
         const auto &p = result.points.front();
         QVERIFY(p.diverged);
-        QVERIFY(p.divergedAtStep >= 0 && p.divergedAtStep < s.numSteps);
-        QCOMPARE(p.steps, p.divergedAtStep + 1);
+        // 1-based over the point's steps, warm-up first; the point stops at that step.
+        QVERIFY(p.divergedAtStep >= 1 && p.divergedAtStep <= s.warmupSteps + s.numSteps);
+        QCOMPARE(p.steps, std::max<int64_t>(0, p.divergedAtStep - s.warmupSteps));
+        QCOMPARE(divergenceSentence(p).rfind("diverged at step " + std::to_string(p.divergedAtStep) +
+                                                 " of effective batch 64",
+                                             0),
+                 size_t(0));
+    }
+
+    // Divergence in the warm-up is caught there: no timed step runs on NaN weights.
+    void divergenceInWarmUp()
+    {
+        auto s = smallSweep();
+        s.base.scaling = Scaling::None;
+        s.base.optimizer.lr = 1e3; // the largest the config allows
+        s.accumGrid = {16};
+        s.warmupSteps = 50;
+        const auto p = runSweep(s).points.front();
+        QVERIFY(p.diverged);
+        QVERIFY(p.divergedAtStep >= 1 && p.divergedAtStep <= s.warmupSteps);
+        QCOMPARE(p.steps, 0);
+        QVERIFY(std::isnan(p.avgLoss));
+        QCOMPARE(p.samplesPerSec, 0.0);
     }
 
     void rejectsBadGrid()

@@ -1,0 +1,204 @@
+// accum-curve.v1 points: the writer of one point and the validating reader of a whole file.
+// Torch-free (see curve_io.h); the fuzz target in tests/fuzz/ compiles this file alone.
+#include "core/curve_io.h"
+
+#include <cmath>
+#include <limits>
+
+namespace accumlab {
+
+const char *const kCurveSchema = "accum-curve.v1";
+
+using nlohmann::json;
+
+json toJson(const SweepPoint &p)
+{
+    json j = {
+        // The lesson's eight fields, by name and in its order.
+        {"effective_batch", p.effectiveBatch},
+        {"accum_steps", p.accumSteps},
+        {"micro_batch", p.microBatch},
+        {"avg_loss", p.avgLoss},
+        {"samples_per_sec", p.samplesPerSec},
+        {"median_step_ms", p.medianStepMs},
+        {"sync_calls", p.syncCalls},
+        {"steps", p.steps},
+        // AccumLab's additions.
+        {"world_size", p.worldSize},
+        {"allreduce_calls", p.allreduceCalls},
+        {"allreduce_bytes", p.allreduceBytes},
+        {"allreduce_ms", p.allreduceMs},
+        {"micro_batches", p.microBatches},
+        {"optimizer_state_step", p.optimizerStateStep},
+        {"warmup_steps", p.warmupSteps},
+        {"wall_s", p.wallS},
+        {"final_loss", p.finalLoss},
+        {"losses", p.losses},
+        {"diverged", p.diverged},
+        {"device", p.device},
+        {"dtype", p.dtype},
+        {"threads", p.threads},
+    };
+    // A non-finite loss is written as null (JSON has no NaN); "diverged" says why.
+    if (p.diverged)
+        j["diverged_at_step"] = p.divergedAtStep;
+    // Measured on CUDA only; null says "not measured" rather than zero.
+    j["peak_mem_bytes"] = p.peakMemBytes ? json(*p.peakMemBytes) : json(nullptr);
+    return j;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+[[noreturn]] void fail(size_t index, const std::string &what)
+{
+    throw CurveFormatError("point " + std::to_string(index + 1) + " " + what);
+}
+
+const json &requireField(const json &point, const char *name, size_t index)
+{
+    const auto it = point.find(name);
+    if (it == point.end())
+        fail(index, std::string("has no field '") + name + "'");
+    if (!it->is_number())
+        fail(index, std::string("field '") + name + "' is not a number");
+    if (it->is_number_float() && !std::isfinite(it->get<double>()))
+        fail(index, std::string("field '") + name + "' is not finite");
+    return *it;
+}
+
+int64_t requireCount(const json &point, const char *name, size_t index, int64_t minimum)
+{
+    const json &v = requireField(point, name, index);
+    // Unsigned JSON numbers above INT64_MAX are refused rather than wrapped.
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)) ||
+        v.get<int64_t>() < minimum)
+        fail(index, std::string("field '") + name + "' must be a whole number >= " + std::to_string(minimum));
+    return v.get<int64_t>();
+}
+
+double requireNonNegative(const json &point, const char *name, size_t index)
+{
+    const double v = requireField(point, name, index).get<double>();
+    if (v < 0.0)
+        fail(index, std::string("field '") + name + "' is negative");
+    return v;
+}
+
+// A loss: a finite number, or null where the point diverged (JSON has no NaN).
+double lossValue(const json &v, bool diverged, size_t index, const char *name)
+{
+    if (v.is_null() && diverged)
+        return kNaN;
+    if (!v.is_number() || (v.is_number_float() && !std::isfinite(v.get<double>())))
+        fail(index, std::string("field '") + name + "' is not a number");
+    return v.get<double>();
+}
+
+// Refuses deep nesting while parsing, before the tree is built.
+bool depthGuard(int depth, json::parse_event_t, json &)
+{
+    if (depth > kMaxCurveJsonDepth)
+        throw CurveFormatError("the file nests deeper than " + std::to_string(kMaxCurveJsonDepth) +
+                               " levels; it is not an accum-curve file");
+    return true;
+}
+
+SweepPoint parsePoint(const json &pj, size_t i)
+{
+    if (!pj.is_object())
+        fail(i, "is not an object");
+    SweepPoint p;
+    if (const auto it = pj.find("diverged"); it != pj.end()) {
+        if (!it->is_boolean())
+            fail(i, "field 'diverged' is not true or false");
+        p.diverged = it->get<bool>();
+    }
+    p.effectiveBatch = requireCount(pj, "effective_batch", i, 1);
+    p.accumSteps = requireCount(pj, "accum_steps", i, 1);
+    p.microBatch = requireCount(pj, "micro_batch", i, 1);
+    if (!pj.contains("avg_loss"))
+        fail(i, "has no field 'avg_loss'");
+    p.avgLoss = lossValue(pj.at("avg_loss"), p.diverged, i, "avg_loss");
+    p.samplesPerSec = requireNonNegative(pj, "samples_per_sec", i);
+    p.medianStepMs = requireNonNegative(pj, "median_step_ms", i);
+    p.syncCalls = requireCount(pj, "sync_calls", i, 0);
+    p.steps = requireCount(pj, "steps", i, 0);
+    if (pj.contains("world_size"))
+        p.worldSize = requireCount(pj, "world_size", i, 1);
+    int64_t product = 0;
+    if (__builtin_mul_overflow(p.accumSteps, p.microBatch, &product) ||
+        __builtin_mul_overflow(product, p.worldSize, &product) || p.effectiveBatch != product)
+        throw CurveFormatError("point " + std::to_string(i + 1) + ": effective_batch " +
+                               std::to_string(p.effectiveBatch) + " is not micro_batch x accum_steps x world_size");
+    if (p.diverged)
+        p.divergedAtStep = requireCount(pj, "diverged_at_step", i, 0);
+    // AccumLab's own fields, when present (the lesson's files do not carry them).
+    if (pj.contains("allreduce_calls"))
+        p.allreduceCalls = requireCount(pj, "allreduce_calls", i, 0);
+    if (pj.contains("allreduce_bytes"))
+        p.allreduceBytes = requireCount(pj, "allreduce_bytes", i, 0);
+    if (pj.contains("allreduce_ms"))
+        p.allreduceMs = requireNonNegative(pj, "allreduce_ms", i);
+    if (pj.contains("micro_batches"))
+        p.microBatches = requireCount(pj, "micro_batches", i, 0);
+    if (pj.contains("optimizer_state_step"))
+        p.optimizerStateStep = requireCount(pj, "optimizer_state_step", i, 0);
+    if (pj.contains("warmup_steps"))
+        p.warmupSteps = requireCount(pj, "warmup_steps", i, 0);
+    if (pj.contains("peak_mem_bytes") && !pj.at("peak_mem_bytes").is_null())
+        p.peakMemBytes = requireCount(pj, "peak_mem_bytes", i, 0);
+    if (pj.contains("final_loss"))
+        p.finalLoss = lossValue(pj.at("final_loss"), p.diverged, i, "final_loss");
+    if (pj.contains("wall_s"))
+        p.wallS = requireNonNegative(pj, "wall_s", i);
+    if (const auto it = pj.find("losses"); it != pj.end()) {
+        if (!it->is_array())
+            fail(i, "field 'losses' is not a list");
+        p.losses.reserve(it->size());
+        for (const json &l : *it)
+            p.losses.push_back(lossValue(l, p.diverged, i, "losses"));
+    }
+    if (const auto it = pj.find("device"); it != pj.end() && it->is_string())
+        p.device = it->get<std::string>();
+    if (const auto it = pj.find("dtype"); it != pj.end() && it->is_string())
+        p.dtype = it->get<std::string>();
+    if (const auto it = pj.find("threads"); it != pj.end() && it->is_number_integer()) {
+        const int64_t t = it->get<int64_t>();
+        p.threads = t >= 0 && t <= 1024 ? static_cast<int>(t) : 0;
+    }
+    return p;
+}
+
+} // namespace
+
+CurveFile parseCurveJson(const std::string &text)
+{
+    if (text.size() > kMaxCurveFileBytes)
+        throw CurveFormatError("the file is " + std::to_string(text.size() >> 20) + " MiB; an accum-curve file is at most " +
+                               std::to_string(kMaxCurveFileBytes >> 20) + " MiB");
+    CurveFile file;
+    try {
+        file.raw = json::parse(text, depthGuard);
+    } catch (const json::exception &e) {
+        throw CurveFormatError(std::string("not valid JSON: ") + e.what());
+    }
+    const json &j = file.raw;
+    if (!j.is_object())
+        throw CurveFormatError("the file is not a JSON object");
+    const auto schema = j.find("schema");
+    if (schema == j.end() || !schema->is_string() || *schema != kCurveSchema)
+        throw CurveFormatError(std::string("the schema is not ") + kCurveSchema);
+    const auto points = j.find("points");
+    if (points == j.end() || !points->is_array())
+        throw CurveFormatError("the file has no 'points' list");
+    if (points->empty())
+        throw CurveFormatError("the 'points' list is empty");
+    file.points.reserve(points->size());
+    for (size_t i = 0; i < points->size(); ++i)
+        file.points.push_back(parsePoint((*points)[i], i));
+    return file;
+}
+
+} // namespace accumlab
