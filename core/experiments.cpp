@@ -31,7 +31,7 @@ bool addClaim(ExperimentResult &r, const std::string &id, const LocalizedText &s
     return holds;
 }
 
-std::string ltr(const std::string &text) { return "\u2066" + text + "\u2069"; }
+std::string ltr(const std::string &text) { return "\u200e" + text + "\u200e"; }
 
 void checkCancel(const CancelToken *cancel)
 {

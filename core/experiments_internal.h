@@ -13,8 +13,9 @@ void addValue(ExperimentResult &r, const std::string &name, double value);
 bool addClaim(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
               const std::string &criterion, bool holds, bool timing = false);
 void checkCancel(const CancelToken *cancel);
-// Wraps a formula in a left-to-right isolate (LRI ... PDI) so that it keeps its reading
-// order inside a Persian sentence, e.g. ltr("2^-23").
+// Puts a left-to-right mark on each side of a formula so that it keeps its reading order
+// inside a Persian sentence, e.g. ltr("2^-23"). Marks rather than isolates (LRI ... PDI):
+// Qt 6.4's text layout does not apply isolates, and marks work in terminals too.
 std::string ltr(const std::string &text);
 // printf-style formatting into a std::string.
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

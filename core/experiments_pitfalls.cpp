@@ -540,12 +540,13 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
         "direction changes, and the sum's norm is %.3g instead of %.3g (diff %.3g).",
         maxNorm, fullNorm, onceDiff, clippedMicro, static_cast<long long>(kAccum), l2(sum), maxNorm, eachDiff);
     r.explanationFa = format(
-        "clip_grad_norm_ وقتی نُرم گرادیان از max_norm بیشتر شود کل گرادیان را بازمقیاس می‌کند (اینجا %.3g، "
+        "%s وقتی نُرم گرادیان از max_norm بیشتر شود کل گرادیان را بازمقیاس می‌کند (اینجا %.3g، "
         "یک‌پنجم نُرم دسته‌ی کامل که %.3g است). پس از انباشت، بافرها گرادیان دسته‌ی کامل را نگه می‌دارند، پس یک "
         "برش در پایان با یک بار برش دسته‌ی کامل برابر است (اختلاف %.2g). برش درون حلقه سهم هر میکروبچ را با نُرم "
         "خود آن بازمقیاس می‌کند (%d از %lld برش خوردند): سهم‌ها دیگر روی هم گرادیان میانگین نمی‌شوند، جهت عوض "
         "می‌شود، و نُرم مجموع به جای %.3g برابر %.3g است (اختلاف %.3g).",
-        maxNorm, fullNorm, onceDiff, clippedMicro, static_cast<long long>(kAccum), maxNorm, l2(sum), eachDiff);
+        ltr("clip_grad_norm_").c_str(), maxNorm, fullNorm, onceDiff, clippedMicro, static_cast<long long>(kAccum),
+        maxNorm, l2(sum), eachDiff);
     return r;
 }
 

@@ -215,6 +215,10 @@
         <source>The equivalence check was cancelled.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The experiment was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EquivalencePanel</name>
@@ -280,6 +284,169 @@
     </message>
     <message>
         <source>%1 (accumulated / full)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::ExperimentPanel</name>
+    <message>
+        <source>&amp;Experiment:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run experiment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sets the controls to the experiment&apos;s settings where they apply, then runs it on real tensors in the background.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quick run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fewer steps for the sweep and the training curves; every claim is still measured.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Claims</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Claim</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>⏱ Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Explanation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured values</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured curves</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lesson exercise</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pitfall beyond the lesson</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running “%1”…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All %1 claims hold.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 claims hold.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The experiment was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The experiment failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pick an experiment and run it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>holds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>does not hold</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Criterion: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>samples seen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>share of the plateau</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>full batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>held-out loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4x batch, 4x rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>per effective step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>per micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>small batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4x batch only</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -746,6 +913,42 @@
         <source>AccumLab</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>E&amp;xperiments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lab</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Buffers, equivalence check and charts (Ctrl+1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Experiments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Guided experiments: the lesson&apos;s exercises and the pitfalls, measured (Ctrl+2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quiz</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Questions before, during and after the lesson (Ctrl+3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open an experiment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>
@@ -791,6 +994,81 @@
     </message>
     <message>
         <source>Measured peak: not measured on this device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::QuizWidget</name>
+    <message>
+        <source>&amp;Quiz:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Before the lesson</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>During the lesson (check)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After the lesson</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Check answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Previous</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start &amp;again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Question %1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✓ Correct.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✗ Not quite. The answer is: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open the experiment “%1”</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>See the &amp;result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Next</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 correct</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every answer is right.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Worth another look:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unanswered questions: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

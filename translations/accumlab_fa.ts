@@ -215,6 +215,10 @@
         <source>The equivalence check was cancelled.</source>
         <translation>بررسی هم‌ارزی لغو شد.</translation>
     </message>
+    <message>
+        <source>The experiment was cancelled.</source>
+        <translation>آزمایش لغو شد.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EquivalencePanel</name>
@@ -281,6 +285,169 @@
     <message>
         <source>%1 (accumulated / full)</source>
         <translation>%1 (انباشته / کامل)</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::ExperimentPanel</name>
+    <message>
+        <source>&amp;Experiment:</source>
+        <translation>آزمایش:</translation>
+    </message>
+    <message>
+        <source>&amp;Run experiment</source>
+        <translation>اجرای آزمایش</translation>
+    </message>
+    <message>
+        <source>Sets the controls to the experiment&apos;s settings where they apply, then runs it on real tensors in the background.</source>
+        <translation>کنترل‌ها را هر جا که ممکن است روی تنظیمات آزمایش می‌گذارد، سپس آزمایش را در پس‌زمینه روی تانسورهای واقعی اجرا می‌کند.</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>لغو</translation>
+    </message>
+    <message>
+        <source>Quick run</source>
+        <translation>اجرای سریع</translation>
+    </message>
+    <message>
+        <source>Fewer steps for the sweep and the training curves; every claim is still measured.</source>
+        <translation>گام‌های کمتر برای پیمایش و منحنی‌های آموزش؛ همه‌ی ادعاها همچنان اندازه‌گیری می‌شوند.</translation>
+    </message>
+    <message>
+        <source>Claims</source>
+        <translation>ادعاها</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>نتیجه</translation>
+    </message>
+    <message>
+        <source>Claim</source>
+        <translation>ادعا</translation>
+    </message>
+    <message>
+        <source>⏱ Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
+        <translation>⏱ ادعاهای مبتنی بر زمان‌سنجی به ماشین و بار آن بستگی دارند: گزارش می‌شوند، اما تضمین نمی‌شوند.</translation>
+    </message>
+    <message>
+        <source>Explanation</source>
+        <translation>توضیح</translation>
+    </message>
+    <message>
+        <source>Measured values</source>
+        <translation>مقادیر اندازه‌گیری‌شده</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>کمیت</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>مقدار</translation>
+    </message>
+    <message>
+        <source>Measured curves</source>
+        <translation>منحنی‌های اندازه‌گیری‌شده</translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>Lesson exercise</source>
+        <translation>تمرین درس</translation>
+    </message>
+    <message>
+        <source>Pitfall beyond the lesson</source>
+        <translation>خطای رایج، فراتر از درس</translation>
+    </message>
+    <message>
+        <source>Running “%1”…</source>
+        <translation>در حال اجرای «%1»…</translation>
+    </message>
+    <message>
+        <source>All %1 claims hold.</source>
+        <translation>هر %1 ادعا برقرار است.</translation>
+    </message>
+    <message>
+        <source>%1 of %2 claims hold.</source>
+        <translation>%1 از %2 ادعا برقرار است.</translation>
+    </message>
+    <message>
+        <source>The experiment was cancelled.</source>
+        <translation>آزمایش لغو شد.</translation>
+    </message>
+    <message>
+        <source>The experiment failed: %1</source>
+        <translation>آزمایش ناموفق بود: %1</translation>
+    </message>
+    <message>
+        <source>Pick an experiment and run it.</source>
+        <translation>یک آزمایش انتخاب و اجرا کنید.</translation>
+    </message>
+    <message>
+        <source>holds</source>
+        <translation>برقرار است</translation>
+    </message>
+    <message>
+        <source>does not hold</source>
+        <translation>برقرار نیست</translation>
+    </message>
+    <message>
+        <source>Criterion: %1</source>
+        <translation>معیار: %1</translation>
+    </message>
+    <message>
+        <source>effective batch</source>
+        <translation>دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>effective step</source>
+        <translation>گام مؤثر</translation>
+    </message>
+    <message>
+        <source>samples seen</source>
+        <translation>نمونه‌های دیده‌شده</translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation>نمونه در ثانیه</translation>
+    </message>
+    <message>
+        <source>share of the plateau</source>
+        <translation>سهم از فلات</translation>
+    </message>
+    <message>
+        <source>learning rate</source>
+        <translation>نرخ یادگیری</translation>
+    </message>
+    <message>
+        <source>full batch</source>
+        <translation>دسته‌ی کامل</translation>
+    </message>
+    <message>
+        <source>held-out loss</source>
+        <translation>زیان روی داده‌ی کنارگذاشته</translation>
+    </message>
+    <message>
+        <source>4x batch, 4x rate</source>
+        <translation>دسته‌ی چهاربرابر، نرخ چهاربرابر</translation>
+    </message>
+    <message>
+        <source>per effective step</source>
+        <translation>هر گام مؤثر</translation>
+    </message>
+    <message>
+        <source>per micro-batch</source>
+        <translation>هر میکروبچ</translation>
+    </message>
+    <message>
+        <source>small batch</source>
+        <translation>دسته‌ی کوچک</translation>
+    </message>
+    <message>
+        <source>4x batch only</source>
+        <translation>فقط دسته چهاربرابر</translation>
     </message>
 </context>
 <context>
@@ -746,6 +913,42 @@
         <source>AccumLab</source>
         <translation>آزمایشگاه انباشت</translation>
     </message>
+    <message>
+        <source>E&amp;xperiments</source>
+        <translation>آزمایش‌ها</translation>
+    </message>
+    <message>
+        <source>Lab</source>
+        <translation>آزمایشگاه</translation>
+    </message>
+    <message>
+        <source>Buffers, equivalence check and charts (Ctrl+1)</source>
+        <translation>بافرها، بررسی هم‌ارزی و نمودارها (Ctrl+1)‎</translation>
+    </message>
+    <message>
+        <source>Experiments</source>
+        <translation>آزمایش‌ها</translation>
+    </message>
+    <message>
+        <source>Guided experiments: the lesson&apos;s exercises and the pitfalls, measured (Ctrl+2)</source>
+        <translation>آزمایش‌های هدایت‌شده: تمرین‌های درس و خطاهای رایج، اندازه‌گیری‌شده (Ctrl+2)‎</translation>
+    </message>
+    <message>
+        <source>Quiz</source>
+        <translation>آزمون</translation>
+    </message>
+    <message>
+        <source>Questions before, during and after the lesson (Ctrl+3)</source>
+        <translation>پرسش‌های پیش از درس، حین درس و پس از آن (Ctrl+3)‎</translation>
+    </message>
+    <message>
+        <source>Open an experiment</source>
+        <translation>باز کردن یک آزمایش</translation>
+    </message>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>
@@ -792,6 +995,81 @@
     <message>
         <source>Measured peak: not measured on this device.</source>
         <translation>اوج حافظه: روی این دستگاه اندازه‌گیری نمی‌شود.</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::QuizWidget</name>
+    <message>
+        <source>&amp;Quiz:</source>
+        <translation>آزمون:</translation>
+    </message>
+    <message>
+        <source>Before the lesson</source>
+        <translation>پیش از درس</translation>
+    </message>
+    <message>
+        <source>During the lesson (check)</source>
+        <translation>حین درس (بررسی)</translation>
+    </message>
+    <message>
+        <source>After the lesson</source>
+        <translation>پس از درس</translation>
+    </message>
+    <message>
+        <source>&amp;Check answer</source>
+        <translation>بررسی پاسخ</translation>
+    </message>
+    <message>
+        <source>&amp;Previous</source>
+        <translation>قبلی</translation>
+    </message>
+    <message>
+        <source>Start &amp;again</source>
+        <translation>شروع دوباره</translation>
+    </message>
+    <message>
+        <source>Question %1 of %2</source>
+        <translation>پرسش %1 از %2</translation>
+    </message>
+    <message>
+        <source>✓ Correct.</source>
+        <translation>✓ درست است.</translation>
+    </message>
+    <message>
+        <source>✗ Not quite. The answer is: %1</source>
+        <translation>✗ نه کاملاً. پاسخ درست: %1</translation>
+    </message>
+    <message>
+        <source>Open the experiment “%1”</source>
+        <translation>باز کردن آزمایش «%1»</translation>
+    </message>
+    <message>
+        <source>See the &amp;result</source>
+        <translation>دیدن نتیجه</translation>
+    </message>
+    <message>
+        <source>&amp;Next</source>
+        <translation>بعدی</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>نتیجه</translation>
+    </message>
+    <message>
+        <source>%1 of %2 correct</source>
+        <translation>%1 از %2 درست</translation>
+    </message>
+    <message>
+        <source>Every answer is right.</source>
+        <translation>همه‌ی پاسخ‌ها درست است.</translation>
+    </message>
+    <message>
+        <source>Worth another look:</source>
+        <translation>این‌ها ارزش دوباره دیدن دارند:</translation>
+    </message>
+    <message>
+        <source>Unanswered questions: %1</source>
+        <translation>پرسش‌های بی‌پاسخ: %1</translation>
     </message>
 </context>
 <context>

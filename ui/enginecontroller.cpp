@@ -20,6 +20,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::sweepPointDone, this, &EngineController::sweepPointDone);
     connect(m_worker, &EngineWorker::sweepFinished, this, &EngineController::onSweepFinished);
     connect(m_worker, &EngineWorker::equivalenceFinished, this, &EngineController::equivalenceFinished);
+    connect(m_worker, &EngineWorker::experimentFinished, this, &EngineController::onExperimentFinished);
     m_thread.setObjectName(QStringLiteral("accumlab-engine"));
     m_thread.start();
 }
@@ -101,6 +102,23 @@ quint64 EngineController::requestEquivalence(const EquivalenceConfig &config)
     QMetaObject::invokeMethod(m_worker, [w = m_worker, config, serial, t = m_token] { w->runEquivalence(config, serial, t); },
                               Qt::QueuedConnection);
     return serial;
+}
+
+quint64 EngineController::runExperiment(const QString &id, const ExperimentOptions &options)
+{
+    const quint64 serial = ++m_experimentSerial;
+    ++m_experimentsInFlight;
+    emit experimentStarted(serial, id);
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, id, options, serial, t = m_token] { w->runExperiment(id, options, serial, t); },
+        Qt::QueuedConnection);
+    return serial;
+}
+
+void EngineController::onExperimentFinished(const ExperimentUpdate &update)
+{
+    --m_experimentsInFlight;
+    emit experimentFinished(update);
 }
 
 void EngineController::cancel()

@@ -42,6 +42,10 @@ public:
     bool isSweepRunning() const { return m_sweepRunning; }
     // Returns the serial the answer will carry.
     quint64 requestEquivalence(const EquivalenceConfig &config);
+    // Runs a guided experiment (core/experiments.h) in the worker thread; the answer arrives
+    // as experimentFinished() carrying the returned serial. cancel() stops it.
+    quint64 runExperiment(const QString &id, const ExperimentOptions &options);
+    bool isExperimentRunning() const { return m_experimentsInFlight > 0; }
     // Cancels the running job and all queued ones; teaching mode pauses.
     void cancel();
 
@@ -56,11 +60,14 @@ signals:
     void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
+    void experimentStarted(quint64 serial, const QString &id);
+    void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
 
 private:
     void onEngineConfigured(const EngineInfo &info);
     void onSweepFinished(const SweepDoneUpdate &update);
     void onPlayingChanged(bool playing);
+    void onExperimentFinished(const ExperimentUpdate &update);
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
@@ -71,6 +78,8 @@ private:
     bool m_playing = false;
     int m_pace = 4;
     quint64 m_equivalenceSerial = 0;
+    quint64 m_experimentSerial = 0;
+    int m_experimentsInFlight = 0;
 };
 
 } // namespace accumlab::ui

@@ -1,9 +1,11 @@
-// The worker: teaching mode one micro-batch at a time, full-speed sweeps, equivalence checks.
+// The worker: teaching mode one micro-batch at a time, full-speed sweeps, equivalence checks,
+// guided experiments.
 // The LibTorch loop blocks this thread's event loop, so cancellation is the CancelToken the
 // engine checks between micro-batches (core/observer.h).
 #include "ui/engineworker.h"
 
 #include "core/engine.h"
+#include "core/experiments.h"
 
 #include <QTimer>
 
@@ -247,6 +249,26 @@ void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 seria
         u.error = QString::fromStdString(ex.what());
     }
     emit equivalenceFinished(u);
+}
+
+void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &options, quint64 serial,
+                                 std::shared_ptr<const CancelToken> cancel)
+{
+    ExperimentUpdate u;
+    u.serial = serial;
+    u.id = id;
+    try {
+        if (cancel->cancelled())
+            throw Cancelled{};
+        u.result = accumlab::runExperiment(id.toStdString(), options, cancel.get());
+        u.ok = true;
+    } catch (const Cancelled &) {
+        u.cancelled = true;
+        u.error = tr("The experiment was cancelled.");
+    } catch (const std::exception &ex) {
+        u.error = QString::fromStdString(ex.what());
+    }
+    emit experimentFinished(u);
 }
 
 } // namespace accumlab::ui

@@ -1,6 +1,6 @@
 // The engine's side of the thread boundary. An EngineWorker lives in the controller's
-// QThread and owns the teaching-mode AccumEngine; sweeps and equivalence checks build their
-// own engines inside core. Threading contract: every member is touched only by the worker
+// QThread and owns the teaching-mode AccumEngine; sweeps, equivalence checks and guided
+// experiments build their own engines inside core. Threading contract: every member is touched only by the worker
 // thread (the controller calls in through queued invocations); the only state shared with
 // the GUI thread is the CancelToken each job receives, which is atomic. Results leave as
 // value structs (ui/updates.h) through queued signals, at a bounded rate.
@@ -39,6 +39,8 @@ public:
     void setPlaying(bool playing, int microBatchesPerSecond);
     void runSweep(const SweepConfig &config, std::shared_ptr<const CancelToken> cancel);
     void runEquivalence(const EquivalenceConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel);
+    void runExperiment(const QString &id, const ExperimentOptions &options, quint64 serial,
+                       std::shared_ptr<const CancelToken> cancel);
 
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
@@ -50,6 +52,7 @@ signals:
     void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
+    void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
 
 private:
     bool ensureEngine();

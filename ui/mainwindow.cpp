@@ -4,15 +4,19 @@
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
+#include "ui/experimentpanel.h"
 #include "ui/exports.h"
 #include "ui/gradientbufferview.h"
 #include "ui/language.h"
 #include "ui/lessonpanel.h"
+#include "ui/localizedtext.h"
 #include "ui/losschart.h"
 #include "ui/memoryview.h"
+#include "ui/quizwidget.h"
 #include "ui/stallprobe.h"
 #include "ui/throughputchart.h"
 
+#include "core/experiments.h"
 #include "core/lesson.h"
 
 #include <QLocale>
@@ -39,6 +43,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -226,9 +231,22 @@ void MainWindow::buildUi()
     right->setStretchFactor(1, 2);
     right->setChildrenCollapsible(false);
 
+    // The lab, the guided experiments and the quiz share the space right of the controls, so
+    // an experiment's settings show on the controls while its page is open.
+    m_experimentPanel = new ExperimentPanel(m_controller);
+    m_quizWidget = new QuizWidget;
+    m_pages = new QStackedWidget;
+    m_pages->setObjectName(QStringLiteral("pages"));
+    m_pages->insertWidget(LabPage, right);
+    m_pages->insertWidget(ExperimentsPage, m_experimentPanel);
+    m_pages->insertWidget(QuizPage, m_quizWidget);
+    connect(m_experimentPanel, &ExperimentPanel::requestSettings, this, &MainWindow::applyExperimentSettings);
+    connect(m_experimentPanel, &ExperimentPanel::experimentFinished, this, &MainWindow::onExperimentFinished);
+    connect(m_quizWidget, &QuizWidget::openExperiment, this, &MainWindow::showExperiment);
+
     auto *main = new QSplitter(Qt::Horizontal);
     main->addWidget(scroll);
-    main->addWidget(right);
+    main->addWidget(m_pages);
     main->setStretchFactor(0, 0);
     main->setStretchFactor(1, 1);
     main->setChildrenCollapsible(false);
@@ -285,6 +303,8 @@ bool MainWindow::showLessonTarget(const QString &target)
     }
     if (!shown)
         return false;
+    if (!m_controls->isAncestorOf(shown))
+        showPage(LabPage);
     if (m_controls->isAncestorOf(shown))
         m_controlsScroll->ensureWidgetVisible(shown);
     if (focus)
@@ -367,6 +387,38 @@ void MainWindow::buildActions()
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_lessonDock->toggleViewAction());
 
+    // The pages: a page bar would cost the lab its height, so the toolbar switches them.
+    m_labAction = make("labPageAction", [this] { showPage(LabPage); });
+    m_experimentsAction = make("experimentsPageAction", [this] { showPage(ExperimentsPage); });
+    m_quizAction = make("quizPageAction", [this] { showPage(QuizPage); });
+    auto *pageGroup = new QActionGroup(this);
+    for (QAction *a : {m_labAction, m_experimentsAction, m_quizAction}) {
+        a->setCheckable(true);
+        pageGroup->addAction(a);
+    }
+    m_labAction->setChecked(true);
+    m_labAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    m_experimentsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+    m_quizAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
+    m_toolBar->addSeparator();
+    for (QAction *a : {m_labAction, m_experimentsAction, m_quizAction})
+        m_toolBar->addAction(a);
+    m_experimentsMenu = menuBar()->addMenu(QString());
+    m_experimentsMenu->setObjectName(QStringLiteral("experimentsMenu"));
+    m_experimentsMenu->addAction(m_labAction);
+    m_experimentsMenu->addAction(m_experimentsAction);
+    m_experimentsMenu->addAction(m_quizAction);
+    m_experimentsMenu->addSeparator();
+    // One entry per experiment: opens it on its page, ready to run.
+    m_experimentListMenu = m_experimentsMenu->addMenu(QString());
+    for (const auto &info : experimentCatalog()) {
+        const QString id = QString::fromStdString(info.id);
+        auto *a = m_experimentListMenu->addAction(QString());
+        a->setObjectName(QStringLiteral("experimentAction_%1").arg(id));
+        a->setData(id);
+        connect(a, &QAction::triggered, this, [this, id] { showExperiment(id); });
+    }
+
     // Each language is named in itself, so it can be found whichever language is showing.
     LanguageManager *languages = LanguageManager::instance();
     auto *group = new QActionGroup(this);
@@ -446,6 +498,18 @@ void MainWindow::retranslateUi()
     m_languageMenu->setTitle(tr("&Language"));
     m_latinDigitsAction->setText(tr("Latin digits (0123…)"));
     m_lessonDock->setWindowTitle(tr("Lesson"));
+    m_experimentsMenu->setTitle(tr("E&xperiments"));
+    m_labAction->setText(tr("Lab"));
+    m_labAction->setToolTip(tr("Buffers, equivalence check and charts (Ctrl+1)"));
+    m_experimentsAction->setText(tr("Experiments"));
+    m_experimentsAction->setToolTip(tr("Guided experiments: the lesson's exercises and the pitfalls, measured (Ctrl+2)"));
+    m_quizAction->setText(tr("Quiz"));
+    m_quizAction->setToolTip(tr("Questions before, during and after the lesson (Ctrl+3)"));
+    m_experimentListMenu->setTitle(tr("Open an experiment"));
+    const QLocale numbers;
+    for (QAction *a : m_experimentListMenu->actions())
+        if (const ExperimentInfo *info = findExperiment(a->data().toString().toStdString()))
+            a->setText(tr("%1. %2").arg(numbers.toString(info->number), localized(info->title)));
     m_toolBar->setWindowTitle(tr("Run"));
     if (m_pendingMicro)
         showMicroBatch();
@@ -768,6 +832,47 @@ void MainWindow::exportChartsDialog()
         statusBar()->showMessage(tr("Wrote %1 PNG files to %2").arg(locale().toString(written.size()), folder));
 }
 
+// ---- guided experiments and quiz ----------------------------------------------------------
+
+void MainWindow::showPage(Page page)
+{
+    m_pages->setCurrentIndex(page);
+    QAction *actions[] = {m_labAction, m_experimentsAction, m_quizAction};
+    actions[page]->setChecked(true);
+}
+
+MainWindow::Page MainWindow::currentPage() const { return static_cast<Page>(m_pages->currentIndex()); }
+
+void MainWindow::showExperiment(const QString &id)
+{
+    m_experimentPanel->setCurrentExperiment(id);
+    showPage(ExperimentsPage);
+}
+
+void MainWindow::applyExperimentSettings(const ExperimentSettings &settings)
+{
+    Preset preset = m_controls->preset();
+    settings.applyTo(preset);
+    applyPreset(preset);
+}
+
+void MainWindow::onExperimentFinished(const QString &id, bool ok)
+{
+    if (!m_autorun || m_autorun->experiment != id)
+        return;
+    if (ok) {
+        const ExperimentResult &r = *m_experimentPanel->result();
+        int holding = 0;
+        for (const auto &c : r.claims)
+            holding += c.holds ? 1 : 0;
+        std::printf("experiment %s: %d of %d claims hold\n", r.id.c_str(), holding, int(r.claims.size()));
+    } else {
+        std::fprintf(stderr, "accumlab: the experiment %s did not complete\n", qPrintable(id));
+        m_autorunExit = 1;
+    }
+    finishAutorun();
+}
+
 // ---- presets and settings --------------------------------------------------------------
 
 Preset MainWindow::currentPreset() const { return m_controls->preset(); }
@@ -921,6 +1026,18 @@ void MainWindow::startAutorun(const AutorunOptions &options)
     m_autorunSweepDone = false;
     m_autorunExit = 0;
     m_persist = false;
+    if (!options.experiment.isEmpty()) {
+        // The experiment's page instead of the sweep; finishAutorun() when it has run.
+        if (!findExperiment(options.experiment.toStdString())) {
+            std::fprintf(stderr, "accumlab: unknown experiment '%s'\n", qPrintable(options.experiment));
+            m_autorun.reset();
+            emit autorunFinished(2);
+            return;
+        }
+        showExperiment(options.experiment);
+        m_experimentPanel->runCurrent();
+        return;
+    }
     applyConfigNow();
     // One teaching window first, so the buffers show a measured accumulation, then the
     // equivalence check; the worker runs its queue in order, all before the sweep starts.

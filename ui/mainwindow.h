@@ -1,6 +1,7 @@
 // AccumLab's window: the controls, the gradient buffers filling in teaching mode, the
 // equivalence panel, the throughput and loss charts of a full-speed sweep, the memory view,
-// exports, presets and the classroom mode. It owns the EngineController (and through it the
+// the guided experiments and the quiz (pages beside the lab), exports, presets and the
+// classroom mode. It owns the EngineController (and through it the
 // worker thread); it does no tensor work itself. GUI thread only.
 #pragma once
 
@@ -15,6 +16,7 @@ class QAction;
 class QDockWidget;
 class QLabel;
 class QScrollArea;
+class QStackedWidget;
 class QTableWidget;
 class QTabWidget;
 class QTimer;
@@ -24,10 +26,13 @@ namespace accumlab::ui {
 class ControlPanel;
 class EngineController;
 class EquivalencePanel;
+class ExperimentPanel;
+struct ExperimentSettings;
 class GradientBufferView;
 class LessonPanel;
 class LossChart;
 class MemoryView;
+class QuizWidget;
 class StallProbe;
 class ThroughputChart;
 
@@ -35,6 +40,7 @@ class ThroughputChart;
 struct AutorunOptions {
     QString exportJson;  // accum-curve.json path, empty for none
     QString screenshot;  // PNG of the whole window, empty for none
+    QString experiment;  // a guided experiment's id: run it on its page instead of the sweep
 };
 
 class MainWindow : public QMainWindow {
@@ -54,6 +60,18 @@ public:
     StallProbe *stallProbe() const { return m_stallProbe; }
     LessonPanel *lessonPanel() const { return m_lessonPanel; }
     QTabWidget *tabs() const { return m_tabs; }
+    // The pages right of the controls: the lab (buffers, equivalence, charts), the guided
+    // experiments and the quiz.
+    enum Page { LabPage, ExperimentsPage, QuizPage };
+    QStackedWidget *pages() const { return m_pages; }
+    Page currentPage() const;
+    ExperimentPanel *experimentPanel() const { return m_experimentPanel; }
+    QuizWidget *quizWidget() const { return m_quizWidget; }
+    void showPage(Page page);
+    // Opens the experiments page with experiment `id` picked (not run).
+    void showExperiment(const QString &id);
+    // Sets the controls to an experiment's settings (the experiment panel asks before a run).
+    void applyExperimentSettings(const ExperimentSettings &settings);
 
     // A lesson link: switches to the tab that holds the target, scrolls it into view, gives
     // it the focus and outlines it for a moment. False for an unknown target.
@@ -109,6 +127,7 @@ private:
     void onPlayingChanged(bool playing);
     void updateActions();
     void finishAutorun();
+    void onExperimentFinished(const QString &id, bool ok);
     void saveSettings() const;
     void loadSettings();
     QString lastFolder() const;
@@ -141,6 +160,9 @@ private:
     QLabel *m_counterValues[5] = {};
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
+    QStackedWidget *m_pages = nullptr;  // switched from the toolbar and the Experiments menu
+    ExperimentPanel *m_experimentPanel = nullptr;
+    QuizWidget *m_quizWidget = nullptr;
     ThroughputChart *m_throughputChart = nullptr;
     LossChart *m_lossChart = nullptr;
     MemoryView *m_memoryView = nullptr;
@@ -167,6 +189,11 @@ private:
     QAction *m_hiddenControlsAction = nullptr;
     QMenu *m_fileMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
+    QMenu *m_experimentsMenu = nullptr;
+    QMenu *m_experimentListMenu = nullptr;
+    QAction *m_labAction = nullptr;
+    QAction *m_experimentsAction = nullptr;
+    QAction *m_quizAction = nullptr;
     QMenu *m_languageMenu = nullptr;
     QAction *m_englishAction = nullptr;
     QAction *m_persianAction = nullptr;

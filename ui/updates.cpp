@@ -11,6 +11,7 @@ void registerUpdateTypes()
     qRegisterMetaType<SweepPointUpdate>();
     qRegisterMetaType<SweepDoneUpdate>();
     qRegisterMetaType<EquivalenceUpdate>();
+    qRegisterMetaType<ExperimentUpdate>();
 }
 
 } // namespace accumlab::ui

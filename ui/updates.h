@@ -5,6 +5,7 @@
 
 #include "core/config.h"
 #include "core/equivalence.h"
+#include "core/experiments.h"
 #include "core/sweep.h"
 
 #include <QMetaType>
@@ -64,6 +65,16 @@ struct EquivalenceUpdate {
     EquivalenceResult result;
 };
 
+// One guided experiment (core/experiments.h), run to the end, cancelled or failed.
+struct ExperimentUpdate {
+    quint64 serial = 0;      // the request this answers; older answers are dropped by the GUI
+    QString id;              // the experiment's id, "no-division"
+    bool ok = false;         // false: cancelled or failed (see cancelled, error)
+    bool cancelled = false;
+    QString error;
+    ExperimentResult result; // values, series, claims and explanation; valid when ok
+};
+
 // Call once before the first queued connection carrying these types.
 void registerUpdateTypes();
 
@@ -75,3 +86,4 @@ Q_DECLARE_METATYPE(accumlab::ui::StepBatchUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::SweepPointUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::SweepDoneUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EquivalenceUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::ExperimentUpdate)

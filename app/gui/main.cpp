@@ -1,11 +1,14 @@
 // accumlab: the desktop app. Opens the window; `accumlab lesson.json` opens a preset.
 // Automation: accumlab --autorun [--accum-grid 1,2,4 --num-steps 10] --export-json FILE
 //             --screenshot FILE.png --quit
+//             accumlab --autorun --experiment no-division --screenshot FILE.png --quit
+//             accumlab --page quiz --screenshot FILE.png --quit
 // With no display (and no QT_QPA_PLATFORM) it says so and runs the CLI's lesson instead;
 // autorun and screenshot modes then use the offscreen platform.
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 
+#include "core/experiments.h"
 #include "core/lesson.h"
 
 #include <QApplication>
@@ -37,6 +40,8 @@ struct Flags {
     QString exportJson;
     QString screenshot;
     QString lang;
+    QString experiment;
+    QString page;
     QString presetFile;
     QSize windowSize;
 };
@@ -63,7 +68,12 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("User interface language: fa or en."), QStringLiteral("code"));
     const QCommandLineOption size(QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1024x700."),
                                   QStringLiteral("WxH"));
-    parser.addOptions({autorun, grid, steps, micro, threads, exportJson, screenshot, quit, lang, size});
+    const QCommandLineOption experiment(QStringLiteral("experiment"),
+                                        QStringLiteral("With --autorun: run this guided experiment on its page instead of the sweep."),
+                                        QStringLiteral("id"));
+    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, experiments or quiz."),
+                                  QStringLiteral("name"));
+    parser.addOptions({autorun, grid, steps, micro, threads, exportJson, screenshot, quit, lang, size, experiment, page});
     parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
     if (!parser.parse(args)) {
         *error = parser.errorText();
@@ -88,6 +98,17 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     f.lang = parser.value(lang);
     if (!f.lang.isEmpty() && f.lang != QLatin1String("fa") && f.lang != QLatin1String("en")) {
         *error = QStringLiteral("--lang takes fa or en");
+        return false;
+    }
+    f.experiment = parser.value(experiment);
+    if (!f.experiment.isEmpty() && !findExperiment(f.experiment.toStdString())) {
+        *error = QStringLiteral("--experiment: unknown id '%1' (accumlab-cli experiment list)").arg(f.experiment);
+        return false;
+    }
+    f.page = parser.value(page);
+    if (!f.page.isEmpty() && f.page != QLatin1String("lab") && f.page != QLatin1String("experiments") &&
+        f.page != QLatin1String("quiz")) {
+        *error = QStringLiteral("--page takes lab, experiments or quiz");
         return false;
     }
     if (!positiveInt(steps, f.numSteps, 1) || !positiveInt(micro, f.microBatch, 1) || !positiveInt(threads, f.threads, 0))
@@ -197,6 +218,10 @@ int main(int argc, char **argv)
     }
     if (flags.windowSize.isValid())
         window.resize(flags.windowSize);
+    if (flags.page == QLatin1String("experiments"))
+        window.showPage(ui::MainWindow::ExperimentsPage);
+    else if (flags.page == QLatin1String("quiz"))
+        window.showPage(ui::MainWindow::QuizPage);
     window.show();
 
     if (flags.autorun) {
@@ -204,7 +229,7 @@ int main(int argc, char **argv)
             if (flags.quit)
                 QApplication::exit(code);
         });
-        ui::AutorunOptions options{flags.exportJson, flags.screenshot};
+        ui::AutorunOptions options{flags.exportJson, flags.screenshot, flags.experiment};
         QTimer::singleShot(kAutorunStartDelayMs, &window, [&window, options] { window.startAutorun(options); });
     } else if (!flags.screenshot.isEmpty()) {
         // Screenshot without a sweep: the window as it opens, after the first layout.

@@ -1,14 +1,17 @@
 // The window as a user drives it: sliders and toggles reach the engine, the no-division bug
 // shows the N-fold overshoot on the bars, exports write files core can parse, presets
-// round-trip, the classroom mode hides the chosen controls.
+// round-trip, the classroom mode hides the chosen controls, a guided experiment sets the
+// controls up before it runs.
 #include "common.h"
 
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
+#include "ui/experimentpanel.h"
 #include "ui/gradientbufferview.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
+#include "ui/quizwidget.h"
 
 #include "core/export.h"
 
@@ -60,6 +63,7 @@ private slots:
     void failedExportLeavesNoFile();
     void presetRoundTrip();
     void classroomModeHidesControls();
+    void experimentSetsTheControls();
 };
 
 void TestMainWindow::initTestCase()
@@ -278,6 +282,41 @@ void TestMainWindow::classroomModeHidesControls()
     QVERIFY(accum->isVisibleTo(&w));
     w.controlPanel()->setClassroomMode(false, p.hiddenControls);
     QVERIFY(lr->isVisibleTo(&w));
+}
+
+// The Experiments menu opens an experiment on its page; running it puts its settings on the
+// controls (and so on the engine); the quiz opens the experiment a question refers to; a lesson
+// link leads back to the lab.
+void TestMainWindow::experimentSetsTheControls()
+{
+    MainWindow w(false);
+    w.show();
+    QCOMPARE(w.currentPage(), MainWindow::LabPage);
+    auto *open = w.findChild<QAction *>(QStringLiteral("experimentAction_no-division"));
+    QVERIFY(open);
+    open->trigger();
+    QCOMPARE(w.currentPage(), MainWindow::ExperimentsPage);
+    QCOMPARE(w.experimentPanel()->currentExperiment(), QStringLiteral("no-division"));
+    QVERIFY(w.controlPanel()->config().scaling == Scaling::Divide);
+
+    QSignalSpy finished(w.experimentPanel(), &ExperimentPanel::experimentFinished);
+    w.experimentPanel()->setQuickRun(true);
+    w.experimentPanel()->runCurrent();
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(finished.first().at(1).toBool());
+    const AccumConfig c = w.controlPanel()->config();
+    QVERIFY(c.scaling == Scaling::None);
+    QVERIFY(c.preset == ModelPreset::Fixture);
+    QCOMPARE(c.effectiveBatch(), EquivalenceConfig().bigBatch);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &e) { return e.scaling == Scaling::None; }));
+
+    emit w.quizWidget()->openExperiment(QStringLiteral("batchnorm"));
+    QCOMPARE(w.currentPage(), MainWindow::ExperimentsPage);
+    QCOMPARE(w.experimentPanel()->currentExperiment(), QStringLiteral("batchnorm"));
+    w.findChild<QAction *>(QStringLiteral("quizPageAction"))->trigger();
+    QCOMPARE(w.currentPage(), MainWindow::QuizPage);
+    QVERIFY(w.showLessonTarget(QStringLiteral("view/memory")));
+    QCOMPARE(w.currentPage(), MainWindow::LabPage);
 }
 
 QTEST_MAIN(TestMainWindow)

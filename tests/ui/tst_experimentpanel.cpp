@@ -1,0 +1,236 @@
+// The guided-experiments panel: one click asks for the experiment's settings and runs it in
+// the worker thread; the claims, values and explanation it shows are the engine's (checked
+// against a run of core on this thread); Cancel stops a run; the texts follow the language.
+#include "common.h"
+
+#include "ui/enginecontroller.h"
+#include "ui/experimentpanel.h"
+#include "ui/language.h"
+#include "ui/localizedtext.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QtTest>
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 120'000;
+// A cancelled experiment stops within one step of its loop; generous for a loaded machine.
+constexpr int kCancelBoundMs = 5'000;
+
+ExperimentOptions quickOptions()
+{
+    ExperimentOptions o;
+    o.fast = true;
+    return o;
+}
+
+// Switches the window's language as the Language menu does; LanguageChange events are
+// delivered before this returns.
+void switchLanguage(UiLanguage language)
+{
+    LanguageManager::instance()->setLanguage(language);
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+}
+
+} // namespace
+
+class TestExperimentPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void init() { switchLanguage(UiLanguage::English); }
+
+    void catalogIsOffered()
+    {
+        EngineController controller;
+        ExperimentPanel panel(&controller);
+        auto *picker = panel.findChild<QComboBox *>(QStringLiteral("experimentPicker"));
+        QVERIFY(picker);
+        QStringList ids;
+        for (int i = 0; i < picker->count(); ++i)
+            if (picker->itemData(i).isValid())
+                ids << picker->itemData(i).toString();
+        QStringList expected;
+        for (const auto &info : experimentCatalog())
+            expected << QString::fromStdString(info.id);
+        QCOMPARE(ids, expected);
+        for (const auto &info : experimentCatalog()) {
+            panel.setCurrentExperiment(QString::fromStdString(info.id));
+            QCOMPARE(panel.currentExperiment(), QString::fromStdString(info.id));
+            QVERIFY(picker->currentText().contains(QString::fromStdString(info.title.en)));
+            QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("experimentSummary"))->text(),
+                     QString::fromStdString(info.summary.en).toHtmlEscaped());
+        }
+    }
+
+    void runShowsTheEnginesResult_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::newRow("no-division") << "no-division";
+        QTest::newRow("batchnorm") << "batchnorm";
+        QTest::newRow("lr-schedule") << "lr-schedule";
+        QTest::newRow("partial-window") << "partial-window";
+    }
+    void runShowsTheEnginesResult()
+    {
+        QFETCH(QString, id);
+        EngineController controller;
+        ExperimentPanel panel(&controller);
+        panel.resize(1000, 800);
+        panel.show();
+        panel.setQuickRun(true);
+        panel.setCurrentExperiment(id);
+        QSignalSpy settings(&panel, &ExperimentPanel::requestSettings);
+        QSignalSpy finished(&panel, &ExperimentPanel::experimentFinished);
+        auto *run = panel.findChild<QPushButton *>(QStringLiteral("runExperimentButton"));
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY(panel.isRunning());
+        QVERIFY(!run->isEnabled());
+        QVERIFY(finished.wait(kRunTimeoutMs));
+        QCOMPARE(finished.first().at(0).toString(), id);
+        QVERIFY(finished.first().at(1).toBool());
+        QVERIFY(run->isEnabled());
+
+        // The settings request carries the experiment's mapping onto the controls.
+        QCOMPARE(settings.size(), 1);
+        const auto requested = settings.first().at(0).value<ExperimentSettings>();
+        Preset preset;
+        requested.applyTo(preset);
+        QVERIFY(preset.config.preset == ModelPreset::Fixture);
+        QCOMPARE(preset.config.effectiveBatch(), EquivalenceConfig().bigBatch);
+
+        // The same experiment run here, on this thread: the panel must show its verdicts.
+        const ExperimentResult expected = runExperiment(id.toStdString(), quickOptions());
+        auto *claims = panel.findChild<QTableWidget *>(QStringLiteral("claimsTable"));
+        QCOMPARE(claims->rowCount(), int(expected.claims.size()));
+        for (int row = 0; row < claims->rowCount(); ++row) {
+            const auto &c = expected.claims[size_t(row)];
+            QCOMPARE(claims->item(row, 0)->data(Qt::UserRole).toString(), QString::fromStdString(c.id));
+            QCOMPARE(claims->item(row, 0)->text(), c.holds ? QStringLiteral("✓") : QStringLiteral("✗"));
+            QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(c.statement));
+        }
+        auto *values = panel.findChild<QTableWidget *>(QStringLiteral("valuesTable"));
+        QCOMPARE(values->rowCount(), int(expected.values.size()));
+        for (int row = 0; row < values->rowCount(); ++row) {
+            const auto &v = expected.values[size_t(row)];
+            QCOMPARE(values->item(row, 0)->text(), QString::fromStdString(v.name));
+            const double shown = values->item(row, 1)->data(Qt::UserRole).toDouble();
+            QVERIFY2(std::abs(shown - v.value) <= 1e-6 * std::max(1.0, std::abs(v.value)),
+                     qPrintable(QStringLiteral("%1: %2 shown, %3 computed").arg(QString::fromStdString(v.name))
+                                    .arg(shown).arg(v.value)));
+            QCOMPARE(values->item(row, 1)->text(), leftToRight(QLocale().toString(shown, 'g', 6)));
+        }
+        QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("experimentExplanation"))->text(),
+                 QString::fromStdString(panel.result()->explanation).toHtmlEscaped());
+        const QString status = panel.findChild<QLabel *>(QStringLiteral("experimentStatus"))->text();
+        QCOMPARE(status.startsWith(QStringLiteral("All ")), expected.holds());
+
+        // The curves: every series of the shown group is drawn with its points.
+        auto *chartView = panel.findChild<QChartView *>(QStringLiteral("experimentChart"));
+        QCOMPARE(chartView->isVisibleTo(&panel), !expected.series.empty());
+        if (!expected.series.empty()) {
+            const std::string group = expected.series.front().yLabel;
+            int inGroup = 0;
+            for (const auto &s : expected.series)
+                inGroup += s.yLabel == group ? 1 : 0;
+            QCOMPARE(int(chartView->chart()->series().size()), inGroup);
+        }
+    }
+
+    void settingsMapOntoTheControls()
+    {
+        const ExperimentOptions options;
+        Preset preset;
+        experimentSettings(QStringLiteral("adamw-state"), options).applyTo(preset);
+        QVERIFY(preset.config.optimizer.kind == OptimizerKind::AdamW);
+        QVERIFY(preset.config.stepEveryMicro);
+        experimentSettings(QStringLiteral("no-division"), options).applyTo(preset);
+        QVERIFY(preset.config.scaling == Scaling::None);
+        QVERIFY(!preset.config.stepEveryMicro);
+        QVERIFY(preset.config.optimizer.kind == OptimizerKind::Sgd);
+        experimentSettings(QStringLiteral("split-tolerance"), options).applyTo(preset);
+        QVERIFY(preset.config.dtype == DType::BFloat16);
+        QCOMPARE(preset.config.accumSteps, int64_t{2});
+        QCOMPARE(preset.config.microBatch, int64_t{8});
+        experimentSettings(QStringLiteral("sweep-flattening"), options).applyTo(preset);
+        QCOMPARE(preset.numSteps, int(options.sweepSteps));
+        QCOMPARE(parseGrid(preset.accumGrid.toStdString()), SweepConfig().accumGrid);
+        QVERIFY(experimentSettings(QStringLiteral("variable-length"), options).isEmpty());
+    }
+
+    void cancelStopsARun()
+    {
+        EngineController controller;
+        ExperimentPanel panel(&controller);
+        panel.setQuickRun(false);
+        // The full sweep: 5 points of 100 timed steps each, long enough to be stopped midway.
+        panel.setCurrentExperiment(QStringLiteral("sweep-flattening"));
+        QSignalSpy finished(&panel, &ExperimentPanel::experimentFinished);
+        panel.runCurrent();
+        QTest::qWait(100); // let it start training
+        QVERIFY2(finished.isEmpty(), "the full sweep ended within 100 ms; cancel cannot be observed");
+        auto *cancel = panel.findChild<QPushButton *>(QStringLiteral("cancelExperimentButton"));
+        QVERIFY(cancel->isEnabled());
+        QElapsedTimer sinceCancel;
+        sinceCancel.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(finished.wait(kRunTimeoutMs));
+        QVERIFY2(sinceCancel.elapsed() < kCancelBoundMs, qPrintable(QString::number(sinceCancel.elapsed())));
+        QVERIFY(!finished.first().at(1).toBool());
+        QVERIFY(!panel.result().has_value());
+        QCOMPARE(panel.findChild<QTableWidget *>(QStringLiteral("claimsTable"))->rowCount(), 0);
+        QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("experimentStatus"))->text(),
+                 ExperimentPanel::tr("The experiment was cancelled."));
+        QVERIFY(!panel.isRunning());
+    }
+
+    // Core's Persian statement and explanation replace the English ones when the language
+    // changes, without running the experiment again.
+    void resultFollowsTheLanguage()
+    {
+        EngineController controller;
+        ExperimentPanel panel(&controller);
+        panel.setQuickRun(true);
+        panel.setCurrentExperiment(QStringLiteral("clipping"));
+        QSignalSpy finished(&panel, &ExperimentPanel::experimentFinished);
+        panel.runCurrent();
+        QVERIFY(finished.wait(kRunTimeoutMs));
+        const ExperimentResult r = *panel.result();
+        auto *claims = panel.findChild<QTableWidget *>(QStringLiteral("claimsTable"));
+        auto *explanation = panel.findChild<QLabel *>(QStringLiteral("experimentExplanation"));
+        auto *summary = panel.findChild<QLabel *>(QStringLiteral("experimentSummary"));
+        const ExperimentInfo *info = findExperiment("clipping");
+
+        auto *run = panel.findChild<QPushButton *>(QStringLiteral("runExperimentButton"));
+        switchLanguage(UiLanguage::Persian);
+        // The panel's own strings come from the Persian translation, core's from core.
+        QVERIFY(run->text() != QStringLiteral("&Run experiment"));
+        QCOMPARE(run->text(), ExperimentPanel::tr("&Run experiment"));
+        // Persian paragraphs start with a right-to-left mark (some open with code).
+        const QChar rlm(0x200F);
+        QCOMPARE(explanation->text(), (rlm + QString::fromStdString(r.explanationFa)).toHtmlEscaped());
+        QCOMPARE(summary->text(), (rlm + QString::fromStdString(info->summary.fa)).toHtmlEscaped());
+        QCOMPARE(claims->rowCount(), int(r.claims.size()));
+        for (int row = 0; row < claims->rowCount(); ++row)
+            QCOMPARE(claims->item(row, 1)->text(), rlm + QString::fromStdString(r.claims[size_t(row)].statementFa));
+        QCOMPARE(panel.result()->values.size(), r.values.size());
+
+        switchLanguage(UiLanguage::English);
+        QCOMPARE(run->text(), QStringLiteral("&Run experiment"));
+        QCOMPARE(explanation->text(), QString::fromStdString(r.explanation).toHtmlEscaped());
+        QCOMPARE(claims->item(0, 1)->text(), QString::fromStdString(r.claims.front().statement));
+    }
+};
+
+QTEST_MAIN(TestExperimentPanel)
+#include "tst_experimentpanel.moc"

@@ -1,0 +1,591 @@
+// The guided-experiments panel and the mapping of each experiment onto the window's controls.
+#include "ui/experimentpanel.h"
+
+#include "ui/enginecontroller.h"
+#include "ui/localizedtext.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QEvent>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineSeries>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <limits>
+
+namespace accumlab::ui {
+
+namespace {
+
+// Rows and columns of the claims table.
+constexpr int kVerdictColumn = 0;
+constexpr int kStatementColumn = 1;
+constexpr int kClaimIdRole = Qt::UserRole;
+
+// Smallest heights that still show a few rows, lines or a readable plot.
+constexpr int kMinTableHeight = 60;
+constexpr int kMinChartHeight = 160;
+// Characters of an experiment's title the picker shows at least.
+constexpr int kPickerMinChars = 24;
+// Initial splitter sizes are given in these units and scaled to the space there is.
+constexpr int kSplitUnit = 100;
+
+const QString kHolds = QStringLiteral("✓");
+const QString kFails = QStringLiteral("✗");
+
+// The settings shared by the experiments built on the lesson's fixture: in 32, hidden 48,
+// 8 classes, one window of 16 samples in 4 micro-batches of 4, SGD at lr 0.1.
+ExperimentSettings fixture(const ExperimentOptions &options)
+{
+    const EquivalenceConfig reference;
+    ExperimentSettings s;
+    s.model = ModelPreset::Fixture;
+    s.accumSteps = reference.accumSteps;
+    s.microBatch = reference.bigBatch / reference.accumSteps;
+    s.optimizer = reference.optimizer.kind;
+    s.lr = reference.optimizer.lr;
+    s.scaling = Scaling::Divide;
+    s.stepEveryMicro = false;
+    s.noSync = true;
+    s.dtype = DType::Float32;
+    s.seed = options.seed;
+    return s;
+}
+
+} // namespace
+
+bool ExperimentSettings::isEmpty() const
+{
+    return !model && !microBatch && !accumSteps && !optimizer && !lr && !scaling && !stepEveryMicro && !noSync &&
+           !dtype && !seed && !accumGrid && !numSteps;
+}
+
+void ExperimentSettings::applyTo(Preset &preset) const
+{
+    AccumConfig &c = preset.config;
+    if (model) {
+        c.preset = *model;
+        c.shape.reset();
+    }
+    if (microBatch)
+        c.microBatch = *microBatch;
+    if (accumSteps)
+        c.accumSteps = *accumSteps;
+    if (optimizer)
+        c.optimizer.kind = *optimizer;
+    if (lr)
+        c.optimizer.lr = *lr;
+    if (scaling)
+        c.scaling = *scaling;
+    if (stepEveryMicro)
+        c.stepEveryMicro = *stepEveryMicro;
+    if (noSync)
+        c.noSync = *noSync;
+    if (dtype)
+        c.dtype = *dtype;
+    if (seed)
+        c.seed = *seed;
+    if (accumGrid)
+        preset.accumGrid = *accumGrid;
+    if (numSteps)
+        preset.numSteps = *numSteps;
+}
+
+ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions &options)
+{
+    ExperimentSettings s;
+    if (id == QLatin1String("sweep-flattening")) {
+        // The sweep runs the lesson's model at its default micro-batch over the default grid.
+        const SweepConfig sweep;
+        QStringList grid;
+        for (int64_t a : sweep.accumGrid)
+            grid << QString::number(a);
+        s.model = sweep.base.preset;
+        s.microBatch = sweep.base.microBatch;
+        s.noSync = true;
+        s.seed = options.seed;
+        s.accumGrid = grid.join(QLatin1Char(','));
+        s.numSteps = static_cast<int>(options.sweepSteps);
+    } else if (id == QLatin1String("no-division")) {
+        s = fixture(options);
+        s.scaling = Scaling::None;
+    } else if (id == QLatin1String("adamw-state")) {
+        s = fixture(options);
+        s.optimizer = OptimizerKind::AdamW;
+        s.lr = 1e-3; // the experiment's AdamW rate
+        s.stepEveryMicro = true;
+    } else if (id == QLatin1String("sync-count")) {
+        // The largest window of the experiment's grid, with the sync on every micro-batch:
+        // turning no-sync on in the window shows the count drop to one per step.
+        s = fixture(options);
+        s.accumSteps = 8;
+        s.noSync = false;
+    } else if (id == QLatin1String("split-tolerance")) {
+        // The first split, 2x8, in the dtype where the fixed bound fails.
+        s = fixture(options);
+        s.accumSteps = 2;
+        s.microBatch = 8;
+        s.dtype = DType::BFloat16;
+    } else if (id == QLatin1String("partial-window") || id == QLatin1String("clipping")) {
+        s = fixture(options);
+        s.dtype = DType::Float64; // both compare in float64, where exact means exact
+    } else if (id == QLatin1String("batchnorm") || id == QLatin1String("lr-schedule")) {
+        s = fixture(options);
+    } else if (id == QLatin1String("linear-scaling")) {
+        // The 4x batch at the scaled rate: the lesson's model, micro-batch 8, 4 steps, SGD at 4 x 0.05.
+        const AccumConfig defaults;
+        s.model = ModelPreset::Lesson;
+        s.microBatch = 8;
+        s.accumSteps = 4;
+        s.optimizer = OptimizerKind::Sgd;
+        s.lr = 4 * defaults.optimizer.lr;
+        s.scaling = Scaling::Divide;
+        s.stepEveryMicro = false;
+        s.dtype = DType::Float32;
+        s.seed = options.seed;
+    }
+    // variable-length trains a token model of its own: nothing on the controls maps to it.
+    return s;
+}
+
+ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
+    : QWidget(parent), m_controller(controller)
+{
+    setObjectName(QStringLiteral("experimentPanel"));
+
+    m_pickLabel = new QLabel(this);
+    m_picker = new QComboBox(this);
+    m_picker->setObjectName(QStringLiteral("experimentPicker"));
+    // Long titles must not widen the page past the window: the popup shows them whole.
+    m_picker->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_picker->setMinimumContentsLength(kPickerMinChars);
+    m_picker->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_pickLabel->setBuddy(m_picker);
+    m_kindLabel = new QLabel(this);
+    m_kindLabel->setObjectName(QStringLiteral("experimentKind"));
+    m_summaryLabel = new QLabel(this);
+    m_summaryLabel->setObjectName(QStringLiteral("experimentSummary"));
+    m_summaryLabel->setWordWrap(true);
+    // Rich text: QTextDocument wraps shaped Persian text within the label; plain-text
+    // wrapping measured the first line a little too wide and cut it off.
+    m_summaryLabel->setTextFormat(Qt::RichText);
+
+    m_runButton = new QPushButton(this);
+    m_runButton->setObjectName(QStringLiteral("runExperimentButton"));
+    m_runButton->setDefault(true);
+    m_cancelButton = new QPushButton(this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelExperimentButton"));
+    m_quickCheck = new QCheckBox(this);
+    m_quickCheck->setObjectName(QStringLiteral("quickRunCheck"));
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0); // busy indicator: the engine reports no progress for one experiment
+    m_busy->setMaximumWidth(120);
+    m_busy->setTextVisible(false);
+    m_statusLabel = new QLabel(this);
+    m_statusLabel->setObjectName(QStringLiteral("experimentStatus"));
+    m_statusLabel->setWordWrap(true);
+
+    auto *pickRow = new QHBoxLayout;
+    pickRow->addWidget(m_pickLabel);
+    pickRow->addWidget(m_picker, 1);
+    pickRow->addWidget(m_kindLabel);
+    auto *runRow = new QHBoxLayout;
+    runRow->addWidget(m_runButton);
+    runRow->addWidget(m_cancelButton);
+    runRow->addWidget(m_quickCheck);
+    runRow->addWidget(m_busy);
+    runRow->addWidget(m_statusLabel, 1);
+
+    m_claimsBox = new QGroupBox(this);
+    m_claimsTable = new QTableWidget(0, 2, m_claimsBox);
+    m_claimsTable->setObjectName(QStringLiteral("claimsTable"));
+    m_claimsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_claimsTable->setSelectionMode(QAbstractItemView::NoSelection);
+    m_claimsTable->setWordWrap(true);
+    m_claimsTable->verticalHeader()->hide();
+    m_claimsTable->horizontalHeader()->setSectionResizeMode(kVerdictColumn, QHeaderView::ResizeToContents);
+    m_claimsTable->horizontalHeader()->setSectionResizeMode(kStatementColumn, QHeaderView::Stretch);
+    m_claimsTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_claimsTable->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_claimsTable->setMinimumHeight(kMinTableHeight);
+    m_timingNote = new QLabel(m_claimsBox);
+    m_timingNote->setObjectName(QStringLiteral("timingNote"));
+    m_timingNote->setWordWrap(true);
+    auto *claimsLayout = new QVBoxLayout(m_claimsBox);
+    claimsLayout->addWidget(m_claimsTable);
+    claimsLayout->addWidget(m_timingNote);
+
+    m_explanationBox = new QGroupBox(this);
+    m_explanationLabel = new QLabel;
+    m_explanationLabel->setObjectName(QStringLiteral("experimentExplanation"));
+    m_explanationLabel->setWordWrap(true);
+    m_explanationLabel->setTextFormat(Qt::RichText); // see m_summaryLabel
+    m_explanationLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_explanationLabel->setAlignment(Qt::AlignTop | Qt::AlignLeading);
+    auto *explanationScroll = new QScrollArea(m_explanationBox);
+    explanationScroll->setWidget(m_explanationLabel);
+    explanationScroll->setWidgetResizable(true);
+    explanationScroll->setFrameShape(QFrame::NoFrame);
+    explanationScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    explanationScroll->setMinimumHeight(kMinTableHeight);
+    auto *explanationLayout = new QVBoxLayout(m_explanationBox);
+    explanationLayout->addWidget(explanationScroll);
+
+    m_valuesBox = new QGroupBox(this);
+    m_valuesTable = new QTableWidget(0, 2, m_valuesBox);
+    m_valuesTable->setObjectName(QStringLiteral("valuesTable"));
+    m_valuesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_valuesTable->verticalHeader()->hide();
+    m_valuesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_valuesTable->setMinimumHeight(kMinTableHeight);
+    m_valuesTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    auto *valuesLayout = new QVBoxLayout(m_valuesBox);
+    valuesLayout->addWidget(m_valuesTable);
+
+    m_curvesBox = new QGroupBox(this);
+    m_curvePicker = new QComboBox(m_curvesBox);
+    m_curvePicker->setObjectName(QStringLiteral("curvePicker"));
+    m_chart = new QChart;
+    m_chart->setLayoutDirection(Qt::LeftToRight);
+    m_chart->setMargins(QMargins(2, 2, 2, 2));
+    m_chart->legend()->setAlignment(Qt::AlignBottom);
+    QFont legendFont = m_chart->legend()->font();
+    legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+    m_chart->legend()->setFont(legendFont);
+    m_chartView = new QChartView(m_chart, m_curvesBox);
+    m_chartView->setObjectName(QStringLiteral("experimentChart"));
+    m_chartView->setLayoutDirection(Qt::LeftToRight); // plots are not mirrored
+    m_chartView->setRenderHint(QPainter::Antialiasing);
+    m_chartView->setMinimumHeight(kMinChartHeight);
+    auto *curvesLayout = new QVBoxLayout(m_curvesBox);
+    curvesLayout->addWidget(m_curvePicker);
+    curvesLayout->addWidget(m_chartView, 1);
+
+    // The curves get the larger share; the values table scrolls.
+    auto *bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->addWidget(m_curvesBox);
+    bottom->addWidget(m_valuesBox);
+    bottom->setStretchFactor(0, 2);
+    bottom->setStretchFactor(1, 1);
+    bottom->setSizes({2 * kSplitUnit, 1 * kSplitUnit});
+    bottom->setChildrenCollapsible(false);
+    auto *results = new QSplitter(Qt::Vertical, this);
+    results->addWidget(m_claimsBox);
+    results->addWidget(m_explanationBox);
+    results->addWidget(bottom);
+    results->setStretchFactor(0, 0);
+    results->setStretchFactor(1, 1);
+    results->setStretchFactor(2, 3);
+    results->setSizes({2 * kSplitUnit, 2 * kSplitUnit, 5 * kSplitUnit});
+    results->setChildrenCollapsible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(pickRow);
+    layout->addWidget(m_summaryLabel);
+    layout->addLayout(runRow);
+    layout->addWidget(results, 1);
+
+    connect(m_picker, &QComboBox::currentIndexChanged, this, &ExperimentPanel::showSummary);
+    connect(m_runButton, &QPushButton::clicked, this, &ExperimentPanel::runCurrent);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ExperimentPanel::cancel);
+    connect(m_curvePicker, &QComboBox::currentIndexChanged, this, &ExperimentPanel::showCurves);
+    connect(m_controller, &EngineController::experimentFinished, this, &ExperimentPanel::onFinished);
+
+    fillCatalog();
+    setRunning(false);
+    retranslateUi();
+}
+
+void ExperimentPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QWidget::changeEvent(event);
+}
+
+void ExperimentPanel::retranslateUi()
+{
+    m_pickLabel->setText(tr("&Experiment:"));
+    m_runButton->setText(tr("&Run experiment"));
+    m_runButton->setToolTip(tr("Sets the controls to the experiment's settings where they apply, then runs "
+                               "it on real tensors in the background."));
+    m_cancelButton->setText(tr("Cancel"));
+    m_quickCheck->setText(tr("Quick run"));
+    m_quickCheck->setToolTip(tr("Fewer steps for the sweep and the training curves; every claim is still "
+                                "measured."));
+    m_claimsBox->setTitle(tr("Claims"));
+    m_claimsTable->setHorizontalHeaderLabels({tr("Verdict"), tr("Claim")});
+    m_timingNote->setText(tr("⏱ Timing-based claims depend on the machine and its load: they are reported, "
+                             "not guaranteed."));
+    m_explanationBox->setTitle(tr("Explanation"));
+    m_valuesBox->setTitle(tr("Measured values"));
+    m_valuesTable->setHorizontalHeaderLabels({tr("Value"), tr("Measured")});
+    m_curvesBox->setTitle(tr("Measured curves"));
+    const QString current = currentExperiment();
+    fillCatalog();
+    setCurrentExperiment(current);
+    showSummary();
+    showResult();
+}
+
+void ExperimentPanel::fillCatalog()
+{
+    const QSignalBlocker block(m_picker);
+    m_picker->clear();
+    const QLocale locale;
+    bool lessonPart = true;
+    for (const auto &info : experimentCatalog()) {
+        if (lessonPart && !info.lessonExercise && m_picker->count() > 0)
+            m_picker->insertSeparator(m_picker->count()); // the lesson's exercises, then the pitfalls
+        lessonPart = info.lessonExercise;
+        m_picker->addItem(tr("%1. %2").arg(locale.toString(info.number), localized(info.title)),
+                          QString::fromStdString(info.id));
+    }
+}
+
+QString ExperimentPanel::currentExperiment() const { return m_picker->currentData().toString(); }
+
+void ExperimentPanel::setCurrentExperiment(const QString &id)
+{
+    const int index = m_picker->findData(id);
+    if (index >= 0)
+        m_picker->setCurrentIndex(index);
+}
+
+bool ExperimentPanel::quickRun() const { return m_quickCheck->isChecked(); }
+
+void ExperimentPanel::setQuickRun(bool quick) { m_quickCheck->setChecked(quick); }
+
+void ExperimentPanel::showSummary()
+{
+    const ExperimentInfo *info = findExperiment(currentExperiment().toStdString());
+    if (!info) {
+        m_kindLabel->clear();
+        m_summaryLabel->clear();
+        return;
+    }
+    m_kindLabel->setText(info->lessonExercise ? tr("Lesson exercise") : tr("Pitfall beyond the lesson"));
+    m_summaryLabel->setText(localized(info->summary).toHtmlEscaped());
+}
+
+void ExperimentPanel::setRunning(bool running)
+{
+    m_runButton->setEnabled(!running);
+    m_picker->setEnabled(!running);
+    m_quickCheck->setEnabled(!running);
+    m_cancelButton->setEnabled(running);
+    m_busy->setVisible(running);
+}
+
+void ExperimentPanel::runCurrent()
+{
+    const QString id = currentExperiment();
+    if (id.isEmpty() || isRunning())
+        return;
+    ExperimentOptions options;
+    options.fast = quickRun();
+    const ExperimentSettings settings = experimentSettings(id, options);
+    if (!settings.isEmpty())
+        emit requestSettings(settings);
+    m_result.reset();
+    m_error.clear();
+    m_serial = m_controller->runExperiment(id, options);
+    setRunning(true);
+    showResult();
+    emit experimentStarted(id);
+}
+
+void ExperimentPanel::cancel()
+{
+    if (isRunning())
+        m_controller->cancel();
+}
+
+void ExperimentPanel::onFinished(const ExperimentUpdate &update)
+{
+    if (update.serial != m_serial)
+        return; // another panel's run, or one this panel has given up on
+    m_serial = 0;
+    setRunning(false);
+    if (update.ok)
+        m_result = update.result;
+    m_error = update.ok || update.cancelled ? QString() : update.error;
+    m_state = update.ok ? RunState::Done : update.cancelled ? RunState::Cancelled : RunState::Failed;
+    showResult();
+    emit experimentFinished(update.id, update.ok);
+}
+
+void ExperimentPanel::showResult()
+{
+    const QLocale locale;
+    if (isRunning()) {
+        const ExperimentInfo *info = findExperiment(currentExperiment().toStdString());
+        m_statusLabel->setText(tr("Running “%1”…").arg(info ? localized(info->title) : currentExperiment()));
+    } else if (m_result) {
+        int holding = 0;
+        for (const auto &c : m_result->claims)
+            holding += c.holds ? 1 : 0;
+        const int total = static_cast<int>(m_result->claims.size());
+        m_statusLabel->setText(holding == total ? tr("All %1 claims hold.").arg(locale.toString(total))
+                                                : tr("%1 of %2 claims hold.")
+                                                      .arg(locale.toString(holding), locale.toString(total)));
+    } else if (m_state == RunState::Cancelled) {
+        m_statusLabel->setText(tr("The experiment was cancelled."));
+    } else if (m_state == RunState::Failed) {
+        m_statusLabel->setText(tr("The experiment failed: %1").arg(m_error));
+    } else {
+        m_statusLabel->setText(tr("Pick an experiment and run it."));
+    }
+
+    m_claimsTable->setRowCount(0);
+    m_valuesTable->setRowCount(0);
+    m_explanationLabel->clear();
+    bool timing = false;
+    if (m_result) {
+        const auto &claims = m_result->claims;
+        m_claimsTable->setRowCount(static_cast<int>(claims.size()));
+        for (int row = 0; row < m_claimsTable->rowCount(); ++row) {
+            const ExperimentClaim &c = claims[size_t(row)];
+            auto *verdict = new QTableWidgetItem(c.holds ? kHolds : kFails);
+            verdict->setData(kClaimIdRole, QString::fromStdString(c.id));
+            verdict->setTextAlignment(Qt::AlignCenter);
+            verdict->setForeground(c.holds ? QColor(0x1b, 0x7f, 0x3b) : QColor(0xb3, 0x26, 0x1e));
+            verdict->setToolTip(c.holds ? tr("holds") : tr("does not hold"));
+            QFont bold = verdict->font();
+            bold.setBold(true);
+            verdict->setFont(bold);
+            QString statement = localized(c.statementText());
+            if (c.timing) {
+                statement += QStringLiteral(" ⏱");
+                timing = true;
+            }
+            auto *text = new QTableWidgetItem(statement);
+            text->setToolTip(tr("Criterion: %1").arg(QString::fromStdString(c.criterion)));
+            m_claimsTable->setItem(row, kVerdictColumn, verdict);
+            m_claimsTable->setItem(row, kStatementColumn, text);
+        }
+        m_explanationLabel->setText(localized(m_result->explanationText()).toHtmlEscaped());
+        const auto &values = m_result->values;
+        m_valuesTable->setRowCount(static_cast<int>(values.size()));
+        for (int row = 0; row < m_valuesTable->rowCount(); ++row) {
+            const ExperimentValue &v = values[size_t(row)];
+            auto *name = new QTableWidgetItem(QString::fromStdString(v.name));
+            auto *value = new QTableWidgetItem(leftToRight(locale.toString(v.value, 'g', 6)));
+            value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            value->setData(Qt::UserRole, v.value);
+            m_valuesTable->setItem(row, 0, name);
+            m_valuesTable->setItem(row, 1, value);
+        }
+    }
+    m_timingNote->setVisible(timing);
+
+    // The curve groups: series that share a y axis are drawn together.
+    const QString group = m_curvePicker->currentData().toString();
+    {
+        const QSignalBlocker block(m_curvePicker);
+        m_curvePicker->clear();
+        if (m_result)
+            for (const auto &s : m_result->series) {
+                const QString key = QString::fromStdString(s.yLabel);
+                if (m_curvePicker->findData(key) < 0)
+                    m_curvePicker->addItem(curveText(s.yLabel), key);
+            }
+        const int keep = m_curvePicker->findData(group);
+        m_curvePicker->setCurrentIndex(keep >= 0 ? keep : 0);
+    }
+    m_curvePicker->setVisible(m_curvePicker->count() > 1);
+    m_curvesBox->setVisible(m_result && !m_result->series.empty());
+    showCurves();
+}
+
+void ExperimentPanel::showCurves()
+{
+    m_chart->removeAllSeries();
+    for (auto *axis : m_chart->axes())
+        m_chart->removeAxis(axis);
+    m_chart->setTitle(QString());
+    if (!m_result || m_curvePicker->count() == 0)
+        return;
+    const std::string group = m_curvePicker->currentData().toString().toStdString();
+    auto *x = new QValueAxis;
+    auto *y = new QValueAxis;
+    m_chart->addAxis(x, Qt::AlignBottom);
+    m_chart->addAxis(y, Qt::AlignLeft);
+    double xMin = std::numeric_limits<double>::max(), xMax = std::numeric_limits<double>::lowest();
+    double yMin = xMin, yMax = xMax;
+    for (const auto &s : m_result->series) {
+        if (s.yLabel != group)
+            continue;
+        auto *line = new QLineSeries;
+        line->setName(curveText(s.name));
+        QList<QPointF> points;
+        for (size_t i = 0; i < s.x.size(); ++i) {
+            points.append(QPointF(s.x[i], s.y[i]));
+            xMin = std::min(xMin, s.x[i]);
+            xMax = std::max(xMax, s.x[i]);
+            yMin = std::min(yMin, s.y[i]);
+            yMax = std::max(yMax, s.y[i]);
+        }
+        line->replace(points);
+        line->setPointsVisible(s.x.size() <= 20);
+        m_chart->addSeries(line);
+        line->attachAxis(x);
+        line->attachAxis(y);
+        x->setTitleText(curveText(s.xLabel));
+        y->setTitleText(curveText(s.yLabel));
+    }
+    if (xMin > xMax)
+        return;
+    const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : std::max(1e-12, 0.05 * std::abs(yMax));
+    x->setRange(xMin, xMax > xMin ? xMax : xMin + 1.0);
+    y->setRange(yMin - pad, yMax + pad);
+    x->applyNiceNumbers();
+    y->applyNiceNumbers();
+    x->setLabelFormat(QStringLiteral("%.4g"));
+    y->setLabelFormat(QStringLiteral("%.3g"));
+    m_chart->setTitle(curveText(group));
+}
+
+QString ExperimentPanel::curveText(const std::string &key) const
+{
+    // Axis labels and series names that core's experiments use; anything else is shown as is.
+    static const struct {
+        const char *key;
+        const char *text;
+    } known[] = {
+        {"effective_batch", QT_TR_NOOP("effective batch")},
+        {"effective_step", QT_TR_NOOP("effective step")},
+        {"samples_seen", QT_TR_NOOP("samples seen")},
+        {"samples/sec", QT_TR_NOOP("samples/sec")},
+        {"samples_per_sec", QT_TR_NOOP("samples/sec")},
+        {"share of plateau", QT_TR_NOOP("share of the plateau")},
+        {"share_of_plateau", QT_TR_NOOP("share of the plateau")},
+        {"learning rate", QT_TR_NOOP("learning rate")},
+        {"lr_full_batch", QT_TR_NOOP("full batch")},
+        {"lr_per_effective_step", QT_TR_NOOP("per effective step")},
+        {"lr_per_micro_batch", QT_TR_NOOP("per micro-batch")},
+        {"held-out loss", QT_TR_NOOP("held-out loss")},
+        {"eval_loss_small_batch_base_lr", QT_TR_NOOP("small batch")},
+        {"eval_loss_4x_batch_scaled_lr", QT_TR_NOOP("4x batch, 4x rate")},
+        {"eval_loss_4x_batch_unscaled_lr", QT_TR_NOOP("4x batch only")},
+    };
+    for (const auto &k : known)
+        if (key == k.key)
+            return tr(k.text);
+    return QString::fromStdString(key);
+}
+
+} // namespace accumlab::ui

@@ -1,0 +1,128 @@
+// The guided experiments (core/experiments.h) in the window: pick one of the eleven from the
+// catalog, read its summary, run it in the engine's worker thread with one click, and read
+// the measured values, each claim with its verdict, the explanation and the measured curves.
+// Running also asks the window to set its controls to the experiment's settings where they
+// map onto them (requestSettings). The verdicts are the engine's; nothing here computes or
+// stores a figure. GUI thread only.
+#pragma once
+
+#include "ui/preset.h"
+#include "ui/updates.h"
+
+#include "core/experiments.h"
+
+#include <QMetaType>
+#include <QString>
+#include <QWidget>
+
+#include <optional>
+
+class QCheckBox;
+class QChart;
+class QChartView;
+class QComboBox;
+class QGroupBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTableWidget;
+
+namespace accumlab::ui {
+
+class EngineController;
+
+// The part of an experiment's setup that the window's controls can show; fields left unset
+// keep the control's current value.
+struct ExperimentSettings {
+    std::optional<ModelPreset> model;
+    std::optional<int64_t> microBatch;
+    std::optional<int64_t> accumSteps;
+    std::optional<OptimizerKind> optimizer;
+    std::optional<double> lr;
+    std::optional<Scaling> scaling;
+    std::optional<bool> stepEveryMicro;
+    std::optional<bool> noSync;
+    std::optional<DType> dtype;
+    std::optional<uint64_t> seed;
+    std::optional<QString> accumGrid; // the sweep's grid, "1,2,4,8,16"
+    std::optional<int> numSteps;      // the sweep's timed steps per point
+
+    bool isEmpty() const;
+    void applyTo(Preset &preset) const;
+};
+
+// The settings experiment `id` runs with, as far as the controls can express them (the
+// pitfalls with their own models, e.g. variable-length, map to nothing).
+ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions &options);
+
+class ExperimentPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ExperimentPanel(EngineController *controller, QWidget *parent = nullptr);
+
+    QString currentExperiment() const;
+    void setCurrentExperiment(const QString &id);
+    // Smaller runs (every claim still measured): for a slow machine in class, and for tests.
+    bool quickRun() const;
+    void setQuickRun(bool quick);
+    bool isRunning() const { return m_serial != 0; }
+    // The last finished result shown, if any.
+    const std::optional<ExperimentResult> &result() const { return m_result; }
+
+public slots:
+    // Asks for the experiment's settings, then runs it in the worker thread.
+    void runCurrent();
+    void cancel();
+
+signals:
+    void requestSettings(const accumlab::ui::ExperimentSettings &settings);
+    void experimentStarted(const QString &id);
+    // ok: the run completed (its claims are shown); false when cancelled or failed.
+    void experimentFinished(const QString &id, bool ok);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+    void fillCatalog();
+    void showSummary();
+    void showResult();
+    void showCurves();
+    void setRunning(bool running);
+    void onFinished(const ExperimentUpdate &update);
+    QString curveText(const std::string &key) const;
+
+    EngineController *m_controller = nullptr;
+    quint64 m_serial = 0;                    // the run in flight, 0 when none
+    std::optional<ExperimentResult> m_result;
+    enum class RunState { Idle, Done, Cancelled, Failed };
+    RunState m_state = RunState::Idle;       // of the last run
+    QString m_error;                         // the engine's message when it failed
+
+    QLabel *m_pickLabel = nullptr;
+    QComboBox *m_picker = nullptr;
+    QLabel *m_kindLabel = nullptr;
+    QLabel *m_summaryLabel = nullptr;
+    QPushButton *m_runButton = nullptr;
+    QPushButton *m_cancelButton = nullptr;
+    QCheckBox *m_quickCheck = nullptr;
+    QProgressBar *m_busy = nullptr;
+    QLabel *m_statusLabel = nullptr;
+    QGroupBox *m_claimsBox = nullptr;
+    QTableWidget *m_claimsTable = nullptr;
+    QLabel *m_timingNote = nullptr;
+    QGroupBox *m_explanationBox = nullptr;
+    QLabel *m_explanationLabel = nullptr;
+    QGroupBox *m_valuesBox = nullptr;
+    QTableWidget *m_valuesTable = nullptr;
+    QGroupBox *m_curvesBox = nullptr;
+    QComboBox *m_curvePicker = nullptr;
+    QChart *m_chart = nullptr;
+    QChartView *m_chartView = nullptr;
+};
+
+} // namespace accumlab::ui
+
+Q_DECLARE_METATYPE(accumlab::ui::ExperimentSettings)

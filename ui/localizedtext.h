@@ -1,0 +1,23 @@
+// Picks the string of a core LocalizedText (experiments, quiz) that matches the window's
+// language, so core's Persian and English texts follow the language switch like tr() does.
+// GUI thread only.
+#pragma once
+
+#include "core/experiments.h"
+
+#include <QString>
+
+namespace accumlab::ui {
+
+// True when the window speaks Persian.
+bool persianUi();
+
+// The Persian text starts with a right-to-left mark (U+200F) so that it reads right to left
+// even when its first word is code.
+QString localized(const LocalizedText &text);
+
+// A number or formula that must read left to right inside right-to-left text, with a
+// left-to-right mark on each side (Qt 6.4's text layout does not apply isolates).
+QString leftToRight(const QString &text);
+
+} // namespace accumlab::ui
