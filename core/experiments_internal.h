@@ -15,7 +15,7 @@ bool addClaim(ExperimentResult &r, const std::string &id, const LocalizedText &s
 void checkCancel(const CancelToken *cancel);
 // Puts a left-to-right mark on each side of a formula so that it keeps its reading order
 // inside a Persian sentence, e.g. ltr("2^-23"). Marks rather than isolates (LRI ... PDI):
-// Qt 6.4's text layout does not apply isolates, and marks work in terminals too.
+// both lay out right in the app, and marks are also understood by older terminals.
 std::string ltr(const std::string &text);
 // printf-style formatting into a std::string.
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -17,7 +17,7 @@ bool persianUi();
 QString localized(const LocalizedText &text);
 
 // A number or formula that must read left to right inside right-to-left text, with a
-// left-to-right mark on each side (Qt 6.4's text layout does not apply isolates).
+// left-to-right mark on each side (used for the values table's numbers, e.g. 3.7e-09).
 QString leftToRight(const QString &text);
 
 } // namespace accumlab::ui
