@@ -208,6 +208,14 @@
         <source>Fixture MLP (%1)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Ranks (world size)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); teaching mode and the equivalence panel run one.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -217,6 +225,10 @@
     </message>
     <message>
         <source>The experiment was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumlab-cli, which runs the ranks, was not found next to the app.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -947,6 +959,18 @@
     </message>
     <message>
         <source>%1. %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all-reduces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all-reduce ms</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -208,6 +208,14 @@
         <source>Fixture MLP (%1)</source>
         <translation>MLP آزمون (%1)‎</translation>
     </message>
+    <message>
+        <source>Ranks (world size)</source>
+        <translation>رنک‌ها (تعداد رنک‌ها)</translation>
+    </message>
+    <message>
+        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); teaching mode and the equivalence panel run one.</source>
+        <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ حالت تدریس و پنل هم‌ارزی با یک رنک اجرا می‌شوند.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -218,6 +226,10 @@
     <message>
         <source>The experiment was cancelled.</source>
         <translation>آزمایش لغو شد.</translation>
+    </message>
+    <message>
+        <source>accumlab-cli, which runs the ranks, was not found next to the app.</source>
+        <translation>برنامه‌ی accumlab-cli که رنک‌ها را اجرا می‌کند کنار برنامه پیدا نشد.</translation>
     </message>
 </context>
 <context>
@@ -948,6 +960,18 @@
     <message>
         <source>%1. %2</source>
         <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>ranks</source>
+        <translation>رنک‌ها</translation>
+    </message>
+    <message>
+        <source>all-reduces</source>
+        <translation>all-reduceها</translation>
+    </message>
+    <message>
+        <source>all-reduce ms</source>
+        <translation>میلی‌ثانیه‌ی all-reduce</translation>
     </message>
 </context>
 <context>

@@ -30,6 +30,7 @@ namespace {
 constexpr std::array kLearningRates{1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0};
 constexpr int kMaxMicroBatchSlider = 128; // keeps the equivalence check's full batch small on a CPU
 constexpr int kMaxAccumSlider = 64;
+constexpr int kMaxWorldSlider = 4; // local ranks a classroom machine can host
 constexpr int kMaxPace = 60;              // micro-batches per second, the worker's emit bound
 
 // A first-strong isolate (FSI ... PDI) keeps the identity in one piece: left to right in
@@ -95,6 +96,10 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_accumSlider->setObjectName(QStringLiteral("accumStepsSlider"));
     m_accumValue = new QLabel;
     addRow(batchForm, QStringLiteral("accumSteps"), sliderWithValue(m_accumSlider, m_accumValue));
+    m_worldSlider = makeSlider(1, kMaxWorldSlider);
+    m_worldSlider->setObjectName(QStringLiteral("worldSizeSlider"));
+    m_worldValue = new QLabel;
+    addRow(batchForm, QStringLiteral("worldSize"), sliderWithValue(m_worldSlider, m_worldValue));
     m_identityLabel = new QLabel;
     m_identityLabel->setObjectName(QStringLiteral("identityLabel"));
     QFont big = m_identityLabel->font();
@@ -178,7 +183,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
 
     setPreset(Preset{});
 
-    for (QSlider *s : {m_microSlider, m_accumSlider, m_lrSlider}) {
+    for (QSlider *s : {m_microSlider, m_accumSlider, m_worldSlider, m_lrSlider}) {
         connect(s, &QSlider::valueChanged, this, &ControlPanel::updateValueLabels);
         connect(s, &QSlider::valueChanged, this, &ControlPanel::configChanged);
     }
@@ -197,7 +202,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
 
 QStringList ControlPanel::controlKeys()
 {
-    return {QStringLiteral("microBatch"), QStringLiteral("accumSteps"), QStringLiteral("lr"),
+    return {QStringLiteral("microBatch"), QStringLiteral("accumSteps"), QStringLiteral("worldSize"), QStringLiteral("lr"),
             QStringLiteral("optimizer"),  QStringLiteral("noDivision"), QStringLiteral("stepEveryMicro"),
             QStringLiteral("noSync"),     QStringLiteral("dtype"),      QStringLiteral("device"),
             QStringLiteral("model"),      QStringLiteral("seed"),       QStringLiteral("pace"),
@@ -210,6 +215,8 @@ QString ControlPanel::controlTitle(const QString &key) const
         return tr("Micro-batch");
     if (key == QLatin1String("accumSteps"))
         return tr("Accumulation steps");
+    if (key == QLatin1String("worldSize"))
+        return tr("Ranks (world size)");
     if (key == QLatin1String("lr"))
         return tr("Learning rate");
     if (key == QLatin1String("optimizer"))
@@ -273,6 +280,8 @@ void ControlPanel::retranslateUi()
     m_stepEveryMicroCheck->setToolTip(tr("The optimizer steps after every micro-batch instead of once per effective batch."));
     m_noSyncCheck->setText(tr("sync only on the last micro-batch"));
     m_noSyncCheck->setToolTip(tr("Like DDP's no_sync(): non-final micro-batches skip the gradient all-reduce."));
+    m_worldSlider->setToolTip(tr("Run sweep starts this many real rank processes on this machine, which all-reduce "
+                                 "their gradients over c10d (Gloo); teaching mode and the equivalence panel run one."));
     m_dtypeCombo->setItemText(0, tr("float32"));
     m_dtypeCombo->setItemText(1, tr("float64"));
     m_dtypeCombo->setItemText(2, tr("bfloat16"));
@@ -303,12 +312,14 @@ void ControlPanel::updateValueLabels()
     const qint64 accum = m_accumSlider->value();
     m_microValue->setText(loc.toString(micro));
     m_accumValue->setText(loc.toString(accum));
+    const qint64 world = m_worldSlider->value();
+    m_worldValue->setText(loc.toString(world));
     m_lrValue->setText(loc.toString(kLearningRates[static_cast<size_t>(m_lrSlider->value())], 'g', 3));
     m_paceValue->setText(tr("%1/s").arg(loc.toString(m_paceSlider->value())));
     m_identityLabel->setText(kFsi +
                              tr("micro %1 × accum %2 × world %3 = effective %4")
-                                 .arg(loc.toString(micro), loc.toString(accum), loc.toString(m_worldSize),
-                                      loc.toString(micro * accum * m_worldSize)) +
+                                 .arg(loc.toString(micro), loc.toString(accum), loc.toString(world),
+                                      loc.toString(micro * accum * world)) +
                              kPdi);
 }
 
@@ -327,7 +338,7 @@ Preset ControlPanel::preset() const
     AccumConfig &c = p.config;
     c.microBatch = m_microSlider->value();
     c.accumSteps = m_accumSlider->value();
-    c.worldSize = m_worldSize;
+    c.worldSize = m_worldSlider->value();
     c.optimizer.lr = kLearningRates[static_cast<size_t>(m_lrSlider->value())];
     c.optimizer.kind = comboValue<OptimizerKind>(m_optimizerCombo, optimizerFromString);
     c.scaling = m_noDivisionCheck->isChecked() ? Scaling::None : Scaling::Divide;
@@ -353,6 +364,7 @@ void ControlPanel::setPreset(const Preset &p)
     {
         // One configChanged for the whole preset, not one per control.
         const QSignalBlocker blockers[] = {QSignalBlocker(m_microSlider),      QSignalBlocker(m_accumSlider),
+                                           QSignalBlocker(m_worldSlider),
                                            QSignalBlocker(m_lrSlider),         QSignalBlocker(m_optimizerCombo),
                                            QSignalBlocker(m_noDivisionCheck),  QSignalBlocker(m_stepEveryMicroCheck),
                                            QSignalBlocker(m_noSyncCheck),      QSignalBlocker(m_dtypeCombo),
@@ -361,7 +373,7 @@ void ControlPanel::setPreset(const Preset &p)
                                            QSignalBlocker(m_gridEdit),         QSignalBlocker(m_stepsSpin)};
         m_microSlider->setValue(static_cast<int>(c.microBatch));
         m_accumSlider->setValue(static_cast<int>(c.accumSteps));
-        m_worldSize = static_cast<int>(c.worldSize);
+        m_worldSlider->setValue(static_cast<int>(std::clamp<int64_t>(c.worldSize, 1, kMaxWorldSlider)));
         m_lrSlider->setValue(lrIndex(c.optimizer.lr));
         selectValue(m_optimizerCombo, c.optimizer.kind);
         m_noDivisionCheck->setChecked(c.scaling == Scaling::None);

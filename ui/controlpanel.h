@@ -86,7 +86,8 @@ private:
     QLabel *m_paceValue = nullptr;
     QLineEdit *m_gridEdit = nullptr;
     QSpinBox *m_stepsSpin = nullptr;
-    int m_worldSize = 1;
+    QSlider *m_worldSlider = nullptr; // ranks for the sweep: real processes over c10d/Gloo
+    QLabel *m_worldValue = nullptr;
     int m_warmupSteps = 2;
     int m_threads = 0;
     bool m_classroomMode = false;

@@ -4,9 +4,14 @@
 // engine checks between micro-batches (core/observer.h).
 #include "ui/engineworker.h"
 
+#include "core/distributed.h"
 #include "core/engine.h"
 #include "core/experiments.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <chrono>
@@ -114,7 +119,10 @@ bool EngineWorker::ensureEngine()
     if (m_engine)
         return true;
     try {
-        m_engine = std::make_unique<AccumEngine>(m_config);
+        // Teaching mode runs one process; the sweep starts real ranks (runSweep below).
+        AccumConfig oneRank = m_config;
+        oneRank.worldSize = 1;
+        m_engine = std::make_unique<AccumEngine>(oneRank);
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
         emit teachingError(QString::fromStdString(ex.what()));
@@ -199,6 +207,21 @@ void EngineWorker::setPlaying(bool playing, int microBatchesPerSecond)
 
 void EngineWorker::playTick() { microStep(m_playToken); }
 
+// The program that runs the ranks: $ACCUMLAB_CLI when set (the tests), else accumlab-cli
+// beside the app (installed) or in the build tree's app/cli.
+static QString rankProgram()
+{
+    const QDir dir(QCoreApplication::applicationDirPath());
+    for (const QString &candidate : {qEnvironmentVariable("ACCUMLAB_CLI"), dir.filePath(QStringLiteral("accumlab-cli")),
+                                     dir.filePath(QStringLiteral("../cli/accumlab-cli"))}) {
+        if (candidate.isEmpty())
+            continue;
+        if (QFileInfo(candidate).isExecutable())
+            return QFileInfo(candidate).canonicalFilePath();
+    }
+    return {};
+}
+
 void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const CancelToken> cancel)
 {
     setPlaying(false, 1);
@@ -222,7 +245,18 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
     try {
         if (cancel->cancelled())
             throw Cancelled{};
-        done.result = accumlab::runSweep(config, &collector, cancel.get());
+        if (config.base.worldSize > 1) {
+            // Real ranks: accumlab-cli processes over c10d/Gloo, started and collected by core.
+            QTemporaryDir workDir;
+            const QString cli = rankProgram();
+            if (cli.isEmpty() || !workDir.isValid())
+                throw std::runtime_error(tr("accumlab-cli, which runs the ranks, was not found next to the app.")
+                                             .toStdString());
+            done.result = runSweepOnLocalRanks(cli.toStdString(), config, workDir.path().toStdString(),
+                                               kDefaultDistTimeoutS, &collector, cancel.get());
+        } else {
+            done.result = accumlab::runSweep(config, &collector, cancel.get());
+        }
     } catch (const Cancelled &) {
         done.cancelled = true;
         done.result.points = collector.points;

@@ -213,7 +213,7 @@ void MainWindow::buildUi()
     charts->addWidget(m_lossChart);
     charts->setChildrenCollapsible(false);
     m_memoryView = new MemoryView;
-    m_sweepTable = new QTableWidget(0, 7);
+    m_sweepTable = new QTableWidget(0, 10);
     m_sweepTable->setObjectName(QStringLiteral("sweepTable"));
     m_sweepTable->verticalHeader()->setVisible(false);
     m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -473,8 +473,9 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(0, tr("Throughput and loss"));
     m_tabs->setTabText(1, tr("Memory"));
     m_tabs->setTabText(2, tr("Sweep table"));
-    m_sweepTable->setHorizontalHeaderLabels({tr("effective batch"), tr("accum"), tr("micro"), tr("samples/sec"),
-                                             tr("median step ms"), tr("syncs"), tr("avg loss")});
+    m_sweepTable->setHorizontalHeaderLabels({tr("effective batch"), tr("accum"), tr("micro"), tr("ranks"),
+                                             tr("samples/sec"), tr("median step ms"), tr("syncs"), tr("all-reduces"),
+                                             tr("all-reduce ms"), tr("avg loss")});
     m_playAction->setText(tr("Play"));
     m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
     m_pauseAction->setText(tr("Pause"));
@@ -691,6 +692,8 @@ void MainWindow::onSweepPoint(const SweepPointUpdate &u)
 {
     const SweepPoint &p = u.point;
     m_throughputChart->addPoint(p);
+    if (p.peakMemBytes) // measured on CUDA only
+        m_memoryView->setMeasuredPeakBytes(*p.peakMemBytes);
     m_lossChart->finishSeries(u.pointIndex, p);
     const QLocale loc = locale();
     const int row = m_sweepTable->rowCount();
@@ -698,9 +701,12 @@ void MainWindow::onSweepPoint(const SweepPointUpdate &u)
     const QStringList cells{loc.toString(static_cast<qint64>(p.effectiveBatch)),
                             loc.toString(static_cast<qint64>(p.accumSteps)),
                             loc.toString(static_cast<qint64>(p.microBatch)),
+                            loc.toString(static_cast<qint64>(p.worldSize)),
                             loc.toString(p.samplesPerSec, 'f', 1),
                             loc.toString(p.medianStepMs, 'f', 3),
                             loc.toString(static_cast<qint64>(p.syncCalls)),
+                            loc.toString(static_cast<qint64>(p.allreduceCalls)),
+                            loc.toString(p.allreduceMs, 'f', 2),
                             p.diverged ? tr("diverged") : loc.toString(p.avgLoss, 'f', 4)};
     for (int col = 0; col < cells.size(); ++col)
         m_sweepTable->setItem(row, col, new QTableWidgetItem(cells[col]));

@@ -47,6 +47,9 @@ private slots:
     void microBatchUpdates_data();
     void microBatchUpdates();
     void sweepEmitsPointsAndFinishes();
+    void sweepOnRealRanks_data();
+    void sweepOnRealRanks();
+    void teachingModeRunsOneRank();
     void cancelMidSweepWithin200ms();
     void destroyMidRun();
     void equivalenceAnswersWithSerial();
@@ -132,6 +135,55 @@ void TestEngineController::sweepEmitsPointsAndFinishes()
     const auto p = points.first().first().value<SweepPointUpdate>();
     QCOMPARE(p.pointIndex, 0);
     QCOMPARE(p.pointCount, 2);
+}
+
+// World size > 1: the worker starts real ranks (accumlab-cli over c10d/Gloo); the points carry
+// the collectives actually issued: one per step with no-sync on, one per micro-batch with it off.
+void TestEngineController::sweepOnRealRanks_data()
+{
+    QTest::addColumn<bool>("noSync");
+    QTest::newRow("no-sync on") << true;
+    QTest::newRow("no-sync off") << false;
+}
+
+void TestEngineController::sweepOnRealRanks()
+{
+    QFETCH(bool, noSync);
+    EngineController controller;
+    QSignalSpy points(&controller, &EngineController::sweepPointDone);
+    QSignalSpy finished(&controller, &EngineController::sweepFinished);
+    SweepConfig s;
+    s.base = smallConfig(1);
+    s.base.worldSize = 2;
+    s.base.noSync = noSync;
+    s.accumGrid = {1, 3};
+    s.numSteps = 3;
+    s.warmupSteps = 0;
+    controller.runSweep(s);
+    QVERIFY(finished.wait(120'000));
+    const auto done = finished.first().first().value<SweepDoneUpdate>();
+    QVERIFY2(done.error.isEmpty(), qPrintable(done.error));
+    QCOMPARE(done.result.points.size(), size_t(2));
+    QCOMPARE(points.count(), 2);
+    for (const SweepPoint &p : done.result.points) {
+        QCOMPARE(p.worldSize, 2);
+        QCOMPARE(p.effectiveBatch, p.microBatch * p.accumSteps * 2);
+        QCOMPARE(p.syncCalls, noSync ? s.numSteps : s.numSteps * p.accumSteps);
+        QCOMPARE(p.allreduceCalls, p.syncCalls);
+        QVERIFY(p.allreduceBytes > 0);
+    }
+}
+
+void TestEngineController::teachingModeRunsOneRank()
+{
+    EngineController controller;
+    QSignalSpy spy(&controller, &EngineController::engineConfigured);
+    AccumConfig c = smallConfig(2);
+    c.worldSize = 3;
+    controller.setConfig(c);
+    QVERIFY(spy.wait(10'000));
+    QCOMPARE(controller.engineInfo()->config.worldSize, 1);
+    QCOMPARE(controller.engineInfo()->config.accumSteps, 2);
 }
 
 void TestEngineController::cancelMidSweepWithin200ms()
