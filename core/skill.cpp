@@ -18,7 +18,21 @@ std::string fmt(const char *format, double v)
     return buf;
 }
 
-const char *const kRecipe = R"md(---
+// The window loop, shared by both languages' recipes (code stays code).
+const char *const kWindowLoop = R"md(   ```python
+   optimizer.zero_grad(set_to_none=True)
+   for i, (x, y) in enumerate(micro_batches):          # len(micro_batches) == accum_steps
+       last = i == accum_steps - 1
+       ctx = contextlib.nullcontext() if last else model.no_sync()
+       with ctx:
+           loss = loss_fn(model(x), y) / accum_steps
+           loss.backward()
+   clip_grad_norm_(model.parameters(), max_norm)          # once, after accumulation
+   optimizer.step()
+   scheduler.step()                                       # once per effective step
+   ```)md";
+
+const std::string kRecipe = R"md(---
 name: gradient-accumulation
 description: Train with an effective batch larger than device memory allows by accumulating gradients over micro-batches, with the loss scaling, optimizer cadence and data-parallel sync done right.
 version: 1.0.0
@@ -43,18 +57,7 @@ tags: [training, gradient-accumulation, memory, distributed, pytorch]
 4. **Divide the loss by `accum_steps` before `backward()`.** Gradients add up in the parameter buffers; dividing each micro-batch's mean loss makes their sum the mean over the effective batch. Without it the direction is right but SGD's step is `accum_steps` times too large.
 5. **Skip the all-reduce on non-final micro-batches.** Under DDP run them inside `model.no_sync()`; only the last backward of the window all-reduces, so gradients cross the network once per window, not `accum_steps` times.
 6. **Step once per window.**
-   ```python
-   optimizer.zero_grad(set_to_none=True)
-   for i, (x, y) in enumerate(micro_batches):          # len(micro_batches) == accum_steps
-       last = i == accum_steps - 1
-       ctx = contextlib.nullcontext() if last else model.no_sync()
-       with ctx:
-           loss = loss_fn(model(x), y) / accum_steps
-           loss.backward()
-   clip_grad_norm_(model.parameters(), max_norm)          # once, after accumulation
-   optimizer.step()
-   scheduler.step()                                       # once per effective step
-   ```
+)md" + std::string(kWindowLoop) + R"md(
 7. **Advance state per effective step.** Momentum, Adam's moments and step count, the LR scheduler and the global step counter all move once per window, never per micro-batch.
 
 ## What to log
@@ -75,7 +78,7 @@ tags: [training, gradient-accumulation, memory, distributed, pytorch]
 One full batch against the same samples in `accum_steps` chunks with `loss / accum_steps`, from two identical models: gradient buffers and parameters after one step must agree up to float summation order (max abs diff < 1e-4 in float32; in bfloat16 use a bound of a few ulps of the largest gradient).
 )md";
 
-const char *const kRecipePersian = R"md(---
+const std::string kRecipePersian = R"md(---
 name: gradient-accumulation
 description: آموزش با دسته‌ی مؤثری بزرگ‌تر از آنچه حافظه‌ی دستگاه جا می‌دهد، با انباشت گرادیان روی میکروبچ‌ها؛ با مقیاس‌دهی درست زیان، آهنگ درست گام بهینه‌ساز و همگام‌سازی درست در موازی‌سازی داده.
 version: 1.0.0
@@ -100,18 +103,7 @@ tags: [training, gradient-accumulation, memory, distributed, pytorch]
 4. **زیان را پیش از `backward()` بر `accum_steps` تقسیم کنید.** گرادیان‌ها در بافرهای پارامترها با هم جمع می‌شوند؛ با تقسیم میانگین زیان هر میکروبچ، مجموع آن‌ها میانگینِ کل دسته‌ی مؤثر می‌شود. بدون تقسیم، جهت درست است اما گام SGD به اندازه‌ی `accum_steps` برابر بزرگ‌تر از حد است.
 5. **در میکروبچ‌های غیرپایانی all-reduce را حذف کنید.** در DDP آن‌ها را درون `model.no_sync()` اجرا کنید؛ فقط آخرین backward هر پنجره all-reduce می‌کند، پس گرادیان‌ها در هر پنجره یک بار از شبکه می‌گذرند، نه `accum_steps` بار.
 6. **در هر پنجره یک بار گام بردارید.**
-   ```python
-   optimizer.zero_grad(set_to_none=True)
-   for i, (x, y) in enumerate(micro_batches):          # len(micro_batches) == accum_steps
-       last = i == accum_steps - 1
-       ctx = contextlib.nullcontext() if last else model.no_sync()
-       with ctx:
-           loss = loss_fn(model(x), y) / accum_steps
-           loss.backward()
-   clip_grad_norm_(model.parameters(), max_norm)          # once, after accumulation
-   optimizer.step()
-   scheduler.step()                                       # once per effective step
-   ```
+)md" + std::string(kWindowLoop) + R"md(
 7. **وضعیت را در هر گام مؤثر جلو ببرید.** تکانه، گشتاورها و شمارنده‌ی گام Adam، زمان‌بند نرخ یادگیری و شمارنده‌ی سراسری گام همه در هر پنجره یک بار جلو می‌روند، هرگز در هر میکروبچ.
 
 ## چه چیزهایی را ثبت کنیم
