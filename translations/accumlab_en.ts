@@ -973,6 +973,30 @@
         <source>all-reduce ms</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Import accum-curve.json…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overlay a saved curve (AccumLab&apos;s or the lesson&apos;s) on the throughput chart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file is larger than %1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 points</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not import %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import accum-curve.json</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>
@@ -1134,6 +1158,10 @@
         <source>effective batch %1 (accum %2 × micro %3)
 %4 samples/sec
 median step %5 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>imported: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -973,6 +973,30 @@
         <source>all-reduce ms</source>
         <translation>میلی‌ثانیه‌ی all-reduce</translation>
     </message>
+    <message>
+        <source>Import accum-curve.json…</source>
+        <translation>ورود accum-curve.json…</translation>
+    </message>
+    <message>
+        <source>Overlay a saved curve (AccumLab&apos;s or the lesson&apos;s) on the throughput chart</source>
+        <translation>یک منحنی ذخیره‌شده (از AccumLab یا از درس) را روی نمودار توان عملیاتی نشان می‌دهد</translation>
+    </message>
+    <message>
+        <source>the file is larger than %1 MiB</source>
+        <translation>فایل بزرگ‌تر از %1 مگابایت است</translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 points</source>
+        <translation>%1 وارد شد: %2 نقطه</translation>
+    </message>
+    <message>
+        <source>Could not import %1: %2</source>
+        <translation>وارد کردن %1 ممکن نشد: %2</translation>
+    </message>
+    <message>
+        <source>Import accum-curve.json</source>
+        <translation>ورود accum-curve.json</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>
@@ -1137,6 +1161,10 @@ median step %5 ms</source>
         <translation>دسته‌ی مؤثر %1 (انباشت %2 × میکروبچ %3)‎
 %4 نمونه در ثانیه
 میانه‌ی زمان گام %5 میلی‌ثانیه</translation>
+    </message>
+    <message>
+        <source>imported: %1</source>
+        <translation>واردشده: %1</translation>
     </message>
 </context>
 </TS>

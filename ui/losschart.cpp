@@ -25,7 +25,11 @@ LossChart::LossChart(QWidget *parent) : QChartView(parent)
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     chart->legend()->setFont(small);
+    // QChartView's constructor made a default chart; setChart() hands it back to us without
+    // deleting it (Qt's documented contract), so it is deleted here (LeakSanitizer found it).
+    QChart *defaultChart = this->chart();
     setChart(chart);
+    delete defaultChart;
     m_xAxis = new QValueAxis;
     m_xAxis->setLabelFormat(QStringLiteral("%.0f")); // localized labels need a precision
     m_yAxis = new QValueAxis;

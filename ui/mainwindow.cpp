@@ -16,6 +16,7 @@
 #include "ui/stallprobe.h"
 #include "ui/throughputchart.h"
 
+#include "core/curve_io.h"
 #include "core/experiments.h"
 #include "core/lesson.h"
 
@@ -342,6 +343,7 @@ void MainWindow::buildActions()
     m_openPresetAction = make("openPresetAction", &MainWindow::openPresetDialog);
     m_savePresetAction = make("savePresetAction", &MainWindow::savePresetDialog);
     m_exportCurveAction = make("exportCurveAction", &MainWindow::exportCurveDialog);
+    m_importCurveAction = make("importCurveAction", &MainWindow::importCurveDialog);
     m_exportSkillAction = make("exportSkillAction", &MainWindow::exportSkillDialog);
     m_exportChartsAction = make("exportChartsAction", &MainWindow::exportChartsDialog);
     m_quitAction = make("quitAction", &QWidget::close);
@@ -376,6 +378,7 @@ void MainWindow::buildActions()
     m_fileMenu->addAction(m_openPresetAction);
     m_fileMenu->addAction(m_savePresetAction);
     m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_importCurveAction);
     m_fileMenu->addAction(m_exportCurveAction);
     m_fileMenu->addAction(m_exportSkillAction);
     m_fileMenu->addAction(m_exportChartsAction);
@@ -489,6 +492,8 @@ void MainWindow::retranslateUi()
     m_openPresetAction->setText(tr("&Open preset…"));
     m_savePresetAction->setText(tr("&Save preset…"));
     m_exportCurveAction->setText(tr("Export accum-curve.json…"));
+    m_importCurveAction->setText(tr("Import accum-curve.json…"));
+    m_importCurveAction->setToolTip(tr("Overlay a saved curve (AccumLab's or the lesson's) on the throughput chart"));
     m_exportSkillAction->setText(tr("Export skill markdown…"));
     m_exportChartsAction->setText(tr("Export charts as PNG…"));
     m_quitAction->setText(tr("&Quit"));
@@ -792,6 +797,39 @@ QString MainWindow::lastFolder() const
 void MainWindow::rememberFolder(const QString &path) const
 {
     QSettings().setValue(QLatin1String(kSettingsFolder), QFileInfo(path).absolutePath());
+}
+
+bool MainWindow::importCurve(const QString &path)
+{
+    const QString name = QFileInfo(path).fileName();
+    QFile file(path);
+    QString reason;
+    if (!file.open(QIODevice::ReadOnly)) {
+        reason = file.errorString();
+    } else if (file.size() > static_cast<qint64>(kMaxCurveFileBytes)) {
+        reason = tr("the file is larger than %1 MiB").arg(locale().toString(qint64(kMaxCurveFileBytes >> 20)));
+    } else {
+        try {
+            const CurveFile curve = parseCurveJson(file.readAll().toStdString());
+            m_throughputChart->addImportedCurve(name, curve.points);
+            statusBar()->showMessage(tr("Imported %1: %2 points").arg(name, locale().toString(qint64(curve.points.size()))));
+            return true;
+        } catch (const CurveFormatError &e) {
+            reason = QString::fromUtf8(e.what()); // the reader's sentence names the point and field
+        }
+    }
+    showError(tr("Could not import %1: %2").arg(name, reason));
+    return false;
+}
+
+void MainWindow::importCurveDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import accum-curve.json"), lastFolder(),
+                                                      tr("JSON files (*.json)"));
+    if (path.isEmpty())
+        return;
+    rememberFolder(path);
+    importCurve(path);
 }
 
 void MainWindow::exportCurveDialog()

@@ -94,6 +94,11 @@ public:
     const std::optional<SweepResult> &lastSweep() const { return m_lastSweep; }
     const std::optional<EquivalenceResult> &lastEquivalence() const { return m_lastEquivalence; }
     bool exportCurveJson(const QString &path, QString *error) const;
+    // Overlays an accum-curve.json (ours or the lesson's) on the throughput chart; a file the
+    // reader refuses is reported in words (status bar, and a message box on screen). Returns
+    // whether it was imported.
+    bool importCurve(const QString &path);
+    const QString &lastError() const { return m_lastError; }
     bool exportSkillMarkdown(const QString &path, QString *error) const;
     // Writes throughput, loss, buffers and memory PNGs into `folder`.
     bool exportChartPngs(const QString &folder, QStringList *written, QString *error);
@@ -139,6 +144,7 @@ private:
     void openPresetDialog();
     void savePresetDialog();
     void exportCurveDialog();
+    void importCurveDialog();
     void exportSkillDialog();
     void exportChartsDialog();
     void chooseHiddenControlsDialog();
@@ -182,6 +188,7 @@ private:
     QAction *m_openPresetAction = nullptr;
     QAction *m_savePresetAction = nullptr;
     QAction *m_exportCurveAction = nullptr;
+    QAction *m_importCurveAction = nullptr;
     QAction *m_exportSkillAction = nullptr;
     QAction *m_exportChartsAction = nullptr;
     QAction *m_quitAction = nullptr;

@@ -12,6 +12,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {
@@ -21,6 +22,7 @@ namespace {
 const QColor kRunColor(0x3b, 0x82, 0xc4);
 const QColor kMedianColor(0x8e, 0x5a, 0xc8);
 const QColor kPlateauColor(0xd9, 0x48, 0x2b);
+const QColor kImportedColor(0x2e, 0x9e, 0x6a);
 constexpr int kFadedAlpha = 70;
 
 } // namespace
@@ -37,7 +39,11 @@ ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     chart->legend()->setFont(small);
+    // QChartView's constructor made a default chart; setChart() hands it back to us without
+    // deleting it (Qt's documented contract), so it is deleted here (LeakSanitizer found it).
+    QChart *defaultChart = this->chart();
     setChart(chart);
+    delete defaultChart;
     m_xAxis = new QLogValueAxis;
     m_xAxis->setBase(2.0);
     m_xAxis->setLabelFormat(QStringLiteral("%.6g")); // localized labels need a precision
@@ -90,7 +96,35 @@ void ThroughputChart::retranslateUi()
         chart()->legend()->markers(m_current.line).value(0)->setVisible(false);
     for (int i = 0; i < m_faded.size(); ++i)
         m_faded[i].line->setName(LanguageManager::natural(tr("earlier run %1").arg(locale().toString(m_faded.size() - i))));
+    for (const auto &[series, label] : m_imported)
+        series->setName(LanguageManager::natural(tr("imported: %1").arg(label)));
     refresh();
+}
+
+QLineSeries *ThroughputChart::addImportedCurve(const QString &label, const std::vector<SweepPoint> &points)
+{
+    auto *series = new QLineSeries;
+    series->setPen(QPen(kImportedColor, 2, Qt::DashLine));
+    series->setPointsVisible(true);
+    QList<QPointF> xy;
+    for (const SweepPoint &p : points) {
+        // The reader guarantees effective_batch >= 1, so the log2 axis can take every point.
+        xy << QPointF(static_cast<double>(p.effectiveBatch), p.samplesPerSec);
+        m_xMin = m_xMin > 0 ? std::min(m_xMin, xy.back().x() / 2) : xy.back().x() / 2;
+        m_xMax = std::max(m_xMax, xy.back().x() * 2);
+        m_yMax = std::max(m_yMax, p.samplesPerSec);
+    }
+    std::sort(xy.begin(), xy.end(), [](const QPointF &a, const QPointF &b) { return a.x() < b.x(); });
+    series->replace(xy);
+    chart()->addSeries(series);
+    series->attachAxis(m_xAxis);
+    series->attachAxis(m_yAxis);
+    m_xAxis->setRange(m_xMin, m_xMax);
+    m_yAxis->setRange(0, m_yMax > 0 ? m_yMax * 1.15 : 1);
+    m_yAxis->applyNiceNumbers();
+    m_imported.append({series, label});
+    retranslateUi();
+    return series;
 }
 
 void ThroughputChart::startRun()

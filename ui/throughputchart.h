@@ -1,7 +1,8 @@
 // Samples/sec against effective batch on a log2 axis, points appearing as each sweep point
 // completes; the median time per optimizer step on a second axis (and in each point's
 // tooltip); earlier runs kept as faded series; the plateau (best samples/sec of the run)
-// marked. Not mirrored in right-to-left layouts. GUI thread only.
+// marked; imported curves overlaid as dashed series. Not mirrored in right-to-left layouts.
+// GUI thread only.
 #pragma once
 
 #include "core/sweep.h"
@@ -26,6 +27,10 @@ public:
     void addPoint(const SweepPoint &point);
     int currentPointCount() const { return static_cast<int>(m_points.size()); }
     int fadedRunCount() const { return static_cast<int>(m_faded.size()); }
+    // Overlays an imported accum-curve (ours or the lesson's) as a dashed series named after
+    // `label` (the file name); it stays until the window closes. Returns the new series.
+    QLineSeries *addImportedCurve(const QString &label, const std::vector<SweepPoint> &points);
+    int importedCurveCount() const { return static_cast<int>(m_imported.size()); }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -49,6 +54,7 @@ private:
     Run m_current;
     QLineSeries *m_plateau = nullptr;
     QList<Run> m_faded;
+    QList<std::pair<QLineSeries *, QString>> m_imported; // series and the file name it came from
     std::vector<SweepPoint> m_points;
     double m_xMin = 0, m_xMax = 0, m_yMax = 0, m_msMax = 0;
 };

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The test suite under sanitizers, each in its own build folder:
+#   asan  the whole CTest suite built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/)
+#   tsan  the worker-thread tests (the controller, the window, the experiment panel, autorun)
+#         built with ThreadSanitizer (build-tsan/)
+# Usage: scripts/sanitize.sh [asan|tsan|all]   (default: all)
+# Only AccumLab's code is instrumented; LibTorch and Qt are Debian's builds. What is suppressed
+# inside them, and why, is written beside each entry in tests/sanitizers/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+jobs=$(nproc 2>/dev/null || echo 2)
+supp=$PWD/tests/sanitizers
+# -O1 keeps the instrumented code fast enough; -g1 (line tables) is all a report's stack needs.
+flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1")
+tsan_tests=(tst_enginecontroller tst_mainwindow tst_experimentpanel tst_autorun)
+log() { echo "[sanitize $(date +%H:%M:%S)] $*"; }
+
+if [[ $which == asan || $which == all ]]; then
+  log "AddressSanitizer + UndefinedBehaviorSanitizer: build"
+  cmake -S . -B build-asan "${flags[@]}" -DACCUMLAB_SANITIZE=address,undefined >/dev/null
+  cmake --build build-asan -j"$jobs"
+  log "AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite"
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_init_order=1:detect_stack_use_after_return=0" \
+  LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp" \
+    ctest --test-dir build-asan --output-on-failure --timeout 900
+fi
+
+if [[ $which == tsan || $which == all ]]; then
+  log "ThreadSanitizer: build (${tsan_tests[*]})"
+  cmake -S . -B build-tsan "${flags[@]}" -DACCUMLAB_SANITIZE=thread >/dev/null
+  cmake --build build-tsan -j"$jobs" --target accumlab-cli accumlab "${tsan_tests[@]}"
+  log "ThreadSanitizer: the worker-thread tests"
+  regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
+  TSAN_OPTIONS="suppressions=$supp/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:print_suppressions=0" \
+    ctest --test-dir build-tsan --output-on-failure --timeout 900 -R "$regex"
+fi
+log "done"
