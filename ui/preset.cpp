@@ -6,11 +6,16 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
+
 namespace accumlab::ui {
 
 const char *const kPresetSchema = "accumlab-preset.v1";
 
 namespace {
+
+// 2^53: every whole number up to here is exactly a double (and fits qint64 and uint64_t).
+constexpr double kMaxExactDouble = 9007199254740992.0;
 
 QString str(const std::string &s) { return QString::fromStdString(s); }
 
@@ -70,9 +75,16 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
             const QJsonValue v = o.value(QLatin1String(key));
             return v.isString() ? v.toString().toStdString() : fallback;
         };
+        // JSON numbers are doubles: anything but a whole number a double holds exactly is
+        // refused, since converting one outside qint64 would be undefined behaviour.
+        auto wholeNumber = [](const char *key, double d, double lowest) {
+            if (!(d >= lowest && d <= kMaxExactDouble) || d != std::floor(d))
+                throw ConfigError(std::string(key) + " is not a whole number in range");
+            return d;
+        };
         auto integer = [&](const char *key, qint64 fallback) {
             const QJsonValue v = o.value(QLatin1String(key));
-            return v.isDouble() ? static_cast<qint64>(v.toDouble()) : fallback;
+            return v.isDouble() ? static_cast<qint64>(wholeNumber(key, v.toDouble(), -kMaxExactDouble)) : fallback;
         };
         c.preset = presetFromString(text("model", toString(c.preset)));
         c.microBatch = integer("micro_batch", c.microBatch);
@@ -91,7 +103,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         if (seed.isString())
             c.seed = seed.toString().toULongLong(&seedOk);
         else if (seed.isDouble())
-            c.seed = static_cast<uint64_t>(seed.toDouble());
+            c.seed = static_cast<uint64_t>(wholeNumber("seed", seed.toDouble(), 0.0));
         if (!seedOk)
             throw ConfigError("seed is not a non-negative integer");
         p.pace = static_cast<int>(integer("pace", p.pace));

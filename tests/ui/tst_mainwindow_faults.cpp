@@ -1,7 +1,9 @@
 // The window under bad input and faults: importing an accum-curve.json (ours or the lesson's)
 // overlays it on the throughput chart, and a file the reader refuses leaves the chart as it
-// was with the reason in words; a corrupt or outdated settings file falls back to the defaults.
+// was with the reason in words; a corrupt or outdated settings file, or a preset with numbers
+// no control could produce, falls back to the defaults.
 #include "ui/mainwindow.h"
+#include "ui/preset.h"
 #include "ui/throughputchart.h"
 
 #include "core/export.h"
@@ -125,6 +127,34 @@ private slots:
         QVERIFY2(message.size() > QStringLiteral("Could not import : ").size() + QFileInfo(path).fileName().size(),
                  qPrintable(message)); // a reason follows
         QVERIFY2(message.contains(reason), qPrintable(message));
+    }
+
+    // A preset (a file from the command line, or the saved session) with numbers no control
+    // could produce is refused in a sentence, never converted out of range.
+    void presetRefusesImpossibleNumbers_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::newRow("micro 1e300") << QStringLiteral("\"micro_batch\": 1e300");
+        QTest::newRow("micro -1e300") << QStringLiteral("\"micro_batch\": -1e300");
+        QTest::newRow("accum 2.5") << QStringLiteral("\"accum_steps\": 2.5");
+        QTest::newRow("seed -1") << QStringLiteral("\"seed\": -1");
+        QTest::newRow("seed 1e300") << QStringLiteral("\"seed\": 1e300");
+        QTest::newRow("pace 1e20") << QStringLiteral("\"pace\": 1e20");
+    }
+    void presetRefusesImpossibleNumbers()
+    {
+        QFETCH(QString, field);
+        const QByteArray json = QStringLiteral("{\"schema\": \"accumlab-preset.v1\", %1}").arg(field).toUtf8();
+        QString error;
+        QVERIFY(!presetFromJson(json, &error).has_value());
+        QVERIFY2(error.contains(QStringLiteral("invalid setting")), qPrintable(error));
+        // The same preset as the saved session: the window starts at its defaults.
+        const QList<int> defaults = sliderValues(MainWindow(false));
+        QSettings().setValue(QStringLiteral("session/preset"), QString::fromUtf8(json));
+        QSettings().sync();
+        MainWindow w(true);
+        QCOMPARE(sliderValues(w), defaults);
+        QFile::remove(QSettings().fileName());
     }
 
     // Garbage where the settings file was, or a preset saved by an older AccumLab: the window
