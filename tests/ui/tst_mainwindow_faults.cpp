@@ -1,16 +1,24 @@
-// The window under bad input and faults: importing an accum-curve.json (ours or the lesson's)
+// The window under bad input and faults: its controls cannot produce an invalid setting and
+// the one free-text field is refused in words; importing an accum-curve.json (ours or the lesson's)
 // overlays it on the throughput chart, and a file the reader refuses leaves the chart as it
 // was with the reason in words; a corrupt or outdated settings file, or a preset with numbers
 // no control could produce, falls back to the defaults.
+#include "ui/enginecontroller.h"
 #include "ui/mainwindow.h"
 #include "ui/preset.h"
 #include "ui/throughputchart.h"
 
 #include "core/export.h"
 
+#include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
 #include <QLineSeries>
+#include <QRegularExpression>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -127,6 +135,70 @@ private slots:
         QVERIFY2(message.size() > QStringLiteral("Could not import : ").size() + QFileInfo(path).fileName().size(),
                  qPrintable(message)); // a reason follows
         QVERIFY2(message.contains(reason), qPrintable(message));
+    }
+
+    // The controls cannot produce an invalid configuration: every slider and spin box at its
+    // minimum and at its maximum, for each model, still passes core's validate().
+    void controlsStayValidAtTheirLimits()
+    {
+        MainWindow w(false);
+        auto *model = w.findChild<QComboBox *>(QStringLiteral("modelCombo"));
+        QVERIFY(model && model->count() > 0);
+        const QList<QAbstractSlider *> sliders = w.findChildren<QAbstractSlider *>(QRegularExpression(QStringLiteral("Slider$")));
+        const QList<QSpinBox *> spins = w.findChildren<QSpinBox *>(QRegularExpression(QStringLiteral("Spin$")));
+        QVERIFY(sliders.size() >= 4 && spins.size() >= 2);
+        for (int m = 0; m < model->count(); ++m) {
+            model->setCurrentIndex(m);
+            for (const bool atMax : {false, true}) {
+                for (QAbstractSlider *slider : sliders)
+                    slider->setValue(atMax ? slider->maximum() : slider->minimum());
+                for (QSpinBox *spin : spins)
+                    spin->setValue(atMax ? spin->maximum() : spin->minimum());
+                const Preset p = w.currentPreset();
+                try {
+                    validate(p.config);
+                } catch (const ConfigError &e) {
+                    QFAIL(qPrintable(QStringLiteral("model %1, controls at %2: %3")
+                                         .arg(model->currentText(), atMax ? QStringLiteral("max") : QStringLiteral("min"),
+                                              QString::fromUtf8(e.what()))));
+                }
+            }
+        }
+    }
+
+    // The one free-text control, the sweep grid: a malformed grid is refused with a message in
+    // the window, no sweep starts, and the controls stay usable.
+    void malformedGridIsRefusedInTheWindow_data()
+    {
+        QTest::addColumn<QString>("grid");
+        QTest::newRow("empty entry") << QStringLiteral("1,,4");
+        QTest::newRow("word") << QStringLiteral("1,two");
+        QTest::newRow("zero") << QStringLiteral("0");
+        QTest::newRow("huge") << QStringLiteral("1000000");
+        QTest::newRow("blank") << QStringLiteral(" ");
+    }
+    void malformedGridIsRefusedInTheWindow()
+    {
+        QFETCH(QString, grid);
+        MainWindow w(false);
+        w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(grid);
+        QAction *sweep = w.findChild<QAction *>(QStringLiteral("sweepAction"));
+        QVERIFY(sweep && sweep->isEnabled());
+        sweep->trigger();
+        QVERIFY2(w.statusBar()->currentMessage().startsWith(QStringLiteral("The sweep settings are invalid: ")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        QCOMPARE(w.lastError(), w.statusBar()->currentMessage());
+        QVERIFY(!w.controller()->isSweepRunning());
+        QVERIFY(sweep->isEnabled());
+        QVERIFY(w.findChild<QSlider *>(QStringLiteral("microBatchSlider"))->isEnabled());
+        // Corrected, the same window runs the sweep.
+        w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2"));
+        w.findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(2);
+        QSignalSpy finished(&w, &MainWindow::sweepFinished);
+        sweep->trigger();
+        QVERIFY(finished.wait(60'000));
+        QVERIFY(w.lastSweep().has_value());
+        QCOMPARE(w.lastSweep()->points.size(), size_t(2));
     }
 
     // A preset (a file from the command line, or the saved session) with numbers no control
