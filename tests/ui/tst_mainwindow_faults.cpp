@@ -11,6 +11,7 @@
 #include "core/export.h"
 
 #include <QAction>
+#include <QElapsedTimer>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -199,6 +200,34 @@ private slots:
         QVERIFY(finished.wait(60'000));
         QVERIFY(w.lastSweep().has_value());
         QCOMPARE(w.lastSweep()->points.size(), size_t(2));
+    }
+
+    // Closing the window in the middle of a long sweep: the window and its worker thread are
+    // gone within a second, and a new window runs a sweep to the end.
+    void closeMidRunThenRunAgain()
+    {
+        auto *w = new MainWindow(false);
+        w->findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2,4,8,16"));
+        w->findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(w->findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->maximum());
+        w->show();
+        QSignalSpy started(w->controller(), &EngineController::sweepPointStarted);
+        QString error;
+        QVERIFY2(w->runSweep(&error), qPrintable(error));
+        QVERIFY(started.wait(30'000));
+        QTest::qWait(100); // inside the first point's timed steps
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(w->close());
+        delete w; // the controller cancels, quits and joins the worker thread
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+
+        MainWindow again(false);
+        again.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2"));
+        again.findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(2);
+        QSignalSpy finished(&again, &MainWindow::sweepFinished);
+        QVERIFY(again.runSweep(&error));
+        QVERIFY(finished.wait(60'000));
+        QCOMPARE(again.lastSweep()->points.size(), size_t(2));
     }
 
     // A preset (a file from the command line, or the saved session) with numbers no control
