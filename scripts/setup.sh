@@ -8,6 +8,7 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n
   libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev
   libopenblas0-pthread   # LibTorch's small matmuls run ~6x slower on the reference BLAS
+  libtcmalloc-minimal4   # the apps' allocator: LibTorch's many small per-op allocations (README, Speed)
   libgl-dev              # Qt6Gui's CMake package needs the OpenGL headers
   fonts-dejavu-core      # a Latin fallback font for offscreen screenshots
   clang libclang-rt-14-dev  # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)

@@ -28,7 +28,10 @@ def run_accumlab(cli, args, out_dir):
 def run_python(python, args):
     cmd = [python, os.path.join(HERE, "lesson_reference.py"), "--micro-batch", str(args.micro_batch),
            "--accum-grid", args.accum_grid, "--num-steps", str(args.num_steps), "--threads", str(args.threads)]
-    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["points"]
+    env = dict(os.environ)
+    if args.python_preload:
+        env["LD_PRELOAD"] = args.python_preload
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)["points"]
 
 
 def main():
@@ -40,6 +43,9 @@ def main():
     ap.add_argument("--num-steps", type=int, default=200)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--python-preload", default="",
+                    help="LD_PRELOAD for the PyTorch side, e.g. the tcmalloc the apps link, to see what the "
+                         "allocator alone is worth")
     args = ap.parse_args()
 
     ours, theirs = [], []
@@ -57,7 +63,8 @@ def main():
 
     n = len(ours[0])
     print(f"micro {args.micro_batch}, threads {args.threads}, {args.num_steps} steps per point, "
-          f"median of {args.rounds} alternating rounds")
+          f"median of {args.rounds} alternating rounds"
+          + (f", PyTorch with LD_PRELOAD={args.python_preload}" if args.python_preload else ""))
     print(f"{'eff_batch':>9} {'accumlab_sps':>13} {'pytorch_sps':>12} {'ratio':>6} {'accumlab_ms':>12} {'pytorch_ms':>11}")
     for i in range(n):
         a, p = med(ours, i, "samples_per_sec"), med(theirs, i, "samples_per_sec")
