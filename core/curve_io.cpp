@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace accumlab {
 
@@ -51,20 +52,40 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-[[noreturn]] void fail(size_t index, const std::string &what)
+// Point `index` (0-based) is at fault: the code with its field, and the English sentence
+// "point <index+1> <what>".
+[[noreturn]] void fail(size_t index, CurveErrorCode code, const char *field, const std::string &what,
+                       int64_t limit = 0)
 {
-    throw CurveFormatError("point " + std::to_string(index + 1) + " " + what);
+    CurveErrorDetail d;
+    d.code = code;
+    d.point = static_cast<int64_t>(index) + 1;
+    d.field = field ? field : "";
+    d.limit = limit;
+    throw CurveFormatError(std::move(d), "point " + std::to_string(index + 1) + " " + what);
+}
+
+// An error about the whole file.
+[[noreturn]] void failFile(CurveErrorCode code, const std::string &sentence, int64_t number = 0, int64_t limit = 0,
+                           std::string found = {})
+{
+    CurveErrorDetail d;
+    d.code = code;
+    d.number = number;
+    d.limit = limit;
+    d.found = std::move(found);
+    throw CurveFormatError(std::move(d), sentence);
 }
 
 const json &requireField(const json &point, const char *name, size_t index)
 {
     const auto it = point.find(name);
     if (it == point.end())
-        fail(index, std::string("has no field '") + name + "'");
+        fail(index, CurveErrorCode::MissingField, name, std::string("has no field '") + name + "'");
     if (!it->is_number())
-        fail(index, std::string("field '") + name + "' is not a number");
+        fail(index, CurveErrorCode::NotANumber, name, std::string("field '") + name + "' is not a number");
     if (it->is_number_float() && !std::isfinite(it->get<double>()))
-        fail(index, std::string("field '") + name + "' is not finite");
+        fail(index, CurveErrorCode::NotFinite, name, std::string("field '") + name + "' is not finite");
     return *it;
 }
 
@@ -74,7 +95,8 @@ int64_t requireCount(const json &point, const char *name, size_t index, int64_t 
     // Unsigned JSON numbers above INT64_MAX are refused rather than wrapped.
     if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)) ||
         v.get<int64_t>() < minimum)
-        fail(index, std::string("field '") + name + "' must be a whole number >= " + std::to_string(minimum));
+        fail(index, CurveErrorCode::NotAWholeNumber, name,
+             std::string("field '") + name + "' must be a whole number >= " + std::to_string(minimum), minimum);
     return v.get<int64_t>();
 }
 
@@ -82,7 +104,7 @@ double requireNonNegative(const json &point, const char *name, size_t index)
 {
     const double v = requireField(point, name, index).get<double>();
     if (v < 0.0)
-        fail(index, std::string("field '") + name + "' is negative");
+        fail(index, CurveErrorCode::Negative, name, std::string("field '") + name + "' is negative");
     return v;
 }
 
@@ -92,7 +114,7 @@ double lossValue(const json &v, bool diverged, size_t index, const char *name)
     if (v.is_null() && diverged)
         return kNaN;
     if (!v.is_number() || (v.is_number_float() && !std::isfinite(v.get<double>())))
-        fail(index, std::string("field '") + name + "' is not a number");
+        fail(index, CurveErrorCode::NotANumber, name, std::string("field '") + name + "' is not a number");
     return v.get<double>();
 }
 
@@ -100,26 +122,27 @@ double lossValue(const json &v, bool diverged, size_t index, const char *name)
 bool depthGuard(int depth, json::parse_event_t, json &)
 {
     if (depth > kMaxCurveJsonDepth)
-        throw CurveFormatError("the file nests deeper than " + std::to_string(kMaxCurveJsonDepth) +
-                               " levels; it is not an accum-curve file");
+        failFile(CurveErrorCode::TooDeep,
+                 "the file nests deeper than " + std::to_string(kMaxCurveJsonDepth) + " levels; it is not an accum-curve file",
+                 0, kMaxCurveJsonDepth);
     return true;
 }
 
 SweepPoint parsePoint(const json &pj, size_t i)
 {
     if (!pj.is_object())
-        fail(i, "is not an object");
+        fail(i, CurveErrorCode::PointNotAnObject, nullptr, "is not an object");
     SweepPoint p;
     if (const auto it = pj.find("diverged"); it != pj.end()) {
         if (!it->is_boolean())
-            fail(i, "field 'diverged' is not true or false");
+            fail(i, CurveErrorCode::NotTrueOrFalse, "diverged", "field 'diverged' is not true or false");
         p.diverged = it->get<bool>();
     }
     p.effectiveBatch = requireCount(pj, "effective_batch", i, 1);
     p.accumSteps = requireCount(pj, "accum_steps", i, 1);
     p.microBatch = requireCount(pj, "micro_batch", i, 1);
     if (!pj.contains("avg_loss"))
-        fail(i, "has no field 'avg_loss'");
+        fail(i, CurveErrorCode::MissingField, "avg_loss", "has no field 'avg_loss'");
     p.avgLoss = lossValue(pj.at("avg_loss"), p.diverged, i, "avg_loss");
     p.samplesPerSec = requireNonNegative(pj, "samples_per_sec", i);
     p.medianStepMs = requireNonNegative(pj, "median_step_ms", i);
@@ -129,9 +152,16 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.worldSize = requireCount(pj, "world_size", i, 1);
     int64_t product = 0;
     if (__builtin_mul_overflow(p.accumSteps, p.microBatch, &product) ||
-        __builtin_mul_overflow(product, p.worldSize, &product) || p.effectiveBatch != product)
-        throw CurveFormatError("point " + std::to_string(i + 1) + ": effective_batch " +
-                               std::to_string(p.effectiveBatch) + " is not micro_batch x accum_steps x world_size");
+        __builtin_mul_overflow(product, p.worldSize, &product) || p.effectiveBatch != product) {
+        CurveErrorDetail d;
+        d.code = CurveErrorCode::BatchIdentity;
+        d.point = static_cast<int64_t>(i) + 1;
+        d.field = "effective_batch";
+        d.number = p.effectiveBatch;
+        throw CurveFormatError(std::move(d), "point " + std::to_string(i + 1) + ": effective_batch " +
+                                                 std::to_string(p.effectiveBatch) +
+                                                 " is not micro_batch x accum_steps x world_size");
+    }
     if (p.diverged)
         p.divergedAtStep = requireCount(pj, "diverged_at_step", i, 0);
     // AccumLab's own fields, when present (the lesson's files do not carry them).
@@ -155,7 +185,7 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.wallS = requireNonNegative(pj, "wall_s", i);
     if (const auto it = pj.find("losses"); it != pj.end()) {
         if (!it->is_array())
-            fail(i, "field 'losses' is not a list");
+            fail(i, CurveErrorCode::NotAList, "losses", "field 'losses' is not a list");
         p.losses.reserve(it->size());
         for (const json &l : *it)
             p.losses.push_back(lossValue(l, p.diverged, i, "losses"));
@@ -176,25 +206,30 @@ SweepPoint parsePoint(const json &pj, size_t i)
 CurveFile parseCurveJson(const std::string &text)
 {
     if (text.size() > kMaxCurveFileBytes)
-        throw CurveFormatError("the file is " + std::to_string(text.size() >> 20) + " MiB; an accum-curve file is at most " +
-                               std::to_string(kMaxCurveFileBytes >> 20) + " MiB");
+        failFile(CurveErrorCode::FileTooLarge,
+                 "the file is " + std::to_string(text.size() >> 20) + " MiB; an accum-curve file is at most " +
+                     std::to_string(kMaxCurveFileBytes >> 20) + " MiB",
+                 static_cast<int64_t>(text.size() >> 20), static_cast<int64_t>(kMaxCurveFileBytes >> 20));
     CurveFile file;
     try {
         file.raw = json::parse(text, depthGuard);
+    } catch (const json::parse_error &e) {
+        failFile(CurveErrorCode::NotJson, std::string("not valid JSON: ") + e.what(), static_cast<int64_t>(e.byte));
     } catch (const json::exception &e) {
-        throw CurveFormatError(std::string("not valid JSON: ") + e.what());
+        failFile(CurveErrorCode::NotJson, std::string("not valid JSON: ") + e.what());
     }
     const json &j = file.raw;
     if (!j.is_object())
-        throw CurveFormatError("the file is not a JSON object");
+        failFile(CurveErrorCode::NotAnObject, "the file is not a JSON object");
     const auto schema = j.find("schema");
     if (schema == j.end() || !schema->is_string() || *schema != kCurveSchema)
-        throw CurveFormatError(std::string("the schema is not ") + kCurveSchema);
+        failFile(CurveErrorCode::WrongSchema, std::string("the schema is not ") + kCurveSchema, 0, 0,
+                 schema != j.end() && schema->is_string() ? schema->get<std::string>() : std::string());
     const auto points = j.find("points");
     if (points == j.end() || !points->is_array())
-        throw CurveFormatError("the file has no 'points' list");
+        failFile(CurveErrorCode::NoPoints, "the file has no 'points' list");
     if (points->empty())
-        throw CurveFormatError("the 'points' list is empty");
+        failFile(CurveErrorCode::EmptyPoints, "the 'points' list is empty");
     file.points.reserve(points->size());
     for (size_t i = 0; i < points->size(); ++i)
         file.points.push_back(parsePoint((*points)[i], i));

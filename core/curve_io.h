@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace accumlab {
@@ -24,10 +26,49 @@ constexpr std::size_t kMaxCurveFileBytes = std::size_t(32) << 20;
 // Deeper JSON nesting than this is refused (ours nests four levels).
 constexpr int kMaxCurveJsonDepth = 64;
 
-// A file that is not a valid accum-curve.v1: the message is one sentence for the user.
+// Why a file is not a valid accum-curve.v1, for a caller that words it itself (the desktop
+// app says it in the user's language). Each code names the arguments it fills below.
+enum class CurveErrorCode {
+    FileTooLarge,     // number: the file's size in MiB; limit: the largest accepted, in MiB
+    NotJson,          // number: byte offset where parsing stopped (0 when not known)
+    TooDeep,          // limit: kMaxCurveJsonDepth
+    NotAnObject,      // the top level is not a JSON object
+    WrongSchema,      // found: the schema the file names ("" when none); expected: kCurveSchema
+    NoPoints,         // no "points" list
+    EmptyPoints,      // the "points" list is empty
+    PointNotAnObject, // point
+    MissingField,     // point, field
+    NotANumber,       // point, field
+    NotFinite,        // point, field (a tree built in memory: the parser refuses 1e999)
+    NotAWholeNumber,  // point, field, limit: the smallest accepted
+    Negative,         // point, field
+    NotTrueOrFalse,   // point, field
+    NotAList,         // point, field
+    BatchIdentity,    // point, number: the effective_batch written
+};
+
+struct CurveErrorDetail {
+    CurveErrorCode code = CurveErrorCode::NotJson;
+    int64_t point = 0;  // 1-based index of the point at fault; 0 when not about one point
+    std::string field;  // the field at fault, "samples_per_sec"
+    int64_t number = 0; // see the code
+    int64_t limit = 0;  // see the code
+    std::string found;  // WrongSchema: the schema the file names
+};
+
+// A file that is not a valid accum-curve.v1: what() is one English sentence for the user (the
+// CLI prints it); detail() says the same for a caller that words it in another language.
 class CurveFormatError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    CurveFormatError(CurveErrorDetail detail, const std::string &sentence)
+        : std::runtime_error(sentence), m_detail(std::move(detail))
+    {
+    }
+    const CurveErrorDetail &detail() const { return m_detail; }
+    CurveErrorCode code() const { return m_detail.code; }
+
+private:
+    CurveErrorDetail m_detail;
 };
 
 nlohmann::json toJson(const SweepPoint &);

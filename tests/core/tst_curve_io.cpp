@@ -21,6 +21,19 @@ std::string pointJson(const std::string &extra)
            extra + "}]}";
 }
 
+// A one-point file from the lesson's eight fields, with `field` set to the raw JSON `value`,
+// or removed when `value` is empty.
+std::string pointWith(const std::string &field, const std::string &value)
+{
+    nlohmann::ordered_json point = {{"effective_batch", 8}, {"accum_steps", 2}, {"micro_batch", 4}, {"avg_loss", 2.5},
+                                    {"samples_per_sec", 100}, {"median_step_ms", 1}, {"sync_calls", 3}, {"steps", 3}};
+    if (value.empty())
+        point.erase(field);
+    else
+        point[field] = nlohmann::ordered_json::parse(value);
+    return R"({"schema":"accum-curve.v1","points":[)" + point.dump() + "]}";
+}
+
 QString rejection(const std::string &text)
 {
     try {
@@ -98,10 +111,100 @@ private slots:
         QVERIFY2(message.contains(mentions), qPrintable(message.isEmpty() ? QStringLiteral("accepted") : message));
     }
 
+    // Each refusal carries a code and its arguments (the desktop app words them in Persian),
+    // while what() keeps the English sentence: one row per code.
+    void codes_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<qint64>("point"); // 1-based; 0: about the whole file
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<qint64>("number");
+        QTest::addColumn<qint64>("limit");
+        QTest::addColumn<QString>("found");
+        QTest::addColumn<QString>("english"); // part of what()
+        const auto row = [](const char *name, const std::string &text, CurveErrorCode code, qint64 point, const char *field,
+                            qint64 number, qint64 limit, const char *found, const char *english) {
+            QTest::newRow(name) << QString::fromStdString(text) << int(code) << point << QString::fromLatin1(field)
+                                << number << limit << QString::fromLatin1(found) << QString::fromLatin1(english);
+        };
+        // A plain literal: moc's scanner miscounts braces in an unbalanced raw string.
+        const std::string truncated = "{\"schema\":\"accum-curve.v1\",\"poi";
+        // nlohmann's byte: 1-based, here the one after the last, where the text broke off.
+        row("not JSON", truncated, CurveErrorCode::NotJson, 0, "", qint64(truncated.size()) + 1, 0, "", "not valid JSON");
+        row("nested too deep", R"({"schema":"accum-curve.v1","points":)" + std::string(200, '[') + std::string(200, ']') + "}",
+            CurveErrorCode::TooDeep, 0, "", 0, kMaxCurveJsonDepth, "", "nests deeper than 64 levels");
+        row("not an object", "[1,2]", CurveErrorCode::NotAnObject, 0, "", 0, 0, "", "not a JSON object");
+        row("wrong schema", R"({"schema":"accum-curve.v0","points":[]})", CurveErrorCode::WrongSchema, 0, "", 0, 0,
+            "accum-curve.v0", "the schema is not accum-curve.v1");
+        row("no schema", R"({"points":[]})", CurveErrorCode::WrongSchema, 0, "", 0, 0, "", "the schema is not");
+        row("no points", R"({"schema":"accum-curve.v1"})", CurveErrorCode::NoPoints, 0, "", 0, 0, "", "no 'points' list");
+        row("empty points", R"({"schema":"accum-curve.v1","points":[]})", CurveErrorCode::EmptyPoints, 0, "", 0, 0, "",
+            "'points' list is empty");
+        row("point not an object", R"({"schema":"accum-curve.v1","points":[7]})", CurveErrorCode::PointNotAnObject, 1, "",
+            0, 0, "", "point 1 is not an object");
+        row("missing field", pointWith("median_step_ms", ""), CurveErrorCode::MissingField, 1, "median_step_ms", 0, 0, "",
+            "point 1 has no field 'median_step_ms'");
+        row("missing loss", pointWith("avg_loss", ""), CurveErrorCode::MissingField, 1, "avg_loss", 0, 0, "",
+            "has no field 'avg_loss'");
+        row("string speed", pointWith("samples_per_sec", R"("fast")"), CurveErrorCode::NotANumber, 1, "samples_per_sec", 0,
+            0, "", "field 'samples_per_sec' is not a number");
+        row("null loss", pointWith("avg_loss", "null"), CurveErrorCode::NotANumber, 1, "avg_loss", 0, 0, "",
+            "field 'avg_loss' is not a number");
+        // JSON has no Inf, and the parser refuses a literal that overflows a double, so NotFinite
+        // (kept for a tree built in memory) cannot come from a file.
+        row("overflowing number", R"({"schema":"accum-curve.v1","points":[{"median_step_ms":1e999}]})",
+            CurveErrorCode::NotJson, 0, "", 0, 0, "", "number overflow");
+        row("fractional steps", pointWith("steps", "2.5"), CurveErrorCode::NotAWholeNumber, 1, "steps", 0, 0, "",
+            "field 'steps' must be a whole number >= 0");
+        row("zero accumulation", pointWith("accum_steps", "0"), CurveErrorCode::NotAWholeNumber, 1, "accum_steps", 0, 1, "",
+            "field 'accum_steps' must be a whole number >= 1");
+        row("negative time", pointWith("median_step_ms", "-1"), CurveErrorCode::Negative, 1, "median_step_ms", 0, 0, "",
+            "field 'median_step_ms' is negative");
+        row("diverged not a bool", pointWith("diverged", "1"), CurveErrorCode::NotTrueOrFalse, 1, "diverged", 0, 0, "",
+            "field 'diverged' is not true or false");
+        row("losses not a list", pointWith("losses", "3"), CurveErrorCode::NotAList, 1, "losses", 0, 0, "",
+            "field 'losses' is not a list");
+        row("identity broken", pointWith("effective_batch", "9"), CurveErrorCode::BatchIdentity, 1, "effective_batch", 9, 0,
+            "", "effective_batch 9 is not micro_batch x accum_steps x world_size");
+    }
+    void codes()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, code);
+        QFETCH(qint64, point);
+        QFETCH(QString, field);
+        QFETCH(qint64, number);
+        QFETCH(qint64, limit);
+        QFETCH(QString, found);
+        QFETCH(QString, english);
+        try {
+            parseCurveJson(text.toStdString());
+            QFAIL("accepted");
+        } catch (const CurveFormatError &e) {
+            const CurveErrorDetail &d = e.detail();
+            QVERIFY2(QString::fromUtf8(e.what()).contains(english), e.what());
+            QCOMPARE(int(e.code()), code);
+            QCOMPARE(d.point, point);
+            QCOMPARE(QString::fromStdString(d.field), field);
+            QCOMPARE(d.number, number);
+            QCOMPARE(d.limit, limit);
+            QCOMPARE(QString::fromStdString(d.found), found);
+        }
+    }
+
     void refusesAHugeFileBeforeParsing()
     {
         const std::string huge = pointJson(",\"device\":\"" + std::string(kMaxCurveFileBytes, 'x') + "\"");
         QVERIFY(rejection(huge).contains(QStringLiteral("MiB")));
+        try {
+            parseCurveJson(huge);
+            QFAIL("accepted");
+        } catch (const CurveFormatError &e) {
+            QCOMPARE(int(e.code()), int(CurveErrorCode::FileTooLarge));
+            QCOMPARE(e.detail().number, qint64(huge.size() >> 20));
+            QCOMPARE(e.detail().limit, qint64(kMaxCurveFileBytes >> 20));
+        }
     }
 
     // Our own diverged point: JSON has no NaN, so the loss is null and "diverged" says why.
