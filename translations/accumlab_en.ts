@@ -13,6 +13,85 @@
     </message>
 </context>
 <context>
+    <name>ImportErrors</name>
+    <message>
+        <source>the file is %1 MiB; an accum-curve file is at most %2 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is not valid JSON: the text breaks off or goes wrong at byte %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is not valid JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file nests deeper than %1 levels; it is not an accum-curve file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file is JSON but not an object with a schema and points; it is not an accum-curve file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file names no schema; an accum-curve file says &quot;%1&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file&apos;s schema is &quot;%1&quot;, not &quot;%2&quot;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file has no &apos;points&apos; list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the file&apos;s &apos;points&apos; list is empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>point %1 is not an object with fields</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>point %1 has no field &apos;%2&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is not a number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is not a finite number</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; must be a whole number of at least %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is negative</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is neither true nor false</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is not a list</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is not a valid accum-curve file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, effective_batch is %2, which is not %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Preset</name>
     <message>
         <source>The preset is not a JSON object: %1</source>

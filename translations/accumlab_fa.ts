@@ -13,6 +13,85 @@
     </message>
 </context>
 <context>
+    <name>ImportErrors</name>
+    <message>
+        <source>the file is %1 MiB; an accum-curve file is at most %2 MiB</source>
+        <translation>حجم فایل %1 مگابایت است؛ فایل accum-curve حداکثر %2 مگابایت است</translation>
+    </message>
+    <message>
+        <source>it is not valid JSON: the text breaks off or goes wrong at byte %1</source>
+        <translation>JSON معتبری نیست: متن در بایت %1 قطع می‌شود یا خراب است</translation>
+    </message>
+    <message>
+        <source>it is not valid JSON</source>
+        <translation>JSON معتبری نیست</translation>
+    </message>
+    <message>
+        <source>the file nests deeper than %1 levels; it is not an accum-curve file</source>
+        <translation>تودرتویی فایل بیش از %1 سطح است؛ این فایل accum-curve نیست</translation>
+    </message>
+    <message>
+        <source>the file is JSON but not an object with a schema and points; it is not an accum-curve file</source>
+        <translation>فایل JSON است، اما شیئی با schema و points نیست؛ این فایل accum-curve نیست</translation>
+    </message>
+    <message>
+        <source>the file names no schema; an accum-curve file says &quot;%1&quot;</source>
+        <translation>فایل schema ندارد؛ در فایل accum-curve مقدار آن «%1» است</translation>
+    </message>
+    <message>
+        <source>the file&apos;s schema is &quot;%1&quot;, not &quot;%2&quot;</source>
+        <translation>schema فایل «%1» است، نه «%2»</translation>
+    </message>
+    <message>
+        <source>the file has no &apos;points&apos; list</source>
+        <translation>فایل فهرست «points» ندارد</translation>
+    </message>
+    <message>
+        <source>the file&apos;s &apos;points&apos; list is empty</source>
+        <translation>فهرست «points» فایل خالی است</translation>
+    </message>
+    <message>
+        <source>point %1 is not an object with fields</source>
+        <translation>نقطه‌ی %1 شیئی با فیلد نیست</translation>
+    </message>
+    <message>
+        <source>point %1 has no field &apos;%2&apos;</source>
+        <translation>نقطه‌ی %1 فیلد «%2» را ندارد</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is not a number</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» عدد نیست</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is not a finite number</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» عددی متناهی نیست</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; must be a whole number of at least %3</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» باید عددی صحیح و دست‌کم %3 باشد</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is negative</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» منفی است</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is neither true nor false</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» نه true است و نه false</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; is not a list</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» فهرست نیست</translation>
+    </message>
+    <message>
+        <source>it is not a valid accum-curve file</source>
+        <translation>فایل accum-curve معتبری نیست</translation>
+    </message>
+    <message>
+        <source>in point %1, effective_batch is %2, which is not %3</source>
+        <translation>در نقطه‌ی %1، effective_batch برابر %2 است که حاصل %3 نیست</translation>
+    </message>
+</context>
+<context>
     <name>Preset</name>
     <message>
         <source>The preset is not a JSON object: %1</source>

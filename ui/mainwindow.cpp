@@ -7,6 +7,7 @@
 #include "ui/experimentpanel.h"
 #include "ui/exports.h"
 #include "ui/gradientbufferview.h"
+#include "ui/importerrors.h"
 #include "ui/language.h"
 #include "ui/lessonpanel.h"
 #include "ui/localizedtext.h"
@@ -815,7 +816,9 @@ bool MainWindow::importCurve(const QString &path)
             statusBar()->showMessage(tr("Imported %1: %2 points").arg(name, locale().toString(qint64(curve.points.size()))));
             return true;
         } catch (const CurveFormatError &e) {
-            reason = QString::fromUtf8(e.what()); // the reader's sentence names the point and field
+            // core's what() is English for the CLI; its code and arguments are said here in the
+            // user's language, naming the point and field.
+            reason = ImportErrors::reason(e.detail(), locale());
         }
     }
     showError(tr("Could not import %1: %2").arg(name, reason));

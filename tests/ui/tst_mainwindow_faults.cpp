@@ -4,6 +4,7 @@
 // was with the reason in words; a corrupt or outdated settings file, or a preset with numbers
 // no control could produce, falls back to the defaults.
 #include "ui/enginecontroller.h"
+#include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/preset.h"
 #include "ui/throughputchart.h"
@@ -46,6 +47,34 @@ QList<QLineSeries *> importedSeries(MainWindow &w)
     return found;
 }
 
+// Switches the language as the Language menu does; LanguageChange events are delivered
+// before this returns.
+void switchLanguage(UiLanguage language)
+{
+    LanguageManager::instance()->setLanguage(language);
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+}
+
+// A one-point accum-curve file from the lesson's eight fields with `replace` spliced in
+// (a field set to a raw JSON value) or `drop` removed.
+QByteArray onePoint(const QString &drop, const QString &field = {}, const QString &raw = {})
+{
+    QStringList fields{QStringLiteral("\"effective_batch\":8"), QStringLiteral("\"accum_steps\":2"),
+                       QStringLiteral("\"micro_batch\":4"), QStringLiteral("\"avg_loss\":2.5"),
+                       QStringLiteral("\"samples_per_sec\":100"), QStringLiteral("\"median_step_ms\":1"),
+                       QStringLiteral("\"sync_calls\":3"), QStringLiteral("\"steps\":3")};
+    QStringList kept;
+    for (const QString &f : fields) {
+        const QString name = f.section(QLatin1Char('"'), 1, 1);
+        if (name != drop && name != field)
+            kept << f;
+    }
+    if (!field.isEmpty())
+        kept << QStringLiteral("\"%1\":%2").arg(field, raw);
+    return QStringLiteral("{\"schema\":\"accum-curve.v1\",\"points\":[{%1}]}").arg(kept.join(QLatin1Char(','))).toUtf8();
+}
+
 QList<int> sliderValues(const MainWindow &w)
 {
     QList<int> values;
@@ -74,6 +103,13 @@ private slots:
         QVERIFY(m_dir.isValid());
         writeFileAtomic(m_dir.filePath(QStringLiteral("ours.json")).toStdString(), curveJson(runSweep(s)).dump(2));
         QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("a-folder.json"))));
+    }
+
+    // A test that failed in Persian leaves the next one in English.
+    void cleanup()
+    {
+        if (LanguageManager::instance()->language() != UiLanguage::English)
+            switchLanguage(UiLanguage::English);
     }
 
     void importGoodFile_data()
@@ -114,7 +150,7 @@ private slots:
     {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("reason"); // part of the sentence the user reads
-        QTest::newRow("identity broken") << corpusFile("bad-identity.json") << "micro_batch x accum_steps";
+        QTest::newRow("identity broken") << corpusFile("bad-identity.json") << "micro_batch × accum_steps";
         QTest::newRow("truncated") << corpusFile("bad-truncated.json") << "not valid JSON";
         QTest::newRow("wrong schema") << corpusFile("bad-wrong-schema.json") << "schema";
         QTest::newRow("string speed") << corpusFile("bad-string-speed.json") << "samples_per_sec";
@@ -136,6 +172,104 @@ private slots:
         QVERIFY2(message.size() > QStringLiteral("Could not import : ").size() + QFileInfo(path).fileName().size(),
                  qPrintable(message)); // a reason follows
         QVERIFY2(message.contains(reason), qPrintable(message));
+    }
+
+    // The reader's refusal reaches the user in the window's language: one row per reason
+    // (core's CurveErrorCode) the import can meet, with the words each language must use and the
+    // point and field named. A file over the size limit is refused before it is read (above).
+    void importErrorsInTheUsersLanguage_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QStringList>("english");
+        QTest::addColumn<QStringList>("persian");
+        QTest::addColumn<QString>("field"); // named as the file spells it, in both languages
+        QTest::addColumn<int>("point");     // 1-based; 0: not about one point
+        const auto deep = QByteArray(R"({"schema":"accum-curve.v1","points":)") + QByteArray(200, '[') +
+                          QByteArray(200, ']') + "}";
+        QTest::newRow("not JSON") << QByteArray("{\"schema\":\"accum-curve.v1\",\"poi") // not raw: moc miscounts its brace
+                                  << QStringList{"not valid JSON", "byte"} << QStringList{"JSON معتبری نیست", "بایت"}
+                                  << QString() << 0;
+        QTest::newRow("nested too deep") << deep << QStringList{"nests deeper than 64 levels"}
+                                         << QStringList{"تودرتویی", "۶۴ سطح"} << QString() << 0;
+        QTest::newRow("not an object") << QByteArray("[1,2]") << QStringList{"not an object", "not an accum-curve file"}
+                                       << QStringList{"شیئی", "accum-curve نیست"} << QString() << 0;
+        QTest::newRow("wrong schema") << QByteArray(R"({"schema":"accum-curve.v0","points":[]})")
+                                      << QStringList{"schema is \"accum-curve.v0\", not \"accum-curve.v1\""}
+                                      << QStringList{"schema فایل «accum-curve.v0» است، نه «accum-curve.v1»"} << QString() << 0;
+        QTest::newRow("no schema") << QByteArray(R"({"points":[]})") << QStringList{"names no schema", "accum-curve.v1"}
+                                   << QStringList{"schema ندارد", "accum-curve.v1"} << QString() << 0;
+        QTest::newRow("no points") << QByteArray(R"({"schema":"accum-curve.v1"})") << QStringList{"no 'points' list"}
+                                   << QStringList{"فهرست «points» ندارد"} << QString() << 0;
+        QTest::newRow("empty points") << QByteArray(R"({"schema":"accum-curve.v1","points":[]})")
+                                      << QStringList{"'points' list is empty"} << QStringList{"فهرست «points»", "خالی است"}
+                                      << QString() << 0;
+        QTest::newRow("second point not an object")
+            << QByteArray(R"({"schema":"accum-curve.v1","points":[{"effective_batch":4,"accum_steps":1,"micro_batch":4,)"
+                          R"("avg_loss":1,"samples_per_sec":1,"median_step_ms":1,"sync_calls":1,"steps":1},7]})")
+            << QStringList{"is not an object"} << QStringList{"شیئی با فیلد نیست"} << QString() << 2;
+        QTest::newRow("missing field") << onePoint(QStringLiteral("median_step_ms")) << QStringList{"has no field"}
+                                       << QStringList{"فیلد", "را ندارد"} << QStringLiteral("median_step_ms") << 1;
+        QTest::newRow("non-numeric field") << onePoint({}, QStringLiteral("samples_per_sec"), QStringLiteral("\"fast\""))
+                                           << QStringList{"is not a number"} << QStringList{"عدد نیست"}
+                                           << QStringLiteral("samples_per_sec") << 1;
+        QTest::newRow("fractional count") << onePoint({}, QStringLiteral("steps"), QStringLiteral("2.5"))
+                                          << QStringList{"must be a whole number of at least 0"}
+                                          << QStringList{"باید عددی صحیح و دست‌کم ۰ باشد"} << QStringLiteral("steps") << 1;
+        QTest::newRow("negative value") << onePoint({}, QStringLiteral("median_step_ms"), QStringLiteral("-1"))
+                                        << QStringList{"is negative"} << QStringList{"منفی است"}
+                                        << QStringLiteral("median_step_ms") << 1;
+        QTest::newRow("diverged not a bool") << onePoint({}, QStringLiteral("diverged"), QStringLiteral("1"))
+                                             << QStringList{"neither true nor false"} << QStringList{"نه true است و نه false"}
+                                             << QStringLiteral("diverged") << 1;
+        QTest::newRow("losses not a list") << onePoint({}, QStringLiteral("losses"), QStringLiteral("3"))
+                                           << QStringList{"is not a list"} << QStringList{"فهرست نیست"}
+                                           << QStringLiteral("losses") << 1;
+        QTest::newRow("identity broken") << onePoint({}, QStringLiteral("effective_batch"), QStringLiteral("9"))
+                                         << QStringList{"is 9, which is not", "micro_batch × accum_steps × world_size"}
+                                         << QStringList{"برابر ۹ است", "micro_batch × accum_steps × world_size"}
+                                         << QStringLiteral("effective_batch") << 1;
+    }
+    void importErrorsInTheUsersLanguage()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QStringList, english);
+        QFETCH(QStringList, persian);
+        QFETCH(QString, field);
+        QFETCH(int, point);
+        const QString path = m_dir.filePath(QStringLiteral("refused.json"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            QCOMPARE(f.write(content), content.size());
+        }
+        for (const UiLanguage language : {UiLanguage::English, UiLanguage::Persian}) {
+            switchLanguage(language);
+            MainWindow w(false);
+            QVERIFY(!w.importCurve(path));
+            QVERIFY(importedSeries(w).isEmpty());
+            const QString message = w.lastError();
+            QCOMPARE(w.statusBar()->currentMessage(), message);
+            const bool fa = language == UiLanguage::Persian;
+            QVERIFY2(message.startsWith(fa ? QStringLiteral("وارد کردن refused.json ممکن نشد: ")
+                                           : QStringLiteral("Could not import refused.json: ")),
+                     qPrintable(message));
+            for (const QString &words : fa ? persian : english)
+                QVERIFY2(message.contains(words), qPrintable(words + QStringLiteral(" not in: ") + message));
+            if (!field.isEmpty())
+                QVERIFY2(message.contains(fa ? QStringLiteral("«%1»").arg(field) : QStringLiteral("'%1'").arg(field)) ||
+                             field == QLatin1String("effective_batch"),
+                         qPrintable(message));
+            if (point > 0) {
+                // The point's number in the window's digits: Persian digits in Persian.
+                const QString n = LanguageManager::instance()->numberLocale().toString(point);
+                QVERIFY2(message.contains(fa ? QStringLiteral("نقطه‌ی %1").arg(n) : QStringLiteral("point %1").arg(n)),
+                         qPrintable(message));
+            }
+            // Persian text carries no English sentence from core.
+            if (fa)
+                QVERIFY2(!message.contains(QStringLiteral(" is ")) && !message.contains(QStringLiteral("point ")),
+                         qPrintable(message));
+        }
     }
 
     // The controls cannot produce an invalid configuration: every slider and spin box at its

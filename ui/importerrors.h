@@ -1,0 +1,21 @@
+// The accum-curve reader's refusals (core/curve_io.h) in the user's language: core words them
+// in English for the CLI and gives the reason as a code with its arguments; this maps each
+// code to a translated sentence. Not the place for the import itself (MainWindow::importCurve).
+#pragma once
+
+#include "core/curve_io.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+#include <QString>
+
+namespace accumlab::ui {
+
+class ImportErrors {
+    Q_DECLARE_TR_FUNCTIONS(ImportErrors)
+public:
+    // One sentence, numbers written in `locale`; field names stay as the file spells them.
+    static QString reason(const CurveErrorDetail &detail, const QLocale &locale);
+};
+
+} // namespace accumlab::ui
