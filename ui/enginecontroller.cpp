@@ -21,6 +21,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::sweepFinished, this, &EngineController::onSweepFinished);
     connect(m_worker, &EngineWorker::equivalenceFinished, this, &EngineController::equivalenceFinished);
     connect(m_worker, &EngineWorker::experimentFinished, this, &EngineController::onExperimentFinished);
+    connect(m_worker, &EngineWorker::jobStarted, this, &EngineController::jobStarted);
     m_thread.setObjectName(QStringLiteral("accumlab-engine"));
     m_thread.start();
 }

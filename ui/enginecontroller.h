@@ -62,6 +62,8 @@ signals:
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
     void experimentStarted(quint64 serial, const QString &id);
     void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
+    // The worker has begun `job` (serial 0 for a sweep): the job is in its running phase.
+    void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
 
 private:
     void onEngineConfigured(const EngineInfo &info);

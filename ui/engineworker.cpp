@@ -245,6 +245,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
     try {
         if (cancel->cancelled())
             throw Cancelled{};
+        emit jobStarted(EngineJob::Sweep, 0);
         if (config.base.worldSize > 1) {
             // Real ranks: accumlab-cli processes over c10d/Gloo, started and collected by core.
             QTemporaryDir workDir;
@@ -275,6 +276,7 @@ void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 seria
     try {
         if (cancel->cancelled())
             throw Cancelled{};
+        emit jobStarted(EngineJob::Equivalence, serial);
         u.result = accumlab::runEquivalence(config, cancel.get());
         u.ok = true;
     } catch (const Cancelled &) {
@@ -294,6 +296,7 @@ void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &opt
     try {
         if (cancel->cancelled())
             throw Cancelled{};
+        emit jobStarted(EngineJob::Experiment, serial);
         u.result = accumlab::runExperiment(id.toStdString(), options, cancel.get());
         u.ok = true;
     } catch (const Cancelled &) {

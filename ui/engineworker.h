@@ -53,6 +53,7 @@ signals:
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
     void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
+    void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
 
 private:
     bool ensureEngine();

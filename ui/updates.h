@@ -75,6 +75,9 @@ struct ExperimentUpdate {
     ExperimentResult result; // values, series, claims and explanation; valid when ok
 };
 
+// A job the worker has just begun, after its cancel check: the start of that phase.
+enum class EngineJob { Sweep, Equivalence, Experiment };
+
 // Call once before the first queued connection carrying these types.
 void registerUpdateTypes();
 
@@ -87,3 +90,4 @@ Q_DECLARE_METATYPE(accumlab::ui::SweepPointUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::SweepDoneUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EquivalenceUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::ExperimentUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::EngineJob)

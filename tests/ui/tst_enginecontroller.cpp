@@ -1,8 +1,10 @@
 // The worker thread and its controller: start, per-micro-batch updates, sweep points,
-// finished, cancel mid-sweep within 200 ms, destroying the controller mid-run.
+// finished, cancel mid-sweep within 200 ms, cancel in every kind of job the controller runs
+// with the same kind of job then running to its end, destroying the controller mid-run.
 #include "common.h"
 
 #include "ui/enginecontroller.h"
+#include "ui/engineworker.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -38,6 +40,20 @@ SweepConfig endlessSweep()
     return s;
 }
 
+// Stopping ranks waits for each child to exit (core/distributed.cpp gives them 3 s).
+constexpr int kRanksCancelBoundMs = 4'000;
+constexpr int kWaitMs = 60'000;
+
+// An equivalence check of thousands of small micro-batches: it runs for seconds, and the
+// engine looks at the token between every two of them.
+EquivalenceConfig longEquivalence()
+{
+    EquivalenceConfig e;
+    e.accumSteps = kMaxAccumSteps;
+    e.bigBatch = kMaxAccumSteps * 16;
+    return e;
+}
+
 } // namespace
 
 class TestEngineController : public QObject {
@@ -51,6 +67,8 @@ private slots:
     void sweepOnRealRanks();
     void teachingModeRunsOneRank();
     void cancelMidSweepWithin200ms();
+    void cancelInEveryPhase_data();
+    void cancelInEveryPhase();
     void destroyMidRun();
     void equivalenceAnswersWithSerial();
 };
@@ -207,6 +225,145 @@ void TestEngineController::cancelMidSweepWithin200ms()
     controller.requestEquivalence(EquivalenceConfig{});
     QVERIFY(eq.wait(30'000));
     QVERIFY(eq.first().first().value<EquivalenceUpdate>().ok);
+}
+
+// Every kind of job the controller runs, cancelled while it is running: the worker's own
+// signal says the job has begun (teaching mode: a micro-batch arrived), then cancel() must
+// bring its end (a cancelled answer, or the pause) within the bound, and the same kind of job
+// then runs to its end. The Step button's single micro-batch has nothing to cancel inside it;
+// play covers teaching mode. Exports are not the controller's: the window writes them in the
+// GUI thread through QSaveFile (tst_mainwindow's failedExportLeavesNoFile).
+void TestEngineController::cancelInEveryPhase_data()
+{
+    QTest::addColumn<QString>("phase");
+    QTest::addColumn<int>("boundMs");
+    QTest::newRow("teaching mode, playing") << QStringLiteral("play") << kCancelBoundMs;
+    QTest::newRow("sweep") << QStringLiteral("sweep") << kCancelBoundMs;
+    QTest::newRow("sweep on two ranks") << QStringLiteral("ranks") << kRanksCancelBoundMs;
+    QTest::newRow("equivalence") << QStringLiteral("equivalence") << kCancelBoundMs;
+    QTest::newRow("experiment") << QStringLiteral("experiment") << kCancelBoundMs;
+}
+
+void TestEngineController::cancelInEveryPhase()
+{
+    QFETCH(QString, phase);
+    QFETCH(int, boundMs);
+    EngineController controller;
+    QSignalSpy started(&controller, &EngineController::jobStarted);
+    QSignalSpy micro(&controller, &EngineController::microBatchDone);
+    QSignalSpy playing(&controller, &EngineController::playingChanged);
+    QSignalSpy sweepDone(&controller, &EngineController::sweepFinished);
+    QSignalSpy equivalenceDone(&controller, &EngineController::equivalenceFinished);
+    QSignalSpy experimentDone(&controller, &EngineController::experimentFinished);
+    const QString experimentId = QStringLiteral("sweep-flattening");
+
+    // 1. Start a job long enough to be cancelled, and wait for its phase signal.
+    quint64 serial = 0;
+    if (phase == QLatin1String("play")) {
+        QSignalSpy configured(&controller, &EngineController::engineConfigured);
+        controller.setConfig(smallConfig(4));
+        QVERIFY(configured.wait(kWaitMs));
+        controller.play(EngineWorker::kMaxUpdatesPerSecond);
+        QVERIFY(micro.wait(kWaitMs)); // playing: micro-batches arrive
+        QVERIFY(controller.isPlaying());
+    } else {
+        if (phase == QLatin1String("sweep")) {
+            controller.runSweep(endlessSweep());
+        } else if (phase == QLatin1String("ranks")) {
+            SweepConfig s = endlessSweep();
+            s.base.worldSize = 2;
+            controller.runSweep(s);
+        } else if (phase == QLatin1String("equivalence")) {
+            serial = controller.requestEquivalence(longEquivalence());
+        } else {
+            ExperimentOptions o;
+            o.sweepSteps = 1'000'000;
+            serial = controller.runExperiment(experimentId, o);
+        }
+        QVERIFY(started.wait(kWaitMs));
+        const EngineJob expected = phase == QLatin1String("equivalence") ? EngineJob::Equivalence
+                                   : phase == QLatin1String("experiment") ? EngineJob::Experiment
+                                                                          : EngineJob::Sweep;
+        QCOMPARE(int(started.first().at(0).value<EngineJob>()), int(expected));
+        QCOMPARE(started.first().at(1).value<quint64>(), serial);
+        if (phase == QLatin1String("sweep")) {
+            QSignalSpy steps(&controller, &EngineController::stepBatch);
+            QVERIFY(steps.wait(kWaitMs)); // and its optimizer steps run
+        }
+    }
+
+    // 2. Cancel, and the job's end arrives within the bound, saying it was cancelled.
+    QElapsedTimer clock;
+    clock.start();
+    controller.cancel();
+    if (phase == QLatin1String("play")) {
+        QTRY_VERIFY_WITH_TIMEOUT(!playing.isEmpty() && !playing.last().first().toBool(), 5'000);
+        ACCUMLAB_VERIFY_BELOW(clock.elapsed(), boundMs);
+        QVERIFY(!controller.isPlaying());
+        // No micro-batch is stepped after the pause (one already in the queue may still land).
+        QTest::qWait(kCancelBoundMs);
+        const qsizetype after = micro.count();
+        QTest::qWait(kCancelBoundMs);
+        QCOMPARE(micro.count(), after);
+    } else if (phase == QLatin1String("sweep") || phase == QLatin1String("ranks")) {
+        QVERIFY(sweepDone.wait(10'000));
+        ACCUMLAB_VERIFY_BELOW(clock.elapsed(), boundMs);
+        QVERIFY(sweepDone.first().first().value<SweepDoneUpdate>().cancelled);
+        QVERIFY(!controller.isSweepRunning());
+    } else if (phase == QLatin1String("equivalence")) {
+        QVERIFY(equivalenceDone.wait(10'000));
+        ACCUMLAB_VERIFY_BELOW(clock.elapsed(), boundMs);
+        const auto u = equivalenceDone.first().first().value<EquivalenceUpdate>();
+        QCOMPARE(u.serial, serial);
+        QVERIFY(!u.ok);
+        QVERIFY2(u.error.contains(QStringLiteral("cancelled")), qPrintable(u.error));
+    } else {
+        QVERIFY(experimentDone.wait(10'000));
+        ACCUMLAB_VERIFY_BELOW(clock.elapsed(), boundMs);
+        const auto u = experimentDone.first().first().value<ExperimentUpdate>();
+        QCOMPARE(u.serial, serial);
+        QVERIFY(u.cancelled && !u.ok);
+        QVERIFY(!controller.isExperimentRunning());
+    }
+
+    // 3. The same kind of job then runs to its end.
+    if (phase == QLatin1String("play")) {
+        // A whole window of four micro-batches more, ending in an optimizer step (updates carry
+        // running totals; a burst may be coalesced into its newest).
+        const qint64 stepsBefore = micro.last().first().value<MicroBatchUpdate>().optimizerSteps;
+        controller.play(EngineWorker::kMaxUpdatesPerSecond);
+        QTRY_VERIFY_WITH_TIMEOUT(micro.last().first().value<MicroBatchUpdate>().optimizerSteps > stepsBefore, kWaitMs);
+        controller.pause();
+        QTRY_VERIFY_WITH_TIMEOUT(!controller.isPlaying(), 5'000);
+    } else if (phase == QLatin1String("sweep") || phase == QLatin1String("ranks")) {
+        sweepDone.clear();
+        SweepConfig s = endlessSweep();
+        s.base.worldSize = phase == QLatin1String("ranks") ? 2 : 1;
+        s.accumGrid = {1, 2};
+        s.numSteps = 2;
+        controller.runSweep(s);
+        QVERIFY(sweepDone.wait(120'000));
+        const auto done = sweepDone.first().first().value<SweepDoneUpdate>();
+        QVERIFY2(!done.cancelled && done.error.isEmpty(), qPrintable(done.error));
+        QCOMPARE(done.result.points.size(), size_t(2));
+        QCOMPARE(done.result.points[1].steps, 2);
+    } else if (phase == QLatin1String("equivalence")) {
+        equivalenceDone.clear();
+        const quint64 next = controller.requestEquivalence(EquivalenceConfig{});
+        QVERIFY(equivalenceDone.wait(kWaitMs));
+        const auto u = equivalenceDone.first().first().value<EquivalenceUpdate>();
+        QCOMPARE(u.serial, next);
+        QVERIFY2(u.ok && u.result.holds, qPrintable(u.error));
+    } else {
+        experimentDone.clear();
+        ExperimentOptions o;
+        o.fast = true;
+        const quint64 next = controller.runExperiment(experimentId, o);
+        QVERIFY(experimentDone.wait(120'000));
+        const auto u = experimentDone.first().first().value<ExperimentUpdate>();
+        QCOMPARE(u.serial, next);
+        QVERIFY2(u.ok && !u.cancelled, qPrintable(u.error));
+    }
 }
 
 void TestEngineController::destroyMidRun()
