@@ -310,6 +310,18 @@
         <source>accumlab-cli, which runs the ranks, was not found next to the app.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>It needs a CUDA GPU, and this build of AccumLab was made without CUDA.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It needs a CUDA GPU, and this machine has none.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EquivalencePanel</name>
@@ -1121,6 +1133,50 @@
     </message>
     <message>
         <source>Measured peak: not measured on this device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run the out-of-memory demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Caps the GPU&apos;s allocator so the whole effective batch in one pass runs out of memory, then runs the same effective batch by accumulation under the same cap.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out-of-memory demo unavailable: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running the out-of-memory demo on the GPU…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On %1 the allocator was capped at %2: twice the measured peak of one micro-batch of %3 samples, %4.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass failed with CUDA out of memory: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass fitted under the cap this time; no out-of-memory error was raised.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The same effective batch by accumulation of %1 micro-batches of %2 samples succeeded, with a measured peak of %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The same effective batch by accumulation did not complete.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

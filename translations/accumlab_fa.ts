@@ -310,6 +310,18 @@
         <source>accumlab-cli, which runs the ranks, was not found next to the app.</source>
         <translation>برنامه‌ی accumlab-cli که رنک‌ها را اجرا می‌کند کنار برنامه پیدا نشد.</translation>
     </message>
+    <message>
+        <source>It needs a CUDA GPU, and this build of AccumLab was made without CUDA.</source>
+        <translation>به یک GPU با CUDA نیاز دارد و این نسخه‌ی AccumLab بدون CUDA ساخته شده است.</translation>
+    </message>
+    <message>
+        <source>It needs a CUDA GPU, and this machine has none.</source>
+        <translation>به یک GPU با CUDA نیاز دارد و این رایانه چنین GPUای ندارد.</translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo was cancelled.</source>
+        <translation>نمایش کمبود حافظه لغو شد.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EquivalencePanel</name>
@@ -1122,6 +1134,50 @@
     <message>
         <source>Measured peak: not measured on this device.</source>
         <translation>اوج حافظه: روی این دستگاه اندازه‌گیری نمی‌شود.</translation>
+    </message>
+    <message>
+        <source>Run the out-of-memory demo</source>
+        <translation>اجرای نمایش کمبود حافظه</translation>
+    </message>
+    <message>
+        <source>Caps the GPU&apos;s allocator so the whole effective batch in one pass runs out of memory, then runs the same effective batch by accumulation under the same cap.</source>
+        <translation>برای تخصیص‌دهنده‌ی حافظه‌ی GPU سقف می‌گذارد تا کل دسته‌ی مؤثر در یک گذر با کمبود حافظه روبه‌رو شود، سپس همان دسته‌ی مؤثر را با انباشت زیر همان سقف اجرا می‌کند.</translation>
+    </message>
+    <message>
+        <source>Out-of-memory demo unavailable: %1</source>
+        <translation>نمایش کمبود حافظه در دسترس نیست: %1</translation>
+    </message>
+    <message>
+        <source>Running the out-of-memory demo on the GPU…</source>
+        <translation>در حال اجرای نمایش کمبود حافظه روی GPU…</translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo was cancelled.</source>
+        <translation>نمایش کمبود حافظه لغو شد.</translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo failed: %1</source>
+        <translation>نمایش کمبود حافظه ناموفق بود: %1</translation>
+    </message>
+    <message>
+        <source>On %1 the allocator was capped at %2: twice the measured peak of one micro-batch of %3 samples, %4.</source>
+        <translation>روی %1 سقف تخصیص‌دهنده %2 گذاشته شد: دو برابر اوج اندازه‌گیری‌شده‌ی یک میکروبچ %3 نمونه‌ای، یعنی %4.</translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass failed with CUDA out of memory: %2</source>
+        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر با خطای کمبود حافظه‌ی CUDA شکست خورد: %2</translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass fitted under the cap this time; no out-of-memory error was raised.</source>
+        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر این بار زیر سقف جا شد؛ خطای کمبود حافظه رخ نداد.</translation>
+    </message>
+    <message>
+        <source>The same effective batch by accumulation of %1 micro-batches of %2 samples succeeded, with a measured peak of %3.</source>
+        <translation>همان دسته‌ی مؤثر با انباشت %1 میکروبچ %2 نمونه‌ای با موفقیت اجرا شد، با اوج اندازه‌گیری‌شده‌ی %3.</translation>
+    </message>
+    <message>
+        <source>The same effective batch by accumulation did not complete.</source>
+        <translation>همان دسته‌ی مؤثر با انباشت به پایان نرسید.</translation>
     </message>
 </context>
 <context>

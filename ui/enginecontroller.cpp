@@ -21,6 +21,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::sweepFinished, this, &EngineController::onSweepFinished);
     connect(m_worker, &EngineWorker::equivalenceFinished, this, &EngineController::equivalenceFinished);
     connect(m_worker, &EngineWorker::experimentFinished, this, &EngineController::onExperimentFinished);
+    connect(m_worker, &EngineWorker::oomDemoFinished, this, &EngineController::onOomDemoFinished);
     connect(m_worker, &EngineWorker::jobStarted, this, &EngineController::jobStarted);
     m_thread.setObjectName(QStringLiteral("accumlab-engine"));
     m_thread.start();
@@ -120,6 +121,21 @@ void EngineController::onExperimentFinished(const ExperimentUpdate &update)
 {
     --m_experimentsInFlight;
     emit experimentFinished(update);
+}
+
+quint64 EngineController::runOomDemo(const OomDemoConfig &config)
+{
+    const quint64 serial = ++m_oomDemoSerial;
+    ++m_oomDemosInFlight;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, config, serial, t = m_token] { w->runOomDemo(config, serial, t); },
+                              Qt::QueuedConnection);
+    return serial;
+}
+
+void EngineController::onOomDemoFinished(const OomDemoUpdate &update)
+{
+    --m_oomDemosInFlight;
+    emit oomDemoFinished(update);
 }
 
 void EngineController::cancel()

@@ -1,9 +1,10 @@
 // The worker: teaching mode one micro-batch at a time, full-speed sweeps, equivalence checks,
-// guided experiments.
+// guided experiments, the out-of-memory demo.
 // The LibTorch loop blocks this thread's event loop, so cancellation is the CancelToken the
 // engine checks between micro-batches (core/observer.h).
 #include "ui/engineworker.h"
 
+#include "core/device.h"
 #include "core/distributed.h"
 #include "core/engine.h"
 #include "core/experiments.h"
@@ -306,6 +307,42 @@ void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &opt
         u.error = QString::fromStdString(ex.what());
     }
     emit experimentFinished(u);
+}
+
+QString EngineWorker::oomDemoUnavailableReason()
+{
+    if (!builtWithCuda())
+        return tr("It needs a CUDA GPU, and this build of AccumLab was made without CUDA.");
+    if (!cudaAvailable())
+        return tr("It needs a CUDA GPU, and this machine has none.");
+    return {};
+}
+
+void EngineWorker::runOomDemo(const OomDemoConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel)
+{
+    OomDemoUpdate u;
+    u.serial = serial;
+    u.config = config;
+    // The demo is a few passes on the GPU; core takes no token, so it is checked once here.
+    if (cancel->cancelled()) {
+        u.cancelled = true;
+        u.error = tr("The out-of-memory demo was cancelled.");
+        emit oomDemoFinished(u);
+        return;
+    }
+    // Said in the user's language rather than core's English ConfigError.
+    u.error = oomDemoUnavailableReason();
+    if (u.error.isEmpty()) {
+        try {
+            emit jobStarted(EngineJob::OomDemo, serial);
+            u.result = accumlab::runOomDemo(config);
+            u.ok = true;
+        } catch (const std::exception &ex) {
+            // LibTorch's errors carry a C++ backtrace after their first line.
+            u.error = QString::fromStdString(ex.what()).section(QLatin1Char('\n'), 0, 0);
+        }
+    }
+    emit oomDemoFinished(u);
 }
 
 } // namespace accumlab::ui

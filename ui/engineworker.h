@@ -1,7 +1,8 @@
 // The engine's side of the thread boundary. An EngineWorker lives in the controller's
-// QThread and owns the teaching-mode AccumEngine; sweeps, equivalence checks and guided
-// experiments build their own engines inside core. Threading contract: every member is touched only by the worker
-// thread (the controller calls in through queued invocations); the only state shared with
+// QThread and owns the teaching-mode AccumEngine; sweeps, equivalence checks, guided
+// experiments and the out-of-memory demo build their own engines inside core. Threading
+// contract: every member is touched only by the worker thread (the controller calls in
+// through queued invocations); the only state shared with
 // the GUI thread is the CancelToken each job receives, which is atomic. Results leave as
 // value structs (ui/updates.h) through queued signals, at a bounded rate.
 #pragma once
@@ -41,6 +42,11 @@ public:
     void runEquivalence(const EquivalenceConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel);
     void runExperiment(const QString &id, const ExperimentOptions &options, quint64 serial,
                        std::shared_ptr<const CancelToken> cancel);
+    void runOomDemo(const OomDemoConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel);
+
+    // Why the out-of-memory demo cannot run here, in words; empty when a CUDA device is
+    // available. Safe from any thread (a LibTorch query and tr()).
+    static QString oomDemoUnavailableReason();
 
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
@@ -53,6 +59,7 @@ signals:
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
     void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
+    void oomDemoFinished(const accumlab::ui::OomDemoUpdate &update);
     void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
 
 private:

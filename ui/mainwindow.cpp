@@ -133,6 +133,10 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::sweepPointDone, this, &MainWindow::onSweepPoint);
     connect(m_controller, &EngineController::sweepFinished, this, &MainWindow::onSweepFinished);
     connect(m_controller, &EngineController::equivalenceFinished, this, &MainWindow::onEquivalence);
+    // The out-of-memory demo as the CLI's oom-demo runs it by default (the wide model, 16
+    // micro-batches of 256), whatever the teaching controls say.
+    connect(m_memoryView, &MemoryView::oomDemoRequested, this, [this] { m_controller->runOomDemo(OomDemoConfig{}); });
+    connect(m_controller, &EngineController::oomDemoFinished, m_memoryView, &MemoryView::showOomDemoResult);
 
     resize(kDefaultSize);
     retranslateUi();

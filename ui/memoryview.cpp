@@ -2,6 +2,7 @@
 #include "ui/memoryview.h"
 
 #include "core/memory.h"
+#include "ui/engineworker.h"
 #include "ui/language.h"
 
 #include <QLocale>
@@ -9,6 +10,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QVBoxLayout>
 
@@ -77,7 +80,17 @@ protected:
 MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("memoryView"));
-    auto *layout = new QVBoxLayout(this);
+    // The view scrolls rather than making the window taller than its default size: the tab
+    // holds the bars, four lines of words and the out-of-memory demo.
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto *scroll = new QScrollArea;
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    outer->addWidget(scroll);
+    auto *content = new QWidget;
+    scroll->setWidget(content);
+    auto *layout = new QVBoxLayout(content);
     m_title = new QLabel;
     m_title->setWordWrap(true);
     layout->addWidget(m_title);
@@ -105,6 +118,25 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
     m_note = new QLabel;
     m_note->setWordWrap(true);
     layout->addWidget(m_note);
+    auto *oomRow = new QHBoxLayout;
+    m_oomButton = new QPushButton;
+    m_oomButton->setObjectName(QStringLiteral("oomDemoButton"));
+    m_oomStatus = new QLabel;
+    m_oomStatus->setObjectName(QStringLiteral("oomDemoStatus"));
+    m_oomStatus->setWordWrap(true);
+    oomRow->addWidget(m_oomButton);
+    oomRow->addWidget(m_oomStatus, 1);
+    layout->addLayout(oomRow);
+    m_oomResult = new QLabel;
+    m_oomResult->setObjectName(QStringLiteral("oomDemoResult"));
+    m_oomResult->setWordWrap(true);
+    m_oomResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_oomResult);
+    connect(m_oomButton, &QPushButton::clicked, this, [this] {
+        m_oomRunning = true;
+        refreshOomDemo();
+        emit oomDemoRequested();
+    });
     connect(m_budgetSlider, &QSlider::valueChanged, this, [this] {
         m_budgetChosen = true;
         refresh();
@@ -126,6 +158,13 @@ void MemoryView::retranslateUi()
     m_budgetCaption->setText(tr("Accelerator memory budget"));
     m_note->setText(tr("Estimate from the model shape and dtype: activations kept for backward plus the "
                        "gradient buffers; allocator overhead and workspaces are not included."));
+    m_oomButton->setText(tr("Run the out-of-memory demo"));
+    // Asked again on a language change only: a LibTorch query, cached by CUDA itself.
+    m_oomUnavailable = EngineWorker::oomDemoUnavailableReason();
+    m_oomButton->setToolTip(m_oomUnavailable.isEmpty()
+                                ? tr("Caps the GPU's allocator so the whole effective batch in one pass runs out of "
+                                     "memory, then runs the same effective batch by accumulation under the same cap.")
+                                : m_oomUnavailable);
     refresh();
 }
 
@@ -194,6 +233,60 @@ void MemoryView::refresh()
     m_verdict->setText(verdict);
     m_measured->setText(m_measuredPeak ? tr("Measured peak (CUDA): %1").arg(formatBytes(loc, *m_measuredPeak))
                                        : tr("Measured peak: not measured on this device."));
+    refreshOomDemo();
+}
+
+void MemoryView::showOomDemoResult(const OomDemoUpdate &update)
+{
+    m_oomRunning = false;
+    m_oomUpdate = update;
+    refreshOomDemo();
+}
+
+void MemoryView::refreshOomDemo()
+{
+    m_oomButton->setEnabled(oomDemoAvailable() && !m_oomRunning);
+    if (!oomDemoAvailable())
+        m_oomStatus->setText(tr("Out-of-memory demo unavailable: %1").arg(m_oomUnavailable));
+    else if (m_oomRunning)
+        m_oomStatus->setText(tr("Running the out-of-memory demo on the GPU…"));
+    else
+        m_oomStatus->clear();
+    m_oomResult->setText(oomDemoText());
+    m_oomResult->setVisible(!m_oomResult->text().isEmpty());
+}
+
+QString MemoryView::oomDemoText() const
+{
+    if (!m_oomUpdate)
+        return {};
+    const OomDemoUpdate &u = *m_oomUpdate;
+    if (u.cancelled)
+        return tr("The out-of-memory demo was cancelled.");
+    if (!u.ok)
+        return tr("The out-of-memory demo failed: %1").arg(u.error);
+    const QLocale loc = locale();
+    const OomDemoResult &r = u.result;
+    QStringList lines;
+    lines << tr("On %1 the allocator was capped at %2: twice the measured peak of one micro-batch of %3 samples, %4.")
+                 .arg(QString::fromStdString(r.device), formatBytes(loc, r.capBytes), loc.toString(qint64(u.config.microBatch)),
+                      formatBytes(loc, r.microPeakBytes));
+    // The allocator's own line is English and full of figures: kept left to right.
+    if (r.fullBatchOutOfMemory)
+        lines << tr("The full effective batch of %1 samples in one pass failed with CUDA out of memory: %2")
+                     .arg(loc.toString(qint64(r.effectiveBatch)), LanguageManager::ltr(QString::fromStdString(r.fullBatchError)));
+    else
+        lines << tr("The full effective batch of %1 samples in one pass fitted under the cap this time; no out-of-memory "
+                    "error was raised.")
+                     .arg(loc.toString(qint64(r.effectiveBatch)));
+    if (r.accumulationSucceeded)
+        lines << tr("The same effective batch by accumulation of %1 micro-batches of %2 samples succeeded, with a measured "
+                    "peak of %3.")
+                     .arg(loc.toString(qint64(u.config.accumSteps)), loc.toString(qint64(u.config.microBatch)),
+                          formatBytes(loc, r.accumulationPeakBytes));
+    else
+        lines << tr("The same effective batch by accumulation did not complete.");
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace accumlab::ui

@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/equivalence.h"
 #include "core/experiments.h"
+#include "core/gpu.h"
 #include "core/sweep.h"
 
 #include <QMetaType>
@@ -75,8 +76,18 @@ struct ExperimentUpdate {
     ExperimentResult result; // values, series, claims and explanation; valid when ok
 };
 
+// The out-of-memory demo (core/gpu.h): what was asked, and what it measured or why it failed.
+struct OomDemoUpdate {
+    quint64 serial = 0;      // the request this answers
+    bool ok = false;         // false: cancelled or failed (see cancelled, error)
+    bool cancelled = false;
+    QString error;           // a sentence for the user; empty when ok
+    OomDemoConfig config;    // the demo that was asked for (micro-batch, accumulation steps)
+    OomDemoResult result;    // valid when ok
+};
+
 // A job the worker has just begun, after its cancel check: the start of that phase.
-enum class EngineJob { Sweep, Equivalence, Experiment };
+enum class EngineJob { Sweep, Equivalence, Experiment, OomDemo };
 
 // Call once before the first queued connection carrying these types.
 void registerUpdateTypes();
@@ -90,4 +101,5 @@ Q_DECLARE_METATYPE(accumlab::ui::SweepPointUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::SweepDoneUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EquivalenceUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::ExperimentUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::OomDemoUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EngineJob)

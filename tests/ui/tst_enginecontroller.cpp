@@ -1,10 +1,13 @@
 // The worker thread and its controller: start, per-micro-batch updates, sweep points,
 // finished, cancel mid-sweep within 200 ms, cancel in every kind of job the controller runs
-// with the same kind of job then running to its end, destroying the controller mid-run.
+// with the same kind of job then running to its end, destroying the controller mid-run, the
+// out-of-memory demo answering in words on a machine without CUDA.
 #include "common.h"
 
 #include "ui/enginecontroller.h"
 #include "ui/engineworker.h"
+
+#include "core/device.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -69,6 +72,7 @@ private slots:
     void cancelMidSweepWithin200ms();
     void cancelInEveryPhase_data();
     void cancelInEveryPhase();
+    void oomDemoWithoutCudaIsAnErrorInWords();
     void destroyMidRun();
     void equivalenceAnswersWithSerial();
 };
@@ -364,6 +368,30 @@ void TestEngineController::cancelInEveryPhase()
         QCOMPARE(u.serial, next);
         QVERIFY2(u.ok && !u.cancelled, qPrintable(u.error));
     }
+}
+
+// Without a CUDA device the demo answers with the reason in words (the same sentence the
+// memory view shows beside its disabled button), and the controller stays usable.
+void TestEngineController::oomDemoWithoutCudaIsAnErrorInWords()
+{
+    if (cudaAvailable())
+        QSKIP("this machine has a CUDA device");
+    EngineController controller;
+    QSignalSpy finished(&controller, &EngineController::oomDemoFinished);
+    const quint64 serial = controller.runOomDemo(OomDemoConfig{});
+    QVERIFY(controller.isOomDemoRunning());
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(!controller.isOomDemoRunning());
+    const auto u = finished.first().first().value<OomDemoUpdate>();
+    QCOMPARE(u.serial, serial);
+    QVERIFY(!u.ok && !u.cancelled);
+    QCOMPARE(u.error, EngineWorker::oomDemoUnavailableReason());
+    QVERIFY2(u.error.startsWith(QStringLiteral("It needs a CUDA GPU")), qPrintable(u.error));
+
+    QSignalSpy eq(&controller, &EngineController::equivalenceFinished);
+    controller.requestEquivalence(EquivalenceConfig{});
+    QVERIFY(eq.wait(kWaitMs));
+    QVERIFY(eq.first().first().value<EquivalenceUpdate>().ok);
 }
 
 void TestEngineController::destroyMidRun()

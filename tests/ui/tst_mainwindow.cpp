@@ -1,24 +1,29 @@
 // The window as a user drives it: sliders and toggles reach the engine, the no-division bug
 // shows the N-fold overshoot on the bars, exports write files core can parse, presets
 // round-trip, the classroom mode hides the chosen controls, a guided experiment sets the
-// controls up before it runs.
+// controls up before it runs, the memory view's out-of-memory demo says in words why it is off
+// on a machine without CUDA and what a run showed.
 #include "common.h"
 
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
+#include "ui/engineworker.h"
 #include "ui/experimentpanel.h"
 #include "ui/gradientbufferview.h"
+#include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
 #include "ui/quizwidget.h"
 
+#include "core/device.h"
 #include "core/export.h"
 
 #include <QAction>
 #include <QCheckBox>
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -47,6 +52,43 @@ bool waitForEngine(MainWindow &w, const std::function<bool(const AccumConfig &)>
     return false;
 }
 
+// Switches the language as the Language menu does; LanguageChange events are delivered
+// before this returns.
+void switchLanguage(UiLanguage language)
+{
+    LanguageManager::instance()->setLanguage(language);
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+}
+
+QString labelText(QWidget *parent, const char *name)
+{
+    const auto *label = parent->findChild<QLabel *>(QLatin1String(name));
+    return label ? label->text() : QStringLiteral("<no label %1>").arg(QLatin1String(name));
+}
+
+// What a run on a GPU reports: the cap, the allocator's first line, the accumulated peak.
+OomDemoUpdate oomSuccess()
+{
+    OomDemoUpdate u;
+    u.serial = 1;
+    u.ok = true;
+    u.config.microBatch = 256;
+    u.config.accumSteps = 16;
+    u.result.device = "cuda:0";
+    u.result.totalDeviceBytes = qint64(141) << 30;
+    u.result.microPeakBytes = qint64(300) << 20;
+    u.result.capBytes = 2 * u.result.microPeakBytes;
+    u.result.effectiveBatch = 4096;
+    u.result.fullBatchOutOfMemory = true;
+    u.result.fullBatchError = "CUDA out of memory. Tried to allocate 3.75 GiB (GPU 0; 139.72 GiB total capacity)";
+    u.result.accumulationSucceeded = true;
+    u.result.accumulationPeakBytes = qint64(310) << 20;
+    return u;
+}
+
+QString bytesIn(const QLocale &loc, qint64 bytes) { return loc.formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); }
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -59,11 +101,17 @@ private slots:
     void bufferRatio_data();
     void bufferRatio();
     void memoryViewMarksOutOfMemory();
+    void oomDemoButtonSaysWhyItIsOff_data();
+    void oomDemoButtonSaysWhyItIsOff();
+    void oomDemoRequestAnswersInWords();
+    void oomDemoResultInWords_data();
+    void oomDemoResultInWords();
     void exportsWriteValidFiles();
     void failedExportLeavesNoFile();
     void presetRoundTrip();
     void classroomModeHidesControls();
     void experimentSetsTheControls();
+    void cleanup();
 };
 
 void TestMainWindow::initTestCase()
@@ -161,6 +209,130 @@ void TestMainWindow::memoryViewMarksOutOfMemory()
     QVERIFY(m->effectiveBatchBytes() > m->microBatchBytes());
     m->setBudgetBytes(m->effectiveBatchBytes() * 2);
     QVERIFY(m->effectiveBatchFits());
+}
+
+// On a machine without a CUDA device the button is there, off, and says why in the window's
+// language (the build here may lack CUDA altogether, or the machine its GPU).
+void TestMainWindow::oomDemoButtonSaysWhyItIsOff_data()
+{
+    QTest::addColumn<bool>("persian");
+    QTest::addColumn<QString>("unavailable");
+    QTest::addColumn<QString>("needs");
+    QTest::newRow("English") << false << QStringLiteral("Out-of-memory demo unavailable: ")
+                             << QStringLiteral("It needs a CUDA GPU");
+    QTest::newRow("Persian") << true << QStringLiteral("نمایش کمبود حافظه در دسترس نیست: ")
+                             << QStringLiteral("به یک GPU با CUDA نیاز دارد");
+}
+
+void TestMainWindow::oomDemoButtonSaysWhyItIsOff()
+{
+    QFETCH(bool, persian);
+    QFETCH(QString, unavailable);
+    QFETCH(QString, needs);
+    if (cudaAvailable())
+        QSKIP("this machine has a CUDA device: the button is on");
+    switchLanguage(persian ? UiLanguage::Persian : UiLanguage::English);
+    MainWindow w(false);
+    MemoryView *m = w.memoryView();
+    auto *button = m->findChild<QPushButton *>(QStringLiteral("oomDemoButton"));
+    QVERIFY(button);
+    QVERIFY(!m->oomDemoAvailable());
+    QVERIFY(!button->isEnabled());
+    QCOMPARE(button->text(), persian ? QStringLiteral("اجرای نمایش کمبود حافظه") : QStringLiteral("Run the out-of-memory demo"));
+    const QString why = EngineWorker::oomDemoUnavailableReason();
+    QVERIFY2(why.startsWith(needs), qPrintable(why));
+    QVERIFY(why.contains(QStringLiteral("CUDA")));
+    QCOMPARE(button->toolTip(), why);
+    QCOMPARE(labelText(m, "oomDemoStatus"), unavailable + why);
+    QVERIFY(labelText(m, "oomDemoResult").isEmpty());
+}
+
+// The window's path end to end on this machine: the request goes through the controller to
+// the worker and the view shows its answer, the reason in words, not a crash.
+void TestMainWindow::oomDemoRequestAnswersInWords()
+{
+    if (cudaAvailable())
+        QSKIP("this machine has a CUDA device: the demo would run");
+    MainWindow w(false);
+    MemoryView *m = w.memoryView();
+    QSignalSpy finished(w.controller(), &EngineController::oomDemoFinished);
+    emit m->oomDemoRequested();
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(labelText(m, "oomDemoResult"),
+             QStringLiteral("The out-of-memory demo failed: ") + EngineWorker::oomDemoUnavailableReason());
+}
+
+// The rendering of an answer, without a GPU: a success names the cap, the allocator's
+// out-of-memory line and the accumulated batch's peak; a failure gives the error. Both
+// languages; numbers in the window's digits.
+void TestMainWindow::oomDemoResultInWords_data()
+{
+    QTest::addColumn<bool>("persian");
+    QTest::addColumn<bool>("ok");
+    QTest::newRow("success, English") << false << true;
+    QTest::newRow("success, Persian") << true << true;
+    QTest::newRow("failure, English") << false << false;
+    QTest::newRow("failure, Persian") << true << false;
+}
+
+void TestMainWindow::oomDemoResultInWords()
+{
+    QFETCH(bool, persian);
+    QFETCH(bool, ok);
+    switchLanguage(persian ? UiLanguage::Persian : UiLanguage::English);
+    const QLocale loc = LanguageManager::instance()->numberLocale();
+    MainWindow w(false);
+    MemoryView *m = w.memoryView();
+    OomDemoUpdate u = oomSuccess();
+    const QString error = QStringLiteral("CUDA error: an illegal memory access was encountered");
+    if (!ok) {
+        u.ok = false;
+        u.error = error;
+        u.result = OomDemoResult{};
+    }
+    m->showOomDemoResult(u);
+    const QString text = labelText(m, "oomDemoResult");
+    QStringList expected;
+    if (!ok && !persian)
+        expected << QStringLiteral("The out-of-memory demo failed: ") + error;
+    if (!ok && persian)
+        expected << QStringLiteral("نمایش کمبود حافظه ناموفق بود: ") + error;
+    if (ok) {
+        const QString cap = bytesIn(loc, u.result.capBytes);
+        const QString microPeak = bytesIn(loc, u.result.microPeakBytes);
+        const QString accumPeak = bytesIn(loc, u.result.accumulationPeakBytes);
+        const QString effective = loc.toString(qint64(4096));
+        const QString micro = loc.toString(qint64(256));
+        const QString accum = loc.toString(qint64(16));
+        // The allocator's own line, kept as it came (left to right inside Persian).
+        expected << QString::fromStdString(u.result.fullBatchError) << QStringLiteral("cuda:0");
+        if (persian)
+            expected << QStringLiteral("سقف تخصیص‌دهنده %1 گذاشته شد").arg(cap)
+                     << QStringLiteral("میکروبچ %1 نمونه‌ای، یعنی %2").arg(micro, microPeak)
+                     << QStringLiteral("کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر با خطای کمبود حافظه‌ی CUDA شکست خورد").arg(effective)
+                     << QStringLiteral("با انباشت %1 میکروبچ %2 نمونه‌ای با موفقیت اجرا شد").arg(accum, micro)
+                     << QStringLiteral("اوج اندازه‌گیری‌شده‌ی %1").arg(accumPeak);
+        else
+            expected << QStringLiteral("the allocator was capped at %1").arg(cap)
+                     << QStringLiteral("one micro-batch of %1 samples, %2").arg(micro, microPeak)
+                     << QStringLiteral("The full effective batch of %1 samples in one pass failed with CUDA out of memory")
+                            .arg(effective)
+                     << QStringLiteral("by accumulation of %1 micro-batches of %2 samples succeeded").arg(accum, micro)
+                     << QStringLiteral("measured peak of %1").arg(accumPeak);
+    }
+    for (const QString &words : expected)
+        QVERIFY2(text.contains(words), qPrintable(words + QStringLiteral("\n  not in: ") + text));
+    if (persian)
+        QVERIFY2(!text.contains(QStringLiteral("micro-batch")) && !text.contains(QStringLiteral("demo")), qPrintable(text));
+    // The answer follows the language when it changes afterwards.
+    switchLanguage(persian ? UiLanguage::English : UiLanguage::Persian);
+    QVERIFY(labelText(m, "oomDemoResult") != text);
+}
+
+void TestMainWindow::cleanup()
+{
+    if (LanguageManager::instance()->language() != UiLanguage::English)
+        switchLanguage(UiLanguage::English);
 }
 
 void TestMainWindow::exportsWriteValidFiles()
