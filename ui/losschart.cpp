@@ -9,9 +9,21 @@
 #include <QTimer>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {
+
+namespace {
+// The step axis keeps QValueAxis's default five ticks (four intervals) and whole-number labels,
+// so its upper end is a multiple of four steps: ticks then fall on whole steps (0 1 2 3 4, or
+// 0 7 14 21 28) instead of reading "0 0 1 1 1".
+constexpr int kStepIntervals = 4;
+double wholeStepRange(double lastStep)
+{
+    return kStepIntervals * std::max(1.0, std::ceil(lastStep / kStepIntervals));
+}
+} // namespace
 
 LossChart::LossChart(QWidget *parent) : QChartView(parent)
 {
@@ -32,12 +44,14 @@ LossChart::LossChart(QWidget *parent) : QChartView(parent)
     delete defaultChart;
     m_xAxis = new QValueAxis;
     m_xAxis->setLabelFormat(QStringLiteral("%.0f")); // localized labels need a precision
+    m_xAxis->setTickCount(kStepIntervals + 1);
     m_yAxis = new QValueAxis;
     m_yAxis->setLabelFormat(QStringLiteral("%.3f"));
     chart->addAxis(m_xAxis, Qt::AlignBottom);
     chart->addAxis(m_yAxis, Qt::AlignLeft);
-    m_xAxis->setRange(0, 1);
+    m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
+    m_yAxis->setLabelsVisible(false); // no loss measured yet: no scale to show
     m_redrawTimer = new QTimer(this);
     m_redrawTimer->setSingleShot(true);
     m_redrawTimer->setInterval(kRedrawIntervalMs);
@@ -71,8 +85,9 @@ void LossChart::clear()
     m_effective.clear();
     m_points.clear();
     m_dirty.clear();
-    m_xAxis->setRange(0, 1);
+    m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
+    m_yAxis->setLabelsVisible(false);
 }
 
 QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
@@ -138,7 +153,8 @@ void LossChart::redraw()
             yMax = std::max(yMax, p.y());
         }
     }
-    m_xAxis->setRange(0, xMax);
+    m_yAxis->setLabelsVisible(yMin <= yMax); // before the ranges, which lay the axes out again
+    m_xAxis->setRange(0, wholeStepRange(xMax));
     if (yMin <= yMax) {
         const double pad = std::max(1e-6, (yMax - yMin) * 0.05);
         m_yAxis->setRange(yMin - pad, yMax + pad);

@@ -119,6 +119,7 @@ QLineSeries *ThroughputChart::addImportedCurve(const QString &label, const std::
     chart()->addSeries(series);
     series->attachAxis(m_xAxis);
     series->attachAxis(m_yAxis);
+    m_yAxis->setLabelsVisible(m_yMax > 0); // before the ranges (see refresh())
     m_xAxis->setRange(m_xMin, m_xMax);
     m_yAxis->setRange(0, m_yMax > 0 ? m_yMax * 1.15 : 1);
     m_yAxis->applyNiceNumbers();
@@ -197,6 +198,12 @@ void ThroughputChart::refresh()
         m_msMax = std::max(m_msMax, p.medianStepMs);
         m_yMax = std::max(m_yMax, p.samplesPerSec);
     }
+    // Before anything is measured the value axes have no scale to show: whole-number labels on
+    // the placeholder 0..1 range read "0 0 1 1 1", which a class would take for figures. (Set
+    // before the ranges: a range change lays the axes out again, a visibility change alone
+    // does not, and "40,000" would then be elided to fit the room of no labels.)
+    m_yAxis->setLabelsVisible(m_yMax > 0);
+    m_msAxis->setLabelsVisible(m_msMax > 0);
     // Bulk updates: one replace() per series.
     m_current.line->replace(sps);
     m_current.dots->replace(sps);

@@ -1,0 +1,117 @@
+// The two chart views' axes say only what was measured: before any point or loss arrives the
+// value axes show no scale (whole-number labels on a placeholder range would read "0 0 1 1 1"),
+// and the loss chart's step axis always ends on a multiple of its four tick intervals so that
+// every tick is a whole optimizer step.
+#include "common.h"
+
+#include "ui/losschart.h"
+#include "ui/throughputchart.h"
+#include "ui/updates.h"
+
+#include <QChart>
+#include <QValueAxis>
+#include <QtTest>
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+
+QList<QValueAxis *> valueAxes(QChartView &view, Qt::Orientation orientation)
+{
+    QList<QValueAxis *> out;
+    for (QAbstractAxis *a : view.chart()->axes(orientation))
+        if (auto *v = qobject_cast<QValueAxis *>(a))
+            out << v;
+    return out;
+}
+
+} // namespace
+
+class TestCharts : public QObject {
+    Q_OBJECT
+private slots:
+    void throughputAxesShowAScaleOnlyOnceMeasured();
+    void lossStepAxisEndsOnWholeSteps_data();
+    void lossStepAxisEndsOnWholeSteps();
+};
+
+void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
+{
+    ThroughputChart chart;
+    const auto vertical = valueAxes(chart, Qt::Vertical); // samples/sec and ms per step
+    QCOMPARE(vertical.size(), 2);
+    for (QValueAxis *a : vertical)
+        QVERIFY2(!a->labelsVisible(), "an empty chart must not show a scale");
+
+    SweepPoint p;
+    p.effectiveBatch = 16;
+    p.accumSteps = 4;
+    p.microBatch = 4;
+    p.samplesPerSec = 23456.0;
+    p.medianStepMs = 0.61;
+    chart.addPoint(p);
+    for (QValueAxis *a : vertical) {
+        QVERIFY(a->labelsVisible());
+        QVERIFY(a->max() > 0);
+    }
+    // Whichever axis carries samples/sec covers the measured value.
+    const double top = std::max(vertical[0]->max(), vertical[1]->max());
+    QVERIFY2(top >= p.samplesPerSec, qPrintable(QString::number(top)));
+
+    chart.startRun(); // a new run keeps the scale of the faded one on screen
+    for (QValueAxis *a : vertical)
+        QVERIFY(a->labelsVisible());
+}
+
+void TestCharts::lossStepAxisEndsOnWholeSteps_data()
+{
+    QTest::addColumn<int>("lastStep");
+    QTest::addColumn<double>("expectedMax");
+    QTest::newRow("one step") << 0 << 4.0;
+    QTest::newRow("two steps") << 1 << 4.0;
+    QTest::newRow("exactly four") << 4 << 4.0;
+    QTest::newRow("five") << 5 << 8.0;
+    QTest::newRow("twenty-four") << 24 << 24.0;
+    QTest::newRow("twenty-five") << 25 << 28.0;
+    QTest::newRow("a long point") << 397 << 400.0;
+}
+
+void TestCharts::lossStepAxisEndsOnWholeSteps()
+{
+    QFETCH(int, lastStep);
+    QFETCH(double, expectedMax);
+    LossChart chart;
+    const auto horizontal = valueAxes(chart, Qt::Horizontal);
+    const auto vertical = valueAxes(chart, Qt::Vertical);
+    QCOMPARE(horizontal.size(), 1);
+    QCOMPARE(vertical.size(), 1);
+    QValueAxis *steps = horizontal[0];
+    QValueAxis *loss = vertical[0];
+    QCOMPARE(steps->tickCount(), 5);
+    QCOMPARE(steps->max(), 4.0);
+    QVERIFY2(!loss->labelsVisible(), "no loss measured yet");
+
+    StepBatchUpdate u;
+    u.pointIndex = 0;
+    u.effectiveBatch = 16;
+    for (int i = 0; i <= lastStep; ++i)
+        u.losses << QPointF(i, 2.0 - 0.001 * i);
+    chart.startSeries(0, 16);
+    chart.appendLosses(u);
+    // The chart redraws on its throttle timer; the loss axis gains its labels in that redraw.
+    QTRY_VERIFY_WITH_TIMEOUT(loss->labelsVisible(), 2000);
+    QCOMPARE(steps->max(), expectedMax);
+    QCOMPARE(steps->min(), 0.0);
+    // Five ticks over [0, max]: each tick is a whole step.
+    const double interval = steps->max() / (steps->tickCount() - 1);
+    QCOMPARE(interval, std::round(interval));
+    QVERIFY(loss->min() <= 2.0 - 0.001 * lastStep && loss->max() >= 2.0);
+
+    chart.clear();
+    QCOMPARE(steps->max(), 4.0);
+    QVERIFY(!loss->labelsVisible());
+}
+
+QTEST_MAIN(TestCharts)
+#include "tst_charts.moc"
