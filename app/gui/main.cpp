@@ -3,10 +3,12 @@
 //             --screenshot FILE.png --quit
 //             accumlab --autorun --experiment no-division --screenshot FILE.png --quit
 //             accumlab --page quiz --screenshot FILE.png --quit
+//             accumlab --page memory --screenshot FILE.png --quit   (the lab with its Memory tab)
 // With no display (and no QT_QPA_PLATFORM) it says so and runs the CLI's lesson instead;
 // autorun and screenshot modes then use the offscreen platform.
 #include "ui/language.h"
 #include "ui/mainwindow.h"
+#include "ui/memoryview.h"
 
 #include "core/experiments.h"
 #include "core/lesson.h"
@@ -15,6 +17,8 @@
 #include <QCommandLineParser>
 #include <QMessageBox>
 #include <QStringList>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QSize>
 #include <QTimer>
 
@@ -71,7 +75,7 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     const QCommandLineOption experiment(QStringLiteral("experiment"),
                                         QStringLiteral("With --autorun: run this guided experiment on its page instead of the sweep."),
                                         QStringLiteral("id"));
-    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, experiments or quiz."),
+    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, memory or table (the lab with that tab), experiments or quiz."),
                                   QStringLiteral("name"));
     parser.addOptions({autorun, grid, steps, micro, threads, exportJson, screenshot, quit, lang, size, experiment, page});
     parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
@@ -106,9 +110,10 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
         return false;
     }
     f.page = parser.value(page);
-    if (!f.page.isEmpty() && f.page != QLatin1String("lab") && f.page != QLatin1String("experiments") &&
-        f.page != QLatin1String("quiz")) {
-        *error = QStringLiteral("--page takes lab, experiments or quiz");
+    static const QStringList kPages = {QStringLiteral("lab"), QStringLiteral("memory"), QStringLiteral("table"),
+                                       QStringLiteral("experiments"), QStringLiteral("quiz")};
+    if (!f.page.isEmpty() && !kPages.contains(f.page)) {
+        *error = QStringLiteral("--page takes lab, memory, table, experiments or quiz");
         return false;
     }
     if (!positiveInt(steps, f.numSteps, 1) || !positiveInt(micro, f.microBatch, 1) || !positiveInt(threads, f.threads, 0))
@@ -222,6 +227,10 @@ int main(int argc, char **argv)
         window.showPage(ui::MainWindow::ExperimentsPage);
     else if (flags.page == QLatin1String("quiz"))
         window.showPage(ui::MainWindow::QuizPage);
+    else if (flags.page == QLatin1String("memory"))
+        window.tabs()->setCurrentWidget(window.memoryView());
+    else if (flags.page == QLatin1String("table"))
+        window.tabs()->setCurrentWidget(window.findChild<QTableWidget *>(QStringLiteral("sweepTable")));
     window.show();
 
     if (flags.autorun) {

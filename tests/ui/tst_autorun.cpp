@@ -20,6 +20,7 @@ private slots:
     void screenshotWithoutSweep();
     void noDisplayRunsTheLesson();
     void badFlagIsBadInput();
+    void pagesForScreenshots();
 };
 
 void TestAutorun::autorunWritesJsonAndScreenshot()
@@ -87,6 +88,36 @@ void TestAutorun::badFlagIsBadInput()
     proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--num-steps"), QStringLiteral("zero")});
     QVERIFY(proc.waitForFinished(30'000));
     QCOMPARE(proc.exitCode(), 2);
+}
+
+// --page opens each page (and the lab's memory and table tabs) for a screenshot: each one differs
+// from the lab's default view, and an unknown page is bad input.
+void TestAutorun::pagesForScreenshots()
+{
+    QTemporaryDir dir;
+    auto shoot = [&](const QString &page) {
+        const QString png = dir.filePath(page + QStringLiteral(".png"));
+        QProcess proc;
+        proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--page"), page, QStringLiteral("--window-size"),
+                                                          QStringLiteral("1024x700"), QStringLiteral("--screenshot"), png,
+                                                          QStringLiteral("--quit")});
+        if (!proc.waitForFinished(60'000) || proc.exitCode() != 0)
+            qWarning() << page << proc.readAllStandardError();
+        return QImage(png);
+    };
+    const QImage lab = shoot(QStringLiteral("lab"));
+    QVERIFY(!lab.isNull());
+    for (const char *page : {"memory", "table", "experiments", "quiz"}) {
+        const QImage other = shoot(QLatin1String(page));
+        QVERIFY2(!other.isNull(), page);
+        QCOMPARE(other.size(), lab.size());
+        QVERIFY2(other != lab, page);
+    }
+    QProcess bad;
+    bad.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--page"), QStringLiteral("settings")});
+    QVERIFY(bad.waitForFinished(30'000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(bad.readAllStandardError().contains("--page takes lab, memory, table, experiments or quiz"));
 }
 
 QTEST_GUILESS_MAIN(TestAutorun)
