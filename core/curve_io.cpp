@@ -52,15 +52,22 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Point `index` (0-based) is at fault: the code with its field, and the English sentence
-// "point <index+1> <what>".
-[[noreturn]] void fail(size_t index, CurveErrorCode code, const char *field, const std::string &what,
-                       int64_t limit = 0)
+// The detail of a fault in point `index` (0-based), in `field` when it is about one.
+CurveErrorDetail pointDetail(size_t index, CurveErrorCode code, const char *field)
 {
     CurveErrorDetail d;
     d.code = code;
     d.point = static_cast<int64_t>(index) + 1;
     d.field = field ? field : "";
+    return d;
+}
+
+// Point `index` (0-based) is at fault: the code with its field, and the English sentence
+// "point <index+1> <what>".
+[[noreturn]] void fail(size_t index, CurveErrorCode code, const char *field, const std::string &what,
+                       int64_t limit = 0)
+{
+    CurveErrorDetail d = pointDetail(index, code, field);
     d.limit = limit;
     throw CurveFormatError(std::move(d), "point " + std::to_string(index + 1) + " " + what);
 }
@@ -153,10 +160,7 @@ SweepPoint parsePoint(const json &pj, size_t i)
     int64_t product = 0;
     if (__builtin_mul_overflow(p.accumSteps, p.microBatch, &product) ||
         __builtin_mul_overflow(product, p.worldSize, &product) || p.effectiveBatch != product) {
-        CurveErrorDetail d;
-        d.code = CurveErrorCode::BatchIdentity;
-        d.point = static_cast<int64_t>(i) + 1;
-        d.field = "effective_batch";
+        CurveErrorDetail d = pointDetail(i, CurveErrorCode::BatchIdentity, "effective_batch");
         d.number = p.effectiveBatch;
         throw CurveFormatError(std::move(d), "point " + std::to_string(i + 1) + ": effective_batch " +
                                                  std::to_string(p.effectiveBatch) +
