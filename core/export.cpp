@@ -2,6 +2,7 @@
 #include "core/export.h"
 
 #include "core/device.h"
+#include "core/version.h"
 
 #include <cerrno>
 #include <cmath>
@@ -95,7 +96,7 @@ json environmentJson(const SweepConfig &)
     return {{"torch_version", torchVersion()},
             {"threads", currentThreads()},
             {"cuda_available", cudaAvailable()},
-            {"accumlab_version", "0.1.0"}};
+            {"accumlab_version", kVersion}};
 }
 
 json curveJson(const SweepResult &sweep, const EquivalenceResult *equivalence)

@@ -19,10 +19,15 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 
 log "configure + build (core + CLI, no Qt)"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DACCUMLAB_BUILD_GUI=OFF \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_INCLUDE_PATH="$(realpath "$deps")/include" >"$out/cmake.log" 2>&1 \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_INCLUDE_PATH="$(realpath "$deps")/include" \
+  -DACCUMLAB_GTEST_SOURCE_DIR="$(realpath "$deps")/googletest" >"$out/cmake.log" 2>&1 \
   || { tail -30 "$out/cmake.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" >"$out/build.log" 2>&1 || { grep -m20 -E "error" "$out/build.log"; exit 1; }
 cli=build-gpu/app/cli/accumlab-cli
+
+log "the portable suite (core + CLI; its CUDA tests run here)"
+ctest --test-dir build-gpu --output-on-failure --timeout 300 -j4 | tee "$out/ctest.txt" | tail -15 ||
+  log "the portable suite failed (see $out/ctest.txt)"
 
 log "equivalence on CUDA (float32, bfloat16)"
 "$cli" equivalence --device cuda >"$out/equivalence-f32.json" || log "float32 equivalence does not hold"

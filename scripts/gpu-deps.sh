@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Gathers the header-only dependencies (nlohmann_json, CLI11) from this machine's Debian
-# packages into a folder that can travel to a GPU machine that has only a PyTorch wheel.
+# Gathers the header-only dependencies (nlohmann_json, CLI11) and GoogleTest's sources (the
+# portable suite, tests/portable) from this machine's Debian packages into a folder that can
+# travel to a GPU machine that has only a PyTorch wheel.
 # Usage: scripts/gpu-deps.sh [folder]   (default: .gpu-deps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +9,6 @@ dest=${1:-.gpu-deps}
 scripts/setup.sh
 mkdir -p "$dest/include"
 cp -r /usr/include/nlohmann /usr/include/CLI "$dest/include/"
+rm -rf "$dest/googletest"
+cp -r /usr/src/googletest "$dest/googletest"
 echo "$dest/include"

@@ -1088,6 +1088,22 @@
         <source>Import accum-curve.json</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>About AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;AccumLab %1&lt;/h3&gt;&lt;p&gt;Gradient accumulation on real tensors: micro-batches, loss/N, one optimizer step, and the proof that it matches the full batch.&lt;/p&gt;&lt;p&gt;Persian font: Vazirmatn (SIL Open Font License 1.1).&lt;/p&gt;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;About AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>

@@ -1088,6 +1088,22 @@
         <source>Import accum-curve.json</source>
         <translation>ورود accum-curve.json</translation>
     </message>
+    <message>
+        <source>About AccumLab</source>
+        <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;AccumLab %1&lt;/h3&gt;&lt;p&gt;Gradient accumulation on real tensors: micro-batches, loss/N, one optimizer step, and the proof that it matches the full batch.&lt;/p&gt;&lt;p&gt;Persian font: Vazirmatn (SIL Open Font License 1.1).&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;آزمایشگاه انباشت گرادیان %1&lt;/h3&gt;&lt;p&gt;انباشت گرادیان روی تانسورهای واقعی: میکروبچ‌ها، زیانِ تقسیم‌شده بر N، یک گام بهینه‌ساز، و اثبات این‌که نتیجه با دسته‌ی کامل برابر است.&lt;/p&gt;&lt;p&gt;قلم فارسی: وزیرمتن (مجوز قلم باز SIL، نسخه‌ی ۱٫۱).&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>راهنما</translation>
+    </message>
+    <message>
+        <source>&amp;About AccumLab</source>
+        <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>

@@ -32,6 +32,8 @@ constexpr int kMaxMicroBatchSlider = 128; // keeps the equivalence check's full 
 constexpr int kMaxAccumSlider = 64;
 constexpr int kMaxWorldSlider = 4; // local ranks a classroom machine can host
 constexpr int kMaxPace = 60;              // micro-batches per second, the worker's emit bound
+constexpr int kMaxSeed = 1'000'000;       // the seed box's top; a class reads seeds aloud
+constexpr int kMaxNumSteps = 10'000;      // timed optimizer steps per sweep point
 
 // A first-strong isolate (FSI ... PDI) keeps the identity in one piece: left to right in
 // English, right to left in Persian (whose translation names the factors in Persian words),
@@ -156,7 +158,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     addRow(trainForm, QStringLiteral("model"), m_modelCombo);
     m_seedSpin = new QSpinBox;
     m_seedSpin->setObjectName(QStringLiteral("seedSpin"));
-    m_seedSpin->setRange(0, 1'000'000);
+    m_seedSpin->setRange(0, kMaxSeed);
     addRow(trainForm, QStringLiteral("seed"), m_seedSpin);
     layout->addWidget(m_trainingBox);
 
@@ -176,7 +178,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     addRow(sweepForm, QStringLiteral("accumGrid"), m_gridEdit);
     m_stepsSpin = new QSpinBox;
     m_stepsSpin->setObjectName(QStringLiteral("numStepsSpin"));
-    m_stepsSpin->setRange(1, 10'000);
+    m_stepsSpin->setRange(1, kMaxNumSteps);
     addRow(sweepForm, QStringLiteral("numSteps"), m_stepsSpin);
     layout->addWidget(m_sweepBox);
     layout->addStretch(1);
@@ -323,6 +325,20 @@ void ControlPanel::updateValueLabels()
                              kPdi);
 }
 
+ControlLimits ControlPanel::limits()
+{
+    ControlLimits l;
+    l.maxMicroBatch = kMaxMicroBatchSlider;
+    l.maxAccumSteps = kMaxAccumSlider;
+    l.maxWorldSize = kMaxWorldSlider;
+    l.maxSeed = kMaxSeed;
+    l.minNumSteps = 1;
+    l.maxNumSteps = kMaxNumSteps;
+    for (double lr : kLearningRates)
+        l.learningRates.append(lr);
+    return l;
+}
+
 int ControlPanel::lrIndex(double lr) const
 {
     int best = 0;
@@ -382,7 +398,7 @@ void ControlPanel::setPreset(const Preset &p)
         selectValue(m_dtypeCombo, c.dtype);
         selectValue(m_deviceCombo, (c.device == DeviceRequest::Cuda && !m_cudaAvailable) ? DeviceRequest::Auto : c.device);
         selectValue(m_modelCombo, c.preset);
-        m_seedSpin->setValue(static_cast<int>(std::min<uint64_t>(c.seed, 1'000'000)));
+        m_seedSpin->setValue(static_cast<int>(std::min<uint64_t>(c.seed, kMaxSeed)));
         m_paceSlider->setValue(p.pace);
         m_gridEdit->setText(p.accumGrid);
         m_stepsSpin->setValue(p.numSteps);

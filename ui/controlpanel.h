@@ -7,6 +7,7 @@
 #include "ui/preset.h"
 
 #include <QHash>
+#include <QList>
 #include <QWidget>
 
 class QCheckBox;
@@ -20,10 +21,24 @@ class QSpinBox;
 
 namespace accumlab::ui {
 
+// What the controls can show: a value outside these would be clamped or snapped by a slider
+// or spin box, so a command line that presets the window checks against them first.
+struct ControlLimits {
+    int maxMicroBatch = 0;
+    int maxAccumSteps = 0;
+    int maxWorldSize = 0;
+    int maxSeed = 0;
+    int minNumSteps = 0;
+    int maxNumSteps = 0;
+    QList<double> learningRates; // the slider's stops, ascending
+};
+
 class ControlPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ControlPanel(QWidget *parent = nullptr);
+
+    static ControlLimits limits();
 
     // Keys of the rows a classroom preset can hide.
     static QStringList controlKeys();

@@ -450,6 +450,20 @@ void MainWindow::buildActions()
     m_languageMenu->addSeparator();
     m_languageMenu->addAction(m_latinDigitsAction);
     syncLanguageActions();
+
+    m_aboutAction = make("aboutAction", &MainWindow::showAbout);
+    m_helpMenu = menuBar()->addMenu(QString());
+    m_helpMenu->addAction(m_aboutAction);
+}
+
+void MainWindow::showAbout()
+{
+    // The version is the application's, which main() sets from core's kVersion.
+    QMessageBox::about(this, tr("About AccumLab"),
+                       tr("<h3>AccumLab %1</h3><p>Gradient accumulation on real tensors: micro-batches, "
+                          "loss/N, one optimizer step, and the proof that it matches the full batch.</p>"
+                          "<p>Persian font: Vazirmatn (SIL Open Font License 1.1).</p>")
+                           .arg(QApplication::applicationVersion().toHtmlEscaped()));
 }
 
 void MainWindow::syncLanguageActions()
@@ -507,6 +521,8 @@ void MainWindow::retranslateUi()
     m_fileMenu->setTitle(tr("&File"));
     m_viewMenu->setTitle(tr("&View"));
     m_languageMenu->setTitle(tr("&Language"));
+    m_helpMenu->setTitle(tr("&Help"));
+    m_aboutAction->setText(tr("&About AccumLab"));
     m_latinDigitsAction->setText(tr("Latin digits (0123…)"));
     m_lessonDock->setWindowTitle(tr("Lesson"));
     m_experimentsMenu->setTitle(tr("E&xperiments"));

@@ -148,6 +148,7 @@ private:
     void exportSkillDialog();
     void exportChartsDialog();
     void chooseHiddenControlsDialog();
+    void showAbout();
 
     bool m_persist = true;
     EngineController *m_controller = nullptr;
@@ -205,6 +206,8 @@ private:
     QAction *m_englishAction = nullptr;
     QAction *m_persianAction = nullptr;
     QAction *m_latinDigitsAction = nullptr;
+    QMenu *m_helpMenu = nullptr;
+    QAction *m_aboutAction = nullptr;
     QToolBar *m_toolBar = nullptr;
 
     std::optional<MicroBatchUpdate> m_pendingMicro;

@@ -15,6 +15,7 @@
 #include "core/distributed.h"
 #include "core/export.h"
 #include "core/lesson.h"
+#include "core/version.h"
 
 #include <CLI/CLI.hpp>
 
@@ -312,7 +313,7 @@ int runExperimentCommand(const ExperimentFlags &f)
 int main(int argc, char **argv)
 {
     CLI::App app{"AccumLab: gradient accumulation on real tensors"};
-    app.set_version_flag("--version", "accumlab-cli 0.1.0");
+    app.set_version_flag("--version", std::string("accumlab-cli ") + kVersion);
 
     SweepFlags s;
     app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->capture_default_str();

@@ -1,19 +1,26 @@
 // accumlab: the desktop app. Opens the window; `accumlab lesson.json` opens a preset.
+// The lesson's flags (--accum-grid, --num-steps, --micro-batch, --seed, --lr, --threads,
+// --no-write) preset the window's controls, and with no display they reach the terminal
+// lesson that runs instead, exactly as accumlab-cli reads them.
 // Automation: accumlab --autorun [--accum-grid 1,2,4 --num-steps 10] --export-json FILE
 //             --screenshot FILE.png --quit
 //             accumlab --autorun --experiment no-division --screenshot FILE.png --quit
 //             accumlab --page quiz --screenshot FILE.png --quit
 //             accumlab --page memory --screenshot FILE.png --quit   (the lab with its Memory tab)
 // With no display (and no QT_QPA_PLATFORM) it says so and runs the CLI's lesson instead;
-// autorun and screenshot modes then use the offscreen platform.
+// autorun and screenshot modes then use the offscreen platform. --help and --version need
+// no display.
+#include "app/gui/commandline.h"
+
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
 
-#include "core/experiments.h"
 #include "core/lesson.h"
+#include "core/version.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
 #include <QStringList>
@@ -34,108 +41,6 @@ constexpr int kExitBadInput = 2;
 // measures the sweep, not the window's first paint.
 constexpr int kAutorunStartDelayMs = 300;
 
-struct Flags {
-    bool autorun = false;
-    bool quit = false;
-    QString accumGrid;
-    int numSteps = 0;
-    int microBatch = 0;
-    int threads = -1;
-    QString exportJson;
-    QString screenshot;
-    QString lang;
-    QString experiment;
-    QString page;
-    QString presetFile;
-    QSize windowSize;
-};
-
-// Parsed before any QApplication exists (to decide whether a display is needed).
-bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, QString *error)
-{
-    parser.setApplicationDescription(QStringLiteral("AccumLab: gradient accumulation on real tensors"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption autorun(QStringLiteral("autorun"), QStringLiteral("Run the sweep with the window attached."));
-    const QCommandLineOption grid(QStringLiteral("accum-grid"), QStringLiteral("Accumulation steps to sweep, comma-separated."),
-                                  QStringLiteral("list"));
-    const QCommandLineOption steps(QStringLiteral("num-steps"), QStringLiteral("Timed optimizer steps per sweep point."),
-                                   QStringLiteral("n"));
-    const QCommandLineOption micro(QStringLiteral("micro-batch"), QStringLiteral("Samples per micro-batch."), QStringLiteral("n"));
-    const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("LibTorch intra-op threads (0 = default)."),
-                                     QStringLiteral("n"));
-    const QCommandLineOption exportJson(QStringLiteral("export-json"), QStringLiteral("Write accum-curve.json here after the sweep."),
-                                        QStringLiteral("file"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write a PNG of the whole window here."),
-                                        QStringLiteral("file.png"));
-    const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when the autorun is done."));
-    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("User interface language: fa or en."), QStringLiteral("code"));
-    const QCommandLineOption size(QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1024x700."),
-                                  QStringLiteral("WxH"));
-    const QCommandLineOption experiment(QStringLiteral("experiment"),
-                                        QStringLiteral("With --autorun: run this guided experiment on its page instead of the sweep."),
-                                        QStringLiteral("id"));
-    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, memory or table (the lab with that tab), experiments or quiz."),
-                                  QStringLiteral("name"));
-    parser.addOptions({autorun, grid, steps, micro, threads, exportJson, screenshot, quit, lang, size, experiment, page});
-    parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
-    if (!parser.parse(args)) {
-        *error = parser.errorText();
-        return false;
-    }
-    auto positiveInt = [&](const QCommandLineOption &o, int &out, int min) {
-        if (!parser.isSet(o))
-            return true;
-        bool ok = false;
-        out = parser.value(o).toInt(&ok);
-        if (!ok || out < min) {
-            *error = QStringLiteral("--%1 takes an integer >= %2").arg(o.names().first()).arg(min);
-            return false;
-        }
-        return true;
-    };
-    f.autorun = parser.isSet(autorun);
-    f.quit = parser.isSet(quit);
-    f.accumGrid = parser.value(grid);
-    f.exportJson = parser.value(exportJson);
-    f.screenshot = parser.value(screenshot);
-    f.lang = parser.value(lang);
-    if (!f.lang.isEmpty() && f.lang != QLatin1String("fa") && f.lang != QLatin1String("en")) {
-        *error = QStringLiteral("--lang takes fa or en");
-        return false;
-    }
-    f.experiment = parser.value(experiment);
-    if (!f.experiment.isEmpty() && !findExperiment(f.experiment.toStdString())) {
-        *error = QStringLiteral("--experiment: unknown id '%1' (accumlab-cli experiment list)").arg(f.experiment);
-        return false;
-    }
-    f.page = parser.value(page);
-    static const QStringList kPages = {QStringLiteral("lab"), QStringLiteral("memory"), QStringLiteral("table"),
-                                       QStringLiteral("experiments"), QStringLiteral("quiz")};
-    if (!f.page.isEmpty() && !kPages.contains(f.page)) {
-        *error = QStringLiteral("--page takes lab, memory, table, experiments or quiz");
-        return false;
-    }
-    if (!positiveInt(steps, f.numSteps, 1) || !positiveInt(micro, f.microBatch, 1) || !positiveInt(threads, f.threads, 0))
-        return false;
-    if (parser.isSet(size)) {
-        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
-        if (wh.size() != 2 || w < 320 || h < 240) {
-            *error = QStringLiteral("--window-size takes WIDTHxHEIGHT, at least 320x240");
-            return false;
-        }
-        f.windowSize = QSize(w, h);
-    }
-    if (parser.positionalArguments().size() > 1) {
-        *error = QStringLiteral("at most one preset file");
-        return false;
-    }
-    if (!parser.positionalArguments().isEmpty())
-        f.presetFile = parser.positionalArguments().first();
-    return true;
-}
-
 bool hasDisplay()
 {
     return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
@@ -143,21 +48,12 @@ bool hasDisplay()
 }
 
 // The headless fallback: the CLI's lesson job with the flags that apply.
-int runHeadlessLesson(const Flags &f)
+int runHeadlessLesson(const gui::Flags &f)
 {
     std::cerr << "accumlab: no display found (DISPLAY and WAYLAND_DISPLAY are unset); "
                  "running the lesson in the terminal instead, as accumlab-cli does.\n";
     try {
-        LessonOptions o;
-        if (!f.accumGrid.isEmpty())
-            o.sweep.accumGrid = parseGrid(f.accumGrid.toStdString());
-        if (f.numSteps > 0)
-            o.sweep.numSteps = f.numSteps;
-        if (f.microBatch > 0)
-            o.sweep.base.microBatch = f.microBatch;
-        if (f.threads >= 0)
-            o.sweep.threads = f.threads;
-        return runLesson(o, std::cout, std::cerr);
+        return runLesson(gui::headlessLessonOptions(f), std::cout, std::cerr);
     } catch (const std::exception &ex) {
         std::cerr << "accumlab: error: " << ex.what() << "\n";
         return kExitBadInput;
@@ -171,11 +67,22 @@ int main(int argc, char **argv)
     QStringList args;
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
-    Flags flags;
+    gui::Flags flags;
     QString error;
+    if (gui::wantsHelpOrVersion(args)) {
+        // Usage and version need no display: a core application is enough to print them.
+        QCoreApplication core(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("accumlab"));
+        QCoreApplication::setApplicationVersion(QString::fromLatin1(kVersion));
+        QCommandLineParser parser;
+        gui::parseFlags(parser, args, flags, &error);
+        if (parser.isSet(QStringLiteral("version")))
+            parser.showVersion();
+        parser.showHelp(0);
+    }
     {
         QCommandLineParser probe;
-        if (!parseFlags(probe, args, flags, &error)) {
+        if (!gui::parseFlags(probe, args, flags, &error)) {
             std::fprintf(stderr, "accumlab: error: %s\n", qPrintable(error));
             return kExitBadInput;
         }
@@ -186,39 +93,32 @@ int main(int argc, char **argv)
             return runHeadlessLesson(flags);
         qputenv("QT_QPA_PLATFORM", "offscreen");
     }
+    if (!gui::fitsTheControls(flags, &error)) {
+        std::fprintf(stderr, "accumlab: error: %s\n", qPrintable(error));
+        return kExitBadInput;
+    }
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AccumLab"));
     QApplication::setOrganizationDomain(QStringLiteral("accumlab.org"));
     QApplication::setApplicationName(QStringLiteral("AccumLab"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QString::fromLatin1(kVersion));
     QCommandLineParser parser;
-    parseFlags(parser, args, flags, &error);
-    if (parser.isSet(QStringLiteral("help")))
-        parser.showHelp(0);
-    if (parser.isSet(QStringLiteral("version")))
-        parser.showVersion();
+    gui::parseFlags(parser, args, flags, &error);
     // Language: --lang, else the stored choice, else the system locale. An interactive --lang
     // is remembered; automated runs (autorun, screenshots) leave the settings alone.
     ui::LanguageManager::instance()->initialize(flags.lang, /*persist=*/!automated);
 
-    ui::MainWindow window(/*persistSettings=*/!automated);
+    ui::MainWindow window(/*persistSettings=*/!automated && !flags.noWrite);
     if (!flags.presetFile.isEmpty() && !window.loadPresetFile(flags.presetFile, &error)) {
         std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
         if (automated)
             return kExitBadInput;
         QMessageBox::warning(&window, QObject::tr("AccumLab"), error);
     }
-    if (automated) {
+    if (gui::presetsControls(flags)) {
         ui::Preset p = window.currentPreset();
-        if (!flags.accumGrid.isEmpty())
-            p.accumGrid = flags.accumGrid;
-        if (flags.numSteps > 0)
-            p.numSteps = flags.numSteps;
-        if (flags.microBatch > 0)
-            p.config.microBatch = flags.microBatch;
-        if (flags.threads >= 0)
-            p.threads = flags.threads;
+        gui::presetFromFlags(flags, p);
         window.applyPreset(p);
     }
     if (flags.windowSize.isValid())

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QImage>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -20,6 +21,10 @@ private slots:
     void screenshotWithoutSweep();
     void noDisplayRunsTheLesson();
     void badFlagIsBadInput();
+    void helpAndVersionNeedNoDisplay_data();
+    void helpAndVersionNeedNoDisplay();
+    void noWriteWithoutDisplayWritesNothing();
+    void windowTakesTheLessonFlags();
     void pagesForScreenshots();
 };
 
@@ -88,6 +93,91 @@ void TestAutorun::badFlagIsBadInput()
     proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--num-steps"), QStringLiteral("zero")});
     QVERIFY(proc.waitForFinished(30'000));
     QCOMPARE(proc.exitCode(), 2);
+}
+
+namespace {
+QProcessEnvironment withoutDisplay()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QLatin1String(v));
+    return env;
+}
+} // namespace
+
+// Usage and the version print at once, with no display, and never start the lesson.
+void TestAutorun::helpAndVersionNeedNoDisplay_data()
+{
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("--help") << QStringLiteral("--help") << QByteArray("--no-write");
+    QTest::newRow("-h") << QStringLiteral("-h") << QByteArray("--accum-grid");
+    QTest::newRow("--version") << QStringLiteral("--version") << QByteArray("accumlab " ACCUMLAB_EXPECTED_VERSION);
+}
+
+void TestAutorun::helpAndVersionNeedNoDisplay()
+{
+    QFETCH(QString, flag);
+    QFETCH(QByteArray, expected);
+    QTemporaryDir dir;
+    QProcess proc;
+    proc.setProcessEnvironment(withoutDisplay());
+    proc.setWorkingDirectory(dir.path());
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {flag});
+    QVERIFY(proc.waitForFinished(10'000));
+    const QByteArray out = proc.readAllStandardOutput();
+    const QByteArray err = proc.readAllStandardError();
+    QVERIFY2(proc.exitCode() == 0, err.constData());
+    QVERIFY2(out.contains(expected), out.constData());
+    QVERIFY2(!err.contains("no display") && !out.contains("eff_batch"), (out + err).constData());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("outputs"))));
+}
+
+// The lesson's flags reach the terminal lesson: --no-write runs it and writes nothing, and the
+// other flags change what it runs (the table has the grid's two points).
+void TestAutorun::noWriteWithoutDisplayWritesNothing()
+{
+    QTemporaryDir dir;
+    QProcess proc;
+    proc.setProcessEnvironment(withoutDisplay());
+    proc.setWorkingDirectory(dir.path());
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
+               {QStringLiteral("--no-write"), QStringLiteral("--accum-grid"), QStringLiteral("1,3"),
+                QStringLiteral("--num-steps"), QStringLiteral("2"), QStringLiteral("--micro-batch"), QStringLiteral("2"),
+                QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--lr"), QStringLiteral("0.1")});
+    QVERIFY(proc.waitForFinished(60'000));
+    const QByteArray out = proc.readAllStandardOutput();
+    QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
+    QVERIFY2(out.contains("equivalence holds"), out.constData());
+    // eff_batch 6 = micro 2 x accum 3: the grid and the micro-batch were taken.
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n\\s+6\\s+3\\s+2\\s")).match(QString::fromUtf8(out)).hasMatch(),
+             out.constData());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("outputs"))));
+}
+
+// A window accepts the same flags (--no-write included) without --autorun, and refuses a
+// value its controls cannot show.
+void TestAutorun::windowTakesTheLessonFlags()
+{
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("window.png"));
+    QProcess proc;
+    proc.setWorkingDirectory(dir.path());
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
+               {QStringLiteral("--no-write"), QStringLiteral("--micro-batch"), QStringLiteral("8"), QStringLiteral("--seed"),
+                QStringLiteral("3"), QStringLiteral("--lr"), QStringLiteral("0.1"), QStringLiteral("--accum-grid"),
+                QStringLiteral("1,2"), QStringLiteral("--num-steps"), QStringLiteral("5"), QStringLiteral("--screenshot"), png,
+                QStringLiteral("--quit")});
+    QVERIFY(proc.waitForFinished(60'000));
+    QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
+    QVERIFY(!QImage(png).isNull());
+
+    QProcess refused;
+    refused.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
+                  {QStringLiteral("--lr"), QStringLiteral("0.03"), QStringLiteral("--screenshot"), png, QStringLiteral("--quit")});
+    QVERIFY(refused.waitForFinished(30'000));
+    QCOMPARE(refused.exitCode(), 2);
+    QVERIFY(refused.readAllStandardError().contains("not on the window's slider"));
 }
 
 // --page opens each page (and the lab's memory and table tabs) for a screenshot: each one differs

@@ -1,0 +1,207 @@
+// The desktop app's command line (commandline.h).
+#include "app/gui/commandline.h"
+
+#include "ui/controlpanel.h"
+
+#include "core/config.h"
+#include "core/experiments.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace accumlab::gui {
+
+bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, QString *error)
+{
+    parser.setApplicationDescription(QStringLiteral("AccumLab: gradient accumulation on real tensors"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption autorun(QStringLiteral("autorun"), QStringLiteral("Run the sweep with the window attached."));
+    const QCommandLineOption grid(QStringLiteral("accum-grid"), QStringLiteral("Accumulation steps to sweep, comma-separated."),
+                                  QStringLiteral("list"));
+    const QCommandLineOption steps(QStringLiteral("num-steps"), QStringLiteral("Timed optimizer steps per sweep point."),
+                                   QStringLiteral("n"));
+    const QCommandLineOption micro(QStringLiteral("micro-batch"), QStringLiteral("Samples per micro-batch."), QStringLiteral("n"));
+    const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("LibTorch intra-op threads (0 = default)."),
+                                     QStringLiteral("n"));
+    const QCommandLineOption exportJson(QStringLiteral("export-json"), QStringLiteral("Write accum-curve.json here after the sweep."),
+                                        QStringLiteral("file"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write a PNG of the whole window here."),
+                                        QStringLiteral("file.png"));
+    const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when the autorun is done."));
+    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("User interface language: fa or en."), QStringLiteral("code"));
+    const QCommandLineOption size(QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1024x700."),
+                                  QStringLiteral("WxH"));
+    const QCommandLineOption experiment(QStringLiteral("experiment"),
+                                        QStringLiteral("With --autorun: run this guided experiment on its page instead of the sweep."),
+                                        QStringLiteral("id"));
+    const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("Seed for model and data."), QStringLiteral("n"));
+    const QCommandLineOption lr(QStringLiteral("lr"), QStringLiteral("Learning rate (the window offers the 1-2-5 series from 0.0001 to 1)."),
+                                QStringLiteral("x"));
+    const QCommandLineOption noWrite(QStringLiteral("no-write"),
+                                     QStringLiteral("Write nothing: no exports from the terminal lesson or an autorun, no saved settings."));
+    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, memory or table (the lab with that tab), experiments or quiz."),
+                                  QStringLiteral("name"));
+    parser.addOptions({autorun, grid, steps, micro, threads, seed, lr, noWrite, exportJson, screenshot, quit, lang, size,
+                       experiment, page});
+    parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
+    if (!parser.parse(args)) {
+        *error = parser.errorText();
+        return false;
+    }
+    auto positiveInt = [&](const QCommandLineOption &o, int &out, int min) {
+        if (!parser.isSet(o))
+            return true;
+        bool ok = false;
+        out = parser.value(o).toInt(&ok);
+        if (!ok || out < min) {
+            *error = QStringLiteral("--%1 takes an integer >= %2").arg(o.names().first()).arg(min);
+            return false;
+        }
+        return true;
+    };
+    f.autorun = parser.isSet(autorun);
+    f.quit = parser.isSet(quit);
+    f.accumGrid = parser.value(grid);
+    f.exportJson = parser.value(exportJson);
+    f.screenshot = parser.value(screenshot);
+    f.lang = parser.value(lang);
+    if (!f.lang.isEmpty() && f.lang != QLatin1String("fa") && f.lang != QLatin1String("en")) {
+        *error = QStringLiteral("--lang takes fa or en");
+        return false;
+    }
+    f.experiment = parser.value(experiment);
+    if (!f.experiment.isEmpty() && !findExperiment(f.experiment.toStdString())) {
+        *error = QStringLiteral("--experiment: unknown id '%1' (accumlab-cli experiment list)").arg(f.experiment);
+        return false;
+    }
+    f.page = parser.value(page);
+    static const QStringList kPages = {QStringLiteral("lab"), QStringLiteral("memory"), QStringLiteral("table"),
+                                       QStringLiteral("experiments"), QStringLiteral("quiz")};
+    if (!f.page.isEmpty() && !kPages.contains(f.page)) {
+        *error = QStringLiteral("--page takes lab, memory, table, experiments or quiz");
+        return false;
+    }
+    if (!positiveInt(steps, f.numSteps, 1) || !positiveInt(micro, f.microBatch, 1) || !positiveInt(threads, f.threads, 0))
+        return false;
+    if (parser.isSet(seed)) {
+        bool ok = false;
+        const qulonglong v = parser.value(seed).toULongLong(&ok, 10);
+        if (!ok) {
+            *error = QStringLiteral("--seed takes a whole number >= 0");
+            return false;
+        }
+        f.seed = v;
+    }
+    if (parser.isSet(lr)) {
+        bool ok = false;
+        const double v = parser.value(lr).toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v <= 0.0) {
+            *error = QStringLiteral("--lr takes a positive number");
+            return false;
+        }
+        f.lr = v;
+    }
+    f.noWrite = parser.isSet(noWrite);
+    if (f.noWrite && !f.exportJson.isEmpty()) {
+        *error = QStringLiteral("--no-write and --export-json contradict each other");
+        return false;
+    }
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+        if (wh.size() != 2 || w < 320 || h < 240) {
+            *error = QStringLiteral("--window-size takes WIDTHxHEIGHT, at least 320x240");
+            return false;
+        }
+        f.windowSize = QSize(w, h);
+    }
+    if (parser.positionalArguments().size() > 1) {
+        *error = QStringLiteral("at most one preset file");
+        return false;
+    }
+    if (!parser.positionalArguments().isEmpty())
+        f.presetFile = parser.positionalArguments().first();
+    return true;
+}
+
+bool wantsHelpOrVersion(const QStringList &args)
+{
+    static const QStringList kFlags = {QStringLiteral("--help"), QStringLiteral("-h"), QStringLiteral("--help-all"),
+                                       QStringLiteral("-?"), QStringLiteral("--version"), QStringLiteral("-v")};
+    return std::any_of(args.begin() + std::min<qsizetype>(1, args.size()), args.end(),
+                       [](const QString &a) { return kFlags.contains(a); });
+}
+
+bool fitsTheControls(const Flags &f, QString *error)
+{
+    const ui::ControlLimits l = ui::ControlPanel::limits();
+    auto above = [&](const char *flag, qint64 value, qint64 max) {
+        if (value <= max)
+            return false;
+        *error = QStringLiteral("%1 %2 is beyond the window's control (at most %3); accumlab-cli takes it")
+                     .arg(QLatin1String(flag))
+                     .arg(value)
+                     .arg(max);
+        return true;
+    };
+    if (above("--micro-batch", f.microBatch, l.maxMicroBatch) || above("--num-steps", f.numSteps, l.maxNumSteps) ||
+        (f.seed && above("--seed", qint64(std::min<uint64_t>(*f.seed, uint64_t(INT64_MAX))), l.maxSeed)))
+        return false;
+    if (f.lr) {
+        const bool offered = std::any_of(l.learningRates.begin(), l.learningRates.end(),
+                                         [&](double stop) { return std::abs(stop - *f.lr) <= 1e-9 * stop; });
+        if (!offered) {
+            QStringList stops;
+            for (double stop : l.learningRates)
+                stops << QString::number(stop, 'g', 6);
+            *error = QStringLiteral("--lr %1 is not on the window's slider (%2); accumlab-cli takes any rate")
+                         .arg(QString::number(*f.lr, 'g', 10), stops.join(QStringLiteral(", ")));
+            return false;
+        }
+    }
+    return true;
+}
+
+void presetFromFlags(const Flags &f, ui::Preset &p)
+{
+    if (!f.accumGrid.isEmpty())
+        p.accumGrid = f.accumGrid;
+    if (f.numSteps > 0)
+        p.numSteps = f.numSteps;
+    if (f.microBatch > 0)
+        p.config.microBatch = f.microBatch;
+    if (f.threads >= 0)
+        p.threads = f.threads;
+    if (f.seed)
+        p.config.seed = *f.seed;
+    if (f.lr)
+        p.config.optimizer.lr = *f.lr;
+}
+
+bool presetsControls(const Flags &f)
+{
+    return !f.accumGrid.isEmpty() || f.numSteps > 0 || f.microBatch > 0 || f.threads >= 0 || f.seed || f.lr;
+}
+
+LessonOptions headlessLessonOptions(const Flags &f)
+{
+    LessonOptions o;
+    if (!f.accumGrid.isEmpty())
+        o.sweep.accumGrid = parseGrid(f.accumGrid.toStdString());
+    if (f.numSteps > 0)
+        o.sweep.numSteps = f.numSteps;
+    if (f.microBatch > 0)
+        o.sweep.base.microBatch = f.microBatch;
+    if (f.threads >= 0)
+        o.sweep.threads = f.threads;
+    if (f.seed)
+        o.sweep.base.seed = *f.seed;
+    if (f.lr)
+        o.sweep.base.optimizer.lr = *f.lr;
+    o.write = !f.noWrite;
+    validate(o.sweep);
+    return o;
+}
+
+} // namespace accumlab::gui

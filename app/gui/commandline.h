@@ -1,0 +1,58 @@
+// The desktop app's command line: parsing, the check that a flag fits the window's controls,
+// the controls preset from the flags, and the terminal lesson's options when no display is
+// found. Kept out of main() so that tests/ui/tst_commandline can read every flag's effect.
+#pragma once
+
+#include "ui/preset.h"
+
+#include "core/lesson.h"
+
+#include <QCommandLineParser>
+#include <QSize>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+
+namespace accumlab::gui {
+
+// What the command line asks of the desktop app.
+struct Flags {
+    bool autorun = false;
+    bool quit = false;
+    QString accumGrid;
+    int numSteps = 0;
+    int microBatch = 0;
+    int threads = -1;
+    std::optional<uint64_t> seed;
+    std::optional<double> lr;
+    bool noWrite = false;
+    QString exportJson;
+    QString screenshot;
+    QString lang;
+    QString experiment;
+    QString page;
+    QString presetFile;
+    QSize windowSize;
+};
+
+// Parsed before any QApplication exists (to decide whether a display is needed). False, with
+// one English sentence in `error`, for a bad flag or value.
+bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, QString *error);
+
+// Whether the flags ask for usage or the version, which need no display.
+bool wantsHelpOrVersion(const QStringList &args);
+
+// The window's controls cannot show every value the terminal lesson takes (sliders clamp,
+// the learning-rate slider has fixed stops): a flag they would change is refused.
+bool fitsTheControls(const Flags &f, QString *error);
+
+// Whether any flag presets a control, and the preset with those flags applied over `p`.
+bool presetsControls(const Flags &f);
+void presetFromFlags(const Flags &f, ui::Preset &p);
+
+// The CLI's lesson with the flags that apply (the headless fallback). Throws ConfigError.
+LessonOptions headlessLessonOptions(const Flags &f);
+
+} // namespace accumlab::gui

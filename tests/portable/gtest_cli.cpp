@@ -1,0 +1,176 @@
+// accumlab-cli end to end, as a script would meet it: the lesson's main job with and without
+// its exports, bad input (exit 2, one line, nothing written), and the equivalence subcommand's
+// exit code and JSON both ways (0 when it holds, 1 with the cause when a planted bug breaks it).
+#include "core/curve_io.h"
+
+#include "support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace accumlab;
+using accumlab::test::ProcessResult;
+using accumlab::test::runCli;
+using accumlab::test::TempDir;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitHolds = 0;
+constexpr int kExitFails = 1;    // the equivalence check does not hold
+constexpr int kExitBadInput = 2;
+
+// The main job kept small: two points, three timed steps each, one thread.
+std::vector<std::string> fastSweep(std::vector<std::string> more = {})
+{
+    std::vector<std::string> args{"--accum-grid", "1,2", "--num-steps", "3", "--warmup-steps", "0", "--threads", "1"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+std::string describe(const ProcessResult &r)
+{
+    return "exit " + std::to_string(r.exitCode) + "\n--- stdout\n" + r.out + "\n--- stderr\n" + r.err;
+}
+
+size_t countLines(const std::string &text)
+{
+    size_t n = 0;
+    for (char c : text)
+        n += c == '\n';
+    return n;
+}
+
+class Cli : public testing::Test {
+protected:
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli()); }
+};
+
+TEST_F(Cli, MainJobWithNoWriteCreatesNothing)
+{
+    TempDir work;
+    const ProcessResult r = runCli(fastSweep({"--no-write"}), work.path());
+    ASSERT_EQ(r.exitCode, 0) << describe(r);
+    EXPECT_NE(r.out.find("equivalence holds"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("eff_batch"), std::string::npos) << r.out; // the sweep table
+    EXPECT_EQ(work.entries(), std::vector<std::string>{}) << "--no-write left files in the working folder";
+}
+
+// The other side of the check above: without --no-write the same run in the same kind of
+// folder does write outputs/, so an empty folder there means something.
+TEST_F(Cli, MainJobWritesOutputsByDefault)
+{
+    TempDir work;
+    const ProcessResult r = runCli(fastSweep(), work.path());
+    ASSERT_EQ(r.exitCode, 0) << describe(r);
+    EXPECT_EQ(work.entries(), std::vector<std::string>{"outputs"});
+    EXPECT_TRUE(fs::is_regular_file(work / "outputs" / "accum-curve.json"));
+    EXPECT_TRUE(fs::is_regular_file(work / "outputs" / "skill-gradient-accumulation.md"));
+}
+
+TEST_F(Cli, MainJobWritesBothFilesToOutDir)
+{
+    TempDir work;
+    const fs::path out = work / "exports";
+    const ProcessResult r = runCli(fastSweep({"--out-dir", out.string()}), work.path());
+    ASSERT_EQ(r.exitCode, 0) << describe(r);
+    EXPECT_NE(r.out.find("wrote " + (out / "accum-curve.json").string()), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("wrote " + (out / "skill-gradient-accumulation.md").string()), std::string::npos) << r.out;
+    EXPECT_EQ(work.entries(), std::vector<std::string>{"exports"}); // no outputs/ beside it
+
+    const CurveFile curve = parseCurveJson(accumlab::test::readFile(out / "accum-curve.json"));
+    ASSERT_EQ(curve.points.size(), 2u);
+    EXPECT_EQ(curve.points[0].effectiveBatch, 4); // the CLI's default micro-batch of 4, times accum 1
+    EXPECT_EQ(curve.points[1].effectiveBatch, 8);
+    EXPECT_EQ(curve.points[1].steps, 3);
+    EXPECT_TRUE(curve.raw.at("equivalence").at("holds").get<bool>());
+    const std::string skill = accumlab::test::readFile(out / "skill-gradient-accumulation.md");
+    EXPECT_NE(skill.find("## Measured in this run"), std::string::npos);
+}
+
+// ---- Bad input: exit 2, one line on stderr, nothing written -------------------------------------
+
+struct BadInput {
+    const char *name;
+    std::vector<std::string> args;
+};
+
+void PrintTo(const BadInput &c, std::ostream *os) { *os << c.name; }
+
+class CliBadInput : public testing::TestWithParam<BadInput> {
+protected:
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli()); }
+};
+
+TEST_P(CliBadInput, ExitsTwoAndWritesNothing)
+{
+    TempDir work;
+    // Without --no-write: a run that got past the input check would create outputs/ here.
+    const ProcessResult r = runCli(GetParam().args, work.path());
+    EXPECT_EQ(r.exitCode, kExitBadInput) << describe(r);
+    EXPECT_EQ(r.err.rfind("accumlab-cli: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(countLines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(work.entries(), std::vector<std::string>{});
+}
+
+INSTANTIATE_TEST_SUITE_P(Flags, CliBadInput,
+                         testing::Values(BadInput{"micro_batch_0", {"--micro-batch", "0"}},
+                                         BadInput{"empty_grid_entry", {"--accum-grid", "1,,2"}},
+                                         BadInput{"unknown_flag", {"--frobnicate"}},
+                                         BadInput{"equivalence_split_does_not_divide",
+                                                  {"equivalence", "--accum-steps", "3"}}),
+                         [](const testing::TestParamInfo<BadInput> &info) { return std::string(info.param.name); });
+
+// ---- equivalence: the verdict in the exit code, both ways ---------------------------------------
+
+struct EquivalenceRun {
+    const char *name;
+    std::vector<std::string> args;
+    int exitCode;
+    const char *stderrMentions; // nullptr: stderr stays empty
+};
+
+void PrintTo(const EquivalenceRun &c, std::ostream *os) { *os << c.name; }
+
+class CliEquivalence : public testing::TestWithParam<EquivalenceRun> {
+protected:
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli()); }
+};
+
+TEST_P(CliEquivalence, ExitCodeAndJsonAgree)
+{
+    const EquivalenceRun &row = GetParam();
+    std::vector<std::string> args{"equivalence"};
+    args.insert(args.end(), row.args.begin(), row.args.end());
+    const ProcessResult r = runCli(args);
+    EXPECT_EQ(r.exitCode, row.exitCode) << describe(r);
+    json j;
+    ASSERT_NO_THROW(j = json::parse(r.out)) << "stdout is not one JSON object:\n" << r.out;
+    ASSERT_TRUE(j.is_object());
+    EXPECT_EQ(j.at("holds").get<bool>(), row.exitCode == kExitHolds);
+    EXPECT_TRUE(j.at("params_init_match").get<bool>());
+    if (row.exitCode == kExitHolds) {
+        EXPECT_LT(j.at("max_grad_diff").get<double>(), 1e-4);
+        EXPECT_LT(j.at("max_param_diff").get<double>(), 1e-4);
+    }
+    if (row.stderrMentions)
+        EXPECT_NE(r.err.find(row.stderrMentions), std::string::npos) << r.err;
+    else
+        EXPECT_EQ(r.err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Runs, CliEquivalence,
+    testing::Values(EquivalenceRun{"default", {}, kExitHolds, nullptr},
+                    EquivalenceRun{"no_division", {"--scaling", "none"}, kExitFails, "not divided"},
+                    EquivalenceRun{"no_division_8", {"--scaling", "none", "--accum-steps", "8"}, kExitFails, "8.00x"},
+                    EquivalenceRun{"step_every_micro", {"--step-every-micro", "--optimizer", "adamw"}, kExitFails,
+                                   "every micro-batch"}),
+    [](const testing::TestParamInfo<EquivalenceRun> &info) { return std::string(info.param.name); });
+
+} // namespace

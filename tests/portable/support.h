@@ -1,0 +1,155 @@
+// Shared helpers for the portable GoogleTest suite: a temp folder that removes itself, whole
+// file reads, and accumlab-cli run as a child process with its exit code and both streams
+// captured. Plain C++ and POSIX, no Qt, so the suite builds wherever core does.
+#pragma once
+
+#include "core/config.h"
+
+#include <gtest/gtest.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <ostream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+extern char **environ;
+
+namespace accumlab::test {
+
+namespace fs = std::filesystem;
+
+// A fresh, empty folder under $TMPDIR (or /tmp), removed with everything in it on destruction.
+class TempDir {
+public:
+    TempDir()
+    {
+        std::string pattern = (fs::temp_directory_path() / "accumlab-portable-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+        m_path = pattern;
+    }
+    ~TempDir()
+    {
+        std::error_code ec;
+        fs::remove_all(m_path, ec);
+    }
+    TempDir(const TempDir &) = delete;
+    TempDir &operator=(const TempDir &) = delete;
+
+    const fs::path &path() const { return m_path; }
+    fs::path operator/(const fs::path &name) const { return m_path / name; }
+    // The names directly inside, sorted (an empty folder gives an empty list).
+    std::vector<std::string> entries() const
+    {
+        std::vector<std::string> names;
+        for (const auto &e : fs::directory_iterator(m_path))
+            names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+private:
+    fs::path m_path;
+};
+
+inline std::string readFile(const fs::path &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void writeFile(const fs::path &path, const std::string &content)
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+}
+
+struct ProcessResult {
+    int exitCode = -1; // the child's exit status; 128 + signal when a signal ended it
+    std::string out;
+    std::string err;
+};
+
+// Runs `program args...` in `workDir` (the caller's when empty) and waits for it. Both streams
+// go to files in a folder of their own, so the child's working folder holds only what the
+// child itself wrote.
+inline ProcessResult runProcess(const std::string &program, const std::vector<std::string> &args,
+                                const fs::path &workDir = {})
+{
+    TempDir capture;
+    const std::string outPath = (capture / "stdout").string();
+    const std::string errPath = (capture / "stderr").string();
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (!workDir.empty())
+        posix_spawn_file_actions_addchdir_np(&actions, workDir.c_str());
+
+    std::vector<char *> argv{const_cast<char *>(program.c_str())};
+    for (const auto &a : args)
+        argv.push_back(const_cast<char *>(a.c_str()));
+    argv.push_back(nullptr);
+
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ProcessResult r;
+    if (rc != 0) {
+        r.err = "cannot start " + program + ": " + std::strerror(rc);
+        return r;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+    r.out = readFile(outPath);
+    r.err = readFile(errPath);
+    return r;
+}
+
+// The accumlab-cli under test: $ACCUMLAB_CLI, which CTest sets to the build's binary.
+inline std::string cliPath()
+{
+    const char *path = std::getenv("ACCUMLAB_CLI");
+    return path ? path : "";
+}
+
+inline ProcessResult runCli(const std::vector<std::string> &args, const fs::path &workDir = {})
+{
+    return runProcess(cliPath(), args, workDir);
+}
+
+// gtest_discover_tests runs each test in its own process; this fails the test early, in words,
+// when the suite was started by hand without the variable.
+inline void requireCli()
+{
+    const std::string path = cliPath();
+    ASSERT_FALSE(path.empty()) << "ACCUMLAB_CLI is not set; run the suite through ctest";
+    ASSERT_EQ(::access(path.c_str(), X_OK), 0) << "ACCUMLAB_CLI=" << path << " is not an executable";
+}
+
+} // namespace accumlab::test
+
+namespace accumlab {
+
+// Parameter values in GoogleTest's messages by name ("adamw"), not as raw bytes. Found by
+// argument-dependent lookup, so they live beside the enums.
+inline void PrintTo(OptimizerKind v, std::ostream *os) { *os << toString(v); }
+inline void PrintTo(DType v, std::ostream *os) { *os << toString(v); }
+
+} // namespace accumlab

@@ -1,0 +1,188 @@
+// The desktop app's command line (app/gui/commandline.h): every lesson flag presets the
+// window's controls as given (read back from a real ControlPanel), reaches the terminal
+// lesson the same way, and a value the controls would clamp or snap is refused in words.
+#include "app/gui/commandline.h"
+
+#include "ui/controlpanel.h"
+
+#include <QtTest>
+
+using namespace accumlab;
+
+class TestCommandLine : public QObject {
+    Q_OBJECT
+private slots:
+    void presetsTheControls_data();
+    void presetsTheControls();
+    void refused_data();
+    void refused();
+    void refusedValuesWouldBeChangedByTheControls_data();
+    void refusedValuesWouldBeChangedByTheControls();
+    void headlessLessonTakesTheFlags();
+    void helpOrVersion_data();
+    void helpOrVersion();
+};
+
+namespace {
+
+QStringList argv(const QString &line)
+{
+    return QStringList{QStringLiteral("accumlab")} + line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+bool parse(const QString &line, gui::Flags &flags, QString *error)
+{
+    QCommandLineParser parser;
+    return gui::parseFlags(parser, argv(line), flags, error);
+}
+
+// The preset a ControlPanel shows after the flags were applied over the defaults.
+ui::Preset shownBy(const ui::Preset &preset)
+{
+    ui::ControlPanel panel;
+    panel.setPreset(preset);
+    return panel.preset();
+}
+
+} // namespace
+
+void TestCommandLine::presetsTheControls_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("micro-batch") << "--micro-batch 8" << "microBatch" << "8";
+    QTest::newRow("micro-batch max") << "--micro-batch 128" << "microBatch" << "128";
+    QTest::newRow("seed") << "--seed 42" << "seed" << "42";
+    QTest::newRow("seed max") << "--seed 1000000" << "seed" << "1000000";
+    QTest::newRow("lr") << "--lr 0.1" << "lr" << "0.1";
+    QTest::newRow("lr smallest") << "--lr 1e-4" << "lr" << "0.0001";
+    QTest::newRow("accum-grid") << "--accum-grid 1,2,4" << "accumGrid" << "1,2,4";
+    QTest::newRow("num-steps") << "--num-steps 7" << "numSteps" << "7";
+    QTest::newRow("threads") << "--threads 1" << "threads" << "1";
+    QTest::newRow("with --no-write") << "--no-write --num-steps 9" << "numSteps" << "9";
+}
+
+void TestCommandLine::presetsTheControls()
+{
+    QFETCH(QString, line);
+    QFETCH(QString, field);
+    QFETCH(QString, expected);
+    gui::Flags flags;
+    QString error;
+    QVERIFY2(parse(line, flags, &error), qPrintable(error));
+    QVERIFY2(gui::fitsTheControls(flags, &error), qPrintable(error));
+    QVERIFY(gui::presetsControls(flags));
+    ui::Preset p;
+    gui::presetFromFlags(flags, p);
+    const ui::Preset shown = shownBy(p);
+    const QHash<QString, QString> values = {
+        {QStringLiteral("microBatch"), QString::number(shown.config.microBatch)},
+        {QStringLiteral("seed"), QString::number(shown.config.seed)},
+        {QStringLiteral("lr"), QString::number(shown.config.optimizer.lr, 'g', 10)},
+        {QStringLiteral("accumGrid"), shown.accumGrid},
+        {QStringLiteral("numSteps"), QString::number(shown.numSteps)},
+        {QStringLiteral("threads"), QString::number(shown.threads)},
+    };
+    QCOMPARE(values.value(field), expected);
+}
+
+void TestCommandLine::refused_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("lr off the slider") << "--lr 0.03" << "not on the window's slider";
+    QTest::newRow("lr negative") << "--lr -1" << "--lr takes a positive number";
+    QTest::newRow("lr nan") << "--lr nan" << "--lr takes a positive number";
+    QTest::newRow("lr inf") << "--lr inf" << "--lr takes a positive number";
+    QTest::newRow("micro-batch beyond the slider") << "--micro-batch 200" << "beyond the window's control";
+    QTest::newRow("micro-batch zero") << "--micro-batch 0" << "--micro-batch takes an integer >= 1";
+    QTest::newRow("seed beyond the box") << "--seed 2000000" << "beyond the window's control";
+    QTest::newRow("seed negative") << "--seed -3" << "--seed takes a whole number";
+    QTest::newRow("seed hex") << "--seed 0x10" << "--seed takes a whole number";
+    QTest::newRow("num-steps beyond the box") << "--num-steps 20000" << "beyond the window's control";
+    QTest::newRow("no-write and export") << "--no-write --export-json a.json" << "contradict";
+    QTest::newRow("unknown flag") << "--bogus" << "Unknown option";
+}
+
+void TestCommandLine::refused()
+{
+    QFETCH(QString, line);
+    QFETCH(QString, reason);
+    gui::Flags flags;
+    QString error;
+    const bool ok = parse(line, flags, &error) && gui::fitsTheControls(flags, &error);
+    QVERIFY2(!ok, qPrintable(line));
+    QVERIFY2(error.contains(reason), qPrintable(error));
+}
+
+// The refusal is not pedantry: each of these values, let through, would be shown as another one.
+void TestCommandLine::refusedValuesWouldBeChangedByTheControls_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::newRow("lr 0.03") << "--lr 0.03";
+    QTest::newRow("micro-batch 200") << "--micro-batch 200";
+    QTest::newRow("seed 2000000") << "--seed 2000000";
+    QTest::newRow("num-steps 20000") << "--num-steps 20000";
+}
+
+void TestCommandLine::refusedValuesWouldBeChangedByTheControls()
+{
+    QFETCH(QString, line);
+    gui::Flags flags;
+    QString error;
+    QVERIFY2(parse(line, flags, &error), qPrintable(error));
+    QVERIFY(!gui::fitsTheControls(flags, &error));
+    ui::Preset asked;
+    gui::presetFromFlags(flags, asked);
+    const ui::Preset shown = shownBy(asked);
+    const bool changed = shown.config.optimizer.lr != asked.config.optimizer.lr ||
+                         shown.config.microBatch != asked.config.microBatch || shown.config.seed != asked.config.seed ||
+                         shown.numSteps != asked.numSteps;
+    QVERIFY2(changed, qPrintable(line + QStringLiteral(" is shown as given: the refusal would be needless")));
+}
+
+void TestCommandLine::headlessLessonTakesTheFlags()
+{
+    gui::Flags flags;
+    QString error;
+    QVERIFY2(parse(QStringLiteral("--no-write --accum-grid 1,3 --num-steps 4 --micro-batch 2 --seed 9 --lr 0.03 --threads 1"),
+                   flags, &error),
+             qPrintable(error));
+    const LessonOptions o = gui::headlessLessonOptions(flags);
+    QCOMPARE(o.write, false);
+    QCOMPARE(o.sweep.accumGrid, (std::vector<int64_t>{1, 3}));
+    QCOMPARE(o.sweep.numSteps, int64_t(4));
+    QCOMPARE(o.sweep.base.microBatch, int64_t(2));
+    QCOMPARE(o.sweep.base.seed, uint64_t(9));
+    QCOMPARE(o.sweep.base.optimizer.lr, 0.03); // the terminal lesson takes any rate
+    QCOMPARE(o.sweep.threads, 1);
+
+    gui::Flags writes;
+    QVERIFY(parse(QString(), writes, &error));
+    QCOMPARE(gui::headlessLessonOptions(writes).write, true);
+    QVERIFY(!gui::presetsControls(writes));
+}
+
+void TestCommandLine::helpOrVersion_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<bool>("expected");
+    QTest::newRow("--help") << "--help" << true;
+    QTest::newRow("-h after flags") << "--lang fa -h" << true;
+    QTest::newRow("--version") << "--version" << true;
+    QTest::newRow("-v") << "-v" << true;
+    QTest::newRow("--help-all") << "--help-all" << true;
+    QTest::newRow("none") << "--no-write --seed 3" << false;
+    QTest::newRow("a preset named like a flag") << "--helpful.json" << false;
+}
+
+void TestCommandLine::helpOrVersion()
+{
+    QFETCH(QString, line);
+    QFETCH(bool, expected);
+    QCOMPARE(gui::wantsHelpOrVersion(argv(line)), expected);
+}
+
+QTEST_MAIN(TestCommandLine)
+#include "tst_commandline.moc"
