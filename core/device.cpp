@@ -5,19 +5,33 @@
 
 namespace accumlab {
 
+namespace {
+int g_cudaDeviceIndex = 0; // set once, before any work, by a rank (setCudaDeviceIndex)
+}
+
 bool cudaAvailable() { return torch::cuda::is_available(); }
 
 std::string resolveDevice(DeviceRequest request)
 {
+    const std::string cuda = "cuda:" + std::to_string(g_cudaDeviceIndex);
     switch (request) {
     case DeviceRequest::Cpu: return "cpu";
     case DeviceRequest::Cuda:
         if (!cudaAvailable())
             throw ConfigError("CUDA was requested but no CUDA device is available on this machine");
-        return "cuda:0";
-    case DeviceRequest::Auto: return cudaAvailable() ? "cuda:0" : "cpu";
+        return cuda;
+    case DeviceRequest::Auto: return cudaAvailable() ? cuda : "cpu";
     }
     return "cpu";
+}
+
+void setCudaDeviceIndex(int index)
+{
+    const int count = cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0;
+    if (index < 0 || index >= count)
+        throw ConfigError("rank with LOCAL_RANK " + std::to_string(index) + " needs a CUDA device of its own, and this machine has " +
+                          std::to_string(count) + " (NCCL cannot put two ranks on one GPU)");
+    g_cudaDeviceIndex = index;
 }
 
 // OpenBLAS keeps its own thread pool, which at::set_num_threads does not reach; with more BLAS

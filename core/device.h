@@ -8,8 +8,13 @@
 namespace accumlab {
 
 bool cudaAvailable();
-// "cpu" or "cuda:0"; throws ConfigError when CUDA is requested and absent.
+// "cpu" or "cuda:N" (N from setCudaDeviceIndex, 0 unless set); throws ConfigError when CUDA is
+// requested and absent.
 std::string resolveDevice(DeviceRequest request);
+// The CUDA device this process uses: a data-parallel rank takes its LOCAL_RANK, so that each
+// rank has a GPU of its own (NCCL refuses two ranks on one device). Throws ConfigError when the
+// machine has no such device. Process-wide: one rank is one process.
+void setCudaDeviceIndex(int index);
 // Sets LibTorch's intra-op threads when n > 0; returns the count in effect.
 int applyThreads(int n);
 int currentThreads();

@@ -68,8 +68,10 @@ std::optional<int64_t> peakMemoryBytes(const std::string &device)
     if (isCuda(device)) {
         torch::cuda::synchronize();
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(device));
-        using c10::cuda::CUDACachingAllocator::StatType;
-        return stats.allocated_bytes[static_cast<size_t>(StatType::AGGREGATE)].peak;
+        // StatType::AGGREGATE, the first entry: the enum lives in c10::cuda::CUDACachingAllocator
+        // in LibTorch 1.13 and in c10::CachingAllocator in 2.x, its value is 0 in both.
+        constexpr size_t kAggregate = 0;
+        return stats.allocated_bytes[kAggregate].peak;
     }
 #else
     (void)device;

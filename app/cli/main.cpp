@@ -236,6 +236,8 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
             setWorld(lesson, d.worldSize);
             d.cuda = resolveDevice(lesson.sweep.base.device).rfind("cuda", 0) == 0;
         }
+        if (d.cuda)
+            setCudaDeviceIndex(static_cast<int>(d.localRank)); // a GPU of its own: cuda:LOCAL_RANK
         const bool lead = d.rank == 0;
         auto sync = joinProcessGroup(d);
         if (equivalence) {

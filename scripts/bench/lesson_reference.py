@@ -7,6 +7,11 @@ the buffers are zeroed once, each micro-batch runs forward and backward with
 loss / N, the per-tensor gradient norms and the mean loss are read in one host
 transfer, and SGD (foreach) steps once. The timed region matches AccumLab's
 (see `timed_region` in accum-curve.json). Prints one JSON object.
+
+--compile runs the same model through torch.compile (PyTorch 2.x; inductor's CPU
+code for the forward and, through AOTAutograd, the backward): the best a Python
+user can do with the same loop. Compilation happens in the warm-up steps, outside
+the timed region; autograd still fills the gradient buffers.
 """
 
 import argparse
@@ -26,11 +31,14 @@ def make_model(in_dim, hidden, classes):
     )
 
 
-def run_point(micro, accum, steps, warmup, lr, seed, in_dim=64, hidden=128, classes=16):
+def run_point(micro, accum, steps, warmup, lr, seed, compile_model=False, in_dim=64, hidden=128, classes=16):
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     model = make_model(in_dim, hidden, classes)
     params = list(model.parameters())
+    if compile_model:
+        # dynamic=False: one graph for the micro-batch shape, as every micro-batch has it.
+        model = torch.compile(model, dynamic=False)
     opt = torch.optim.SGD(params, lr=lr, foreach=True)
     loss_fn = nn.CrossEntropyLoss()
     for p in params:
@@ -81,11 +89,16 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2.x)")
+    ap.add_argument("--hidden", type=int, default=128)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     grid = [int(a) for a in args.accum_grid.split(",")]
-    points = [run_point(args.micro_batch, a, args.num_steps, args.warmup_steps, args.lr, args.seed) for a in grid]
-    print(json.dumps({"torch_version": torch.__version__, "threads": torch.get_num_threads(), "points": points}))
+    warmup = max(args.warmup_steps, 3) if args.compile else args.warmup_steps
+    points = [run_point(args.micro_batch, a, args.num_steps, warmup, args.lr, args.seed, args.compile,
+                        hidden=args.hidden) for a in grid]
+    print(json.dumps({"torch_version": torch.__version__, "threads": torch.get_num_threads(),
+                      "compiled": args.compile, "points": points}))
 
 
 if __name__ == "__main__":

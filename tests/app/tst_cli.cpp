@@ -225,6 +225,10 @@ private slots:
         p.start("/bin/sh", {"-c", "rmdir \"$PWD\" && exec \"$ACCUMLAB_CLI\" --out-dir out --accum-grid 1 --num-steps 1"});
         QVERIFY(p.waitForFinished(240000));
         const QString err = QString::fromUtf8(p.readAllStandardError());
+        // The oneMKL inside a PyTorch 2.x wheel's LibTorch cannot load itself without a working
+        // folder and ends the process before main(); no AccumLab code runs to check anything.
+        if (err.startsWith(QLatin1String("Intel oneMKL FATAL ERROR")))
+            QSKIP("this LibTorch's oneMKL cannot start in a removed working folder (it exits before main)");
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QCOMPARE(p.exitCode(), 2);
         QCOMPARE(err.count('\n'), 1);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# AccumLab against LibTorch 2.x with CUDA: installs a pinned PyTorch wheel (the version the lent
+# GPU machines carry) into the project's virtual environment .venv-torch2/ (ignored by git; pip
+# keeps the download in its cache), configures build-torch2/ against the wheel's LibTorch with
+# CUDA enabled, builds everything that build holds (core, CLI, the CUDA paths, the NCCL process
+# group, and the desktop app against Debian's Qt: the wheel uses the same C++11 ABI), and runs
+# the whole CPU suite against LibTorch 2.x (CUDA tests skip where there is no device).
+# Usage: scripts/torch2-check.sh [extra ctest arguments]
+#   ACCUMLAB_TORCH2_VERSION   the wheel's version (default 2.11.0, CUDA 13.0 on PyPI)
+#   TORCH_CUDA_ARCH_LIST      GPU architectures for LibTorch's CMake (default: the GPU's, else
+#                             9.0, the H200; scripts/lib/torch-wheel.sh says why it is set)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=${ACCUMLAB_TORCH2_VERSION:-2.11.0}
+venv=$PWD/.venv-torch2
+build=build-torch2
+start=$SECONDS
+log() { echo "[torch2 $(date +%H:%M:%S)] $*"; }
+
+ACCUMLAB_SETUP_EXTRA="python3-venv ${ACCUMLAB_SETUP_EXTRA:-}" scripts/setup.sh
+[[ -x $venv/bin/python ]] || /usr/bin/python3 -m venv "$venv"
+if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$version')" 2>/dev/null; then
+  log "installing torch==$version into $venv (about 3 GB with its CUDA libraries)"
+  "$venv/bin/pip" install -q --disable-pip-version-check "torch==$version"
+fi
+# NumPy only quiets torch's import warning (and lets torch.compile's benchmarks run as users do).
+"$venv/bin/python" -c "import numpy" 2>/dev/null || "$venv/bin/pip" install -q --disable-pip-version-check numpy
+source scripts/lib/torch-wheel.sh
+torch_wheel_info "$venv/bin/python"
+torch_version=$TORCH_WHEEL_VERSION
+log "torch $torch_version (CUDA $TORCH_WHEEL_CUDA) at $TORCH_WHEEL_PREFIX"
+
+mkdir -p "$build"
+log "configure $build"
+mapfile -t wheel_args < <(torch_wheel_cmake_args)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${wheel_args[@]}" \
+  >"$build/accumlab-configure.log" 2>&1 || { tail -40 "$build/accumlab-configure.log"; exit 1; }
+grep -E 'Found Torch|CUDA detected|AccumLab' "$build/accumlab-configure.log" || true
+log "build"
+cmake --build "$build" -j"$(nproc)" >"$build/accumlab-build.log" 2>&1 || { grep -E -m40 -B2 -A6 'error' "$build/accumlab-build.log"; exit 1; }
+log "built in $((SECONDS - start)) s; the suite against LibTorch $torch_version"
+# The wheel's CUDA libraries come from its nvidia-* packages, found through the wheel's RPATHs.
+ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$(nproc)" "$@"
+log "passed in $((SECONDS - start)) s"
