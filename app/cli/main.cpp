@@ -19,7 +19,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <locale>
+#include <regex>
+#include <sstream>
+#include <type_traits>
 #include <filesystem>
 #include <iostream>
 
@@ -80,6 +87,45 @@ struct EquivalenceFlags {
     std::string compareSplit;
     uint64_t seed = 7;
 };
+
+// Numbers on the command line are decimal, read one way everywhere. CLI11 reads integers with
+// base 0 (010 would be 8 and 0x10 16) and strtod takes hex floats, inf and nan; these
+// transforms refuse anything but plain decimal before CLI11 converts it, strip leading zeros,
+// and refuse what does not fit the option's type instead of letting it clamp.
+template <class T>
+CLI::Validator decimal()
+{
+    return CLI::Validator(
+        [](std::string &text) -> std::string {
+            if constexpr (std::is_floating_point_v<T>) {
+                static const std::regex kReal(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+                if (!std::regex_match(text, kReal))
+                    return "'" + text + "' is not a decimal number";
+                std::istringstream in(text);
+                in.imbue(std::locale::classic());
+                double v = 0;
+                in >> v;
+                if (!in || !std::isfinite(v))
+                    return "'" + text + "' is out of range";
+                return {};
+            } else {
+                const bool negative = !text.empty() && text[0] == '-';
+                const std::string digits = text.substr(negative ? 1 : 0);
+                if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+                    (negative && std::is_unsigned_v<T>))
+                    return "'" + text + "' is not a " + std::string(std::is_unsigned_v<T> ? "whole number" : "decimal integer");
+                const size_t first = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+                text = (negative ? "-" : "") + digits.substr(first);
+                T v{};
+                const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
+                if (ec != std::errc() || end != text.data() + text.size())
+                    return "'" + text + "' is out of range (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                           std::to_string(std::numeric_limits<T>::max()) + ")";
+                return {};
+            }
+        },
+        std::is_floating_point_v<T> ? "DECIMAL" : "INTEGER", "decimal");
+}
 
 bool parseOnOff(const std::string &s)
 {
@@ -201,10 +247,10 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f)
 
 void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
 {
-    world = cmd.add_option("--world-size", d.worldSize, "data-parallel ranks started on this machine (1 to 64)")
+    world = cmd.add_option("--world-size", d.worldSize, "data-parallel ranks started on this machine (1 to 64)")->transform(decimal<int64_t>())
                 ->capture_default_str();
-    cmd.add_option("--master-port", d.masterPort, "rendezvous port on 127.0.0.1 (default: a free one)");
-    cmd.add_option("--dist-timeout", d.timeoutS, "seconds a rank waits for its peers before failing")
+    cmd.add_option("--master-port", d.masterPort, "rendezvous port on 127.0.0.1 (default: a free one)")->transform(decimal<int>());
+    cmd.add_option("--dist-timeout", d.timeoutS, "seconds a rank waits for its peers before failing")->transform(decimal<double>())
         ->capture_default_str();
 }
 
@@ -318,12 +364,12 @@ int main(int argc, char **argv)
     app.set_version_flag("--version", std::string("accumlab-cli ") + kVersion);
 
     SweepFlags s;
-    app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->capture_default_str();
+    app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
-    app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->capture_default_str();
-    app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->capture_default_str();
-    app.add_option("--seed", s.seed, "seed for model and data")->check(CLI::NonNegativeNumber)->capture_default_str();
-    app.add_option("--lr", s.lr, "learning rate")->capture_default_str();
+    app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->check(CLI::NonNegativeNumber)->capture_default_str();
+    app.add_option("--lr", s.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
     app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
@@ -332,45 +378,45 @@ int main(int argc, char **argv)
     app.add_option("--no-sync", s.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
     app.add_option("--dtype", s.dtype, "float32 | float64 | bfloat16")->capture_default_str();
     app.add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
-    app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->capture_default_str();
+    app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str();
     app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
     app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
-    app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->capture_default_str();
+    app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--lang", s.lang, "language of the skill recipe: en | fa")->capture_default_str();
 
     OomFlags m;
     auto *oomCmd = app.add_subcommand(
         "oom-demo", "CUDA: cap GPU memory so the full effective batch runs out of memory, then accumulate it");
     oomCmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
-    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch")->capture_default_str();
-    oomCmd->add_option("--accum-steps", m.accumSteps, "micro-batches per effective batch (> 2)")->capture_default_str();
+    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
+    oomCmd->add_option("--accum-steps", m.accumSteps, "micro-batches per effective batch (> 2)")->transform(decimal<int64_t>())->capture_default_str();
     oomCmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
-    oomCmd->add_option("--seed", m.seed, "seed")->check(CLI::NonNegativeNumber)->capture_default_str();
+    oomCmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->check(CLI::NonNegativeNumber)->capture_default_str();
 
     EquivalenceFlags e;
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
-    eqCmd->add_option("--big-batch", e.bigBatch, "samples in the full batch")->capture_default_str();
-    eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->capture_default_str();
+    eqCmd->add_option("--big-batch", e.bigBatch, "samples in the full batch")->transform(decimal<int64_t>())->capture_default_str();
+    eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->transform(decimal<int64_t>())->capture_default_str();
     eqCmd->add_option("--optimizer", e.optimizer, "sgd | momentum | adamw")->capture_default_str();
-    eqCmd->add_option("--lr", e.lr, "learning rate")->capture_default_str();
+    eqCmd->add_option("--lr", e.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
     eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
     eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
     eqCmd->add_option("--dtype", e.dtype, "float32 | float64 | bfloat16")->capture_default_str();
     eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
     eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
     eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
-    eqCmd->add_option("--seed", e.seed, "seed")->check(CLI::NonNegativeNumber)->capture_default_str();
+    eqCmd->add_option("--seed", e.seed, "seed")->transform(decimal<uint64_t>())->check(CLI::NonNegativeNumber)->capture_default_str();
 
     ExperimentFlags x;
     auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
     expCmd->add_option("id", x.id, "experiment id, or 'list'")->required();
     expCmd->add_flag("--json", x.json, "print one JSON object");
     expCmd->add_flag("--fast", x.fast, "smaller runs, as the test suite uses");
-    expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps per point")->capture_default_str();
-    expCmd->add_option("--seed", x.seed, "seed for every model and data stream")
+    expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->transform(decimal<uint64_t>())
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")
+    expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")->transform(decimal<int>())
         ->capture_default_str();
 
     DistFlags d;
@@ -391,6 +437,14 @@ int main(int argc, char **argv)
     }
 
     try {
+        // The main job's options belong before no subcommand: `--lr 0.5 equivalence` would
+        // otherwise set the sweep's rate and run the check with its own, silently.
+        const CLI::App *sub = expCmd->parsed() ? expCmd : oomCmd->parsed() ? oomCmd : eqCmd->parsed() ? eqCmd : nullptr;
+        if (sub)
+            for (const CLI::Option *o : app.get_options())
+                if (o->count() > 0)
+                    throw ConfigError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
+                                      "'; give '" + sub->get_name() + "' its own options after its name");
         if (expCmd->parsed())
             return runExperimentCommand(x);
         if (oomCmd->parsed())

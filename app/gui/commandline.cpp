@@ -110,8 +110,10 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
-        if (wh.size() != 2 || w < 320 || h < 240) {
-            *error = QStringLiteral("--window-size takes WIDTHxHEIGHT, at least 320x240");
+        // At most 8192 a side: the screenshot of a larger window would not fit a QImage's limits.
+        constexpr int kMaxSide = 8192;
+        if (wh.size() != 2 || w < 320 || h < 240 || w > kMaxSide || h > kMaxSide) {
+            *error = QStringLiteral("--window-size takes WIDTHxHEIGHT, from 320x240 to 8192x8192");
             return false;
         }
         f.windowSize = QSize(w, h);

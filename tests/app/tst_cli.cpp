@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -176,11 +177,37 @@ private slots:
         QTest::newRow("split 0x16") << QStringList{"equivalence", "--compare-split", "0x16"};
         QTest::newRow("split 4x") << QStringList{"equivalence", "--compare-split", "4x"};
         QTest::newRow("ranks do not divide") << QStringList{"equivalence", "--world-size", "3"};
+        // Numbers are decimal, in range, and belong to the command that uses them (each of these
+        // ran before: 0x10 as 16, the seed clamped to 2^64-1, inf as a timeout, the rate ignored).
+        QTest::newRow("hex micro") << QStringList{"--micro-batch", "0x10"};
+        QTest::newRow("hex grid-free option") << QStringList{"equivalence", "--big-batch", "0x10"};
+        QTest::newRow("seed beyond 2^64") << QStringList{"--seed", "99999999999999999999"};
+        QTest::newRow("negative seed") << QStringList{"--seed", "-1"};
+        QTest::newRow("threads in exponent form") << QStringList{"--threads", "1e3"};
+        QTest::newRow("threads beyond int") << QStringList{"--threads", "4294967297"};
+        QTest::newRow("lr inf") << QStringList{"--lr", "inf"};
+        QTest::newRow("lr nan") << QStringList{"--lr", "nan"};
+        QTest::newRow("lr hex float") << QStringList{"--lr", "0x1p-3"};
+        QTest::newRow("lr overflowing") << QStringList{"--lr", "1e999"};
+        QTest::newRow("dist-timeout inf") << QStringList{"--world-size", "2", "--dist-timeout", "inf"};
+        QTest::newRow("main job's lr before equivalence") << QStringList{"--lr", "0.5", "equivalence"};
+        QTest::newRow("main job's seed before experiment") << QStringList{"--seed", "3", "experiment", "list"};
         // Output folders that cannot be used.
         QTest::newRow("out-dir under a file") << QStringList{"--out-dir", "blocker/sub"};
         QTest::newRow("empty out-dir") << QStringList{"--out-dir", ""};
         QTest::newRow("read-only file system") << QStringList{"--out-dir", "/sys/accumlab"};
     }
+    // A leading zero does not make a number octal: 010 is ten, in options as in the grid.
+    void leadingZerosAreDecimal()
+    {
+        QTemporaryDir dir;
+        const Run r = runCli({"--no-write", "--micro-batch", "010", "--accum-grid", "01,003", "--num-steps", "02"}, dir.path());
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // eff_batch accum micro: 10 = 10 x 1 and 30 = 10 x 3.
+        QVERIFY2(QRegularExpression(QStringLiteral("\\n\\s+10\\s+1\\s+10\\s")).match(r.out).hasMatch(), qPrintable(r.out));
+        QVERIFY2(QRegularExpression(QStringLiteral("\\n\\s+30\\s+3\\s+10\\s")).match(r.out).hasMatch(), qPrintable(r.out));
+    }
+
     void badInput()
     {
         QFETCH(QStringList, args);

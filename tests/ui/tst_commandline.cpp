@@ -61,6 +61,7 @@ void TestCommandLine::presetsTheControls_data()
     QTest::newRow("num-steps") << "--num-steps 7" << "numSteps" << "7";
     QTest::newRow("threads") << "--threads 1" << "threads" << "1";
     QTest::newRow("with --no-write") << "--no-write --num-steps 9" << "numSteps" << "9";
+    QTest::newRow("leading zero is decimal") << "--micro-batch 010" << "microBatch" << "10";
 }
 
 void TestCommandLine::presetsTheControls()
@@ -103,6 +104,9 @@ void TestCommandLine::refused_data()
     QTest::newRow("num-steps beyond the box") << "--num-steps 20000" << "beyond the window's control";
     QTest::newRow("no-write and export") << "--no-write --export-json a.json" << "contradict";
     QTest::newRow("unknown flag") << "--bogus" << "Unknown option";
+    QTest::newRow("window too large") << "--window-size 100000x100000" << "from 320x240 to 8192x8192";
+    QTest::newRow("window too small") << "--window-size 100x100" << "from 320x240 to 8192x8192";
+    QTest::newRow("window hex") << "--window-size 0x400x300" << "from 320x240 to 8192x8192";
 }
 
 void TestCommandLine::refused()
