@@ -224,4 +224,11 @@ std::vector<int64_t> parseGrid(const std::string &text)
     return grid;
 }
 
+std::string toDecimalString(double v)
+{
+    char buf[64];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v); // locale-independent, round-trips
+    return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
+
 } // namespace accumlab

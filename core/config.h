@@ -133,6 +133,11 @@ struct SweepConfig {
 };
 void validate(const SweepConfig &);
 
+// The shortest decimal that reads back as `v`, with a '.' whatever the C locale says (a GUI
+// process runs under the user's LC_NUMERIC, where printf would write 0,05): for numbers that
+// cross to another process or into a file.
+std::string toDecimalString(double v);
+
 // "1,2,4,8" -> {1,2,4,8}; throws ConfigError on empty, non-numeric or non-positive entries.
 std::vector<int64_t> parseGrid(const std::string &text);
 

@@ -79,9 +79,7 @@ bool isLoopback(const std::string &addr)
 
 std::string seconds(double s)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g s", s);
-    return buf;
+    return toDecimalString(s) + " s";
 }
 
 int64_t envInt(const char *name, const std::string &text)
@@ -578,8 +576,7 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
             grid += ',';
         grid += std::to_string(a);
     }
-    char lr[64];
-    std::snprintf(lr, sizeof lr, "%.17g", b.optimizer.lr);
+    const std::string lr = toDecimalString(b.optimizer.lr); // the rank reads it back exactly
     std::vector<std::string> args{"--model",       toString(b.preset),
                                   "--micro-batch", std::to_string(b.microBatch),
                                   "--accum-grid",  grid,
@@ -607,8 +604,7 @@ SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepCo
                                  const CancelToken *cancel)
 {
     std::vector<std::string> args = sweepCliArgs(config);
-    char timeout[32];
-    std::snprintf(timeout, sizeof timeout, "%g", timeoutS);
+    const std::string timeout = toDecimalString(timeoutS);
     args.insert(args.end(), {"--out-dir", workDir.string(), "--dist-timeout", timeout});
     // accumlab-cli is the launcher here (it starts and supervises the ranks itself), so it runs
     // as one plain child without torchrun's variables; its output, the ranks' included, is logged.

@@ -16,6 +16,7 @@ packages=(
   fonts-dejavu-core      # a Latin fallback font for offscreen screenshots
   clang libclang-rt-14-dev  # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
   libgtest-dev           # the portable core + CLI suite (tests/portable), which needs no Qt
+  locales                # locale sources: tests/portable/gtest_locale builds a comma-decimal one
   dpkg-dev file          # CPack's .deb and its dependencies from dpkg-shlibdeps (scripts/package.sh)
   desktop-file-utils appstream  # validate the .desktop file and the AppStream metainfo (tests)
 )

@@ -29,6 +29,7 @@
 #include <QSize>
 #include <QTimer>
 
+#include <clocale>
 #include <cstdio>
 #include <iostream>
 
@@ -99,6 +100,10 @@ int main(int argc, char **argv)
     }
 
     QApplication app(argc, argv);
+    // QApplication sets the C locale from the environment; core formats its sentences and the
+    // skill recipe with printf, which would then write 0,05 under a comma-decimal LC_NUMERIC.
+    // The window formats its own numbers through QLocale, so the C side stays "C".
+    std::setlocale(LC_NUMERIC, "C");
     QApplication::setOrganizationName(QStringLiteral("AccumLab"));
     QApplication::setOrganizationDomain(QStringLiteral("accumlab.org"));
     QApplication::setApplicationName(QStringLiteral("AccumLab"));
