@@ -21,7 +21,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <locale>
 #include <regex>
@@ -254,11 +257,25 @@ void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
         ->capture_default_str();
 }
 
+// What the program printed must have reached its standard output: a verdict written into a
+// full disk or a closed pipe is lost, so a run that could not print ends with exit 4 and says
+// so on stderr instead of exiting 0.
+int checkStdout(int code)
+{
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::cerr << "accumlab-cli: error: could not write to standard output (" << std::strerror(errno)
+                  << "); the results printed there are lost\n";
+        return code == 0 || code == kExitFails ? kExitWriteFailed : code;
+    }
+    return code;
+}
+
 [[noreturn]] void exitNow(int code)
 {
     // A rank leaves without running destructors: after a failed collective the process
     // group's threads may still wait on a dead peer.
-    std::cout.flush();
+    code = checkStdout(code);
     std::cerr.flush();
     std::_Exit(code);
 }
@@ -356,9 +373,15 @@ int runExperimentCommand(const ExperimentFlags &f)
     return 0;
 }
 
+int runMain(int argc, char **argv);
+
 } // namespace
 
-int main(int argc, char **argv)
+int main(int argc, char **argv) { return checkStdout(runMain(argc, argv)); }
+
+namespace {
+
+int runMain(int argc, char **argv)
 {
     CLI::App app{"AccumLab: gradient accumulation on real tensors"};
     app.set_version_flag("--version", std::string("accumlab-cli ") + kVersion);
@@ -503,3 +526,5 @@ int main(int argc, char **argv)
         return kExitBadInput;
     }
 }
+
+} // namespace

@@ -197,6 +197,27 @@ private slots:
         QTest::newRow("empty out-dir") << QStringList{"--out-dir", ""};
         QTest::newRow("read-only file system") << QStringList{"--out-dir", "/sys/accumlab"};
     }
+    // A verdict printed into a full disk is lost: the run says so and exits 4, not 0 (the main
+    // job, the equivalence check, and --version alike).
+    void lostStdoutIsAnError_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("equivalence") << QStringList{"equivalence"};
+        QTest::newRow("main job") << QStringList{"--no-write", "--accum-grid", "1", "--num-steps", "1"};
+        QTest::newRow("experiment list") << QStringList{"experiment", "list"};
+    }
+    void lostStdoutIsAnError()
+    {
+        QFETCH(QStringList, args);
+        QProcess p;
+        p.setStandardOutputFile(QStringLiteral("/dev/full"));
+        p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 4);
+        QVERIFY2(err.contains("could not write to standard output"), qPrintable(err));
+    }
+
     // A leading zero does not make a number octal: 010 is ten, in options as in the grid.
     void leadingZerosAreDecimal()
     {
