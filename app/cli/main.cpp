@@ -26,9 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <locale>
 #include <regex>
-#include <sstream>
 #include <type_traits>
 #include <filesystem>
 #include <iostream>
@@ -100,32 +98,32 @@ CLI::Validator decimal()
 {
     return CLI::Validator(
         [](std::string &text) -> std::string {
+            T v{};
+            const char *first = text.data(), *last = text.data() + text.size();
             if constexpr (std::is_floating_point_v<T>) {
                 static const std::regex kReal(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
                 if (!std::regex_match(text, kReal))
                     return "'" + text + "' is not a decimal number";
-                std::istringstream in(text);
-                in.imbue(std::locale::classic());
-                double v = 0;
-                in >> v;
-                if (!in || !std::isfinite(v))
+                first += text[0] == '+'; // from_chars takes no '+'
+                const auto [end, ec] = std::from_chars(first, last, v); // locale-free
+                if (ec != std::errc() || end != last || !std::isfinite(v))
                     return "'" + text + "' is out of range";
-                return {};
             } else {
                 const bool negative = !text.empty() && text[0] == '-';
                 const std::string digits = text.substr(negative ? 1 : 0);
                 if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
                     (negative && std::is_unsigned_v<T>))
                     return "'" + text + "' is not a " + std::string(std::is_unsigned_v<T> ? "whole number" : "decimal integer");
-                const size_t first = std::min(digits.find_first_not_of('0'), digits.size() - 1);
-                text = (negative ? "-" : "") + digits.substr(first);
-                T v{};
-                const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
-                if (ec != std::errc() || end != text.data() + text.size())
+                const size_t nonZero = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+                text = (negative ? "-" : "") + digits.substr(nonZero);
+                first = text.data();
+                last = text.data() + text.size();
+                const auto [end, ec] = std::from_chars(first, last, v, 10);
+                if (ec != std::errc() || end != last)
                     return "'" + text + "' is out of range (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
                            std::to_string(std::numeric_limits<T>::max()) + ")";
-                return {};
             }
+            return {};
         },
         std::is_floating_point_v<T> ? "DECIMAL" : "INTEGER", "decimal");
 }
@@ -391,7 +389,7 @@ int runMain(int argc, char **argv)
     app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
     app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
-    app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->check(CLI::NonNegativeNumber)->capture_default_str();
+    app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
     app.add_option("--lr", s.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
@@ -414,7 +412,7 @@ int runMain(int argc, char **argv)
     oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
     oomCmd->add_option("--accum-steps", m.accumSteps, "micro-batches per effective batch (> 2)")->transform(decimal<int64_t>())->capture_default_str();
     oomCmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
-    oomCmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->check(CLI::NonNegativeNumber)->capture_default_str();
+    oomCmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
 
     EquivalenceFlags e;
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
@@ -428,7 +426,7 @@ int runMain(int argc, char **argv)
     eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
     eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
     eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
-    eqCmd->add_option("--seed", e.seed, "seed")->transform(decimal<uint64_t>())->check(CLI::NonNegativeNumber)->capture_default_str();
+    eqCmd->add_option("--seed", e.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
 
     ExperimentFlags x;
     auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
@@ -437,7 +435,6 @@ int runMain(int argc, char **argv)
     expCmd->add_flag("--fast", x.fast, "smaller runs, as the test suite uses");
     expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps per point")->transform(decimal<int64_t>())->capture_default_str();
     expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->transform(decimal<uint64_t>())
-        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")->transform(decimal<int>())
         ->capture_default_str();

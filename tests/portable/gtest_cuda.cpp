@@ -69,13 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, CudaEquivalence,
 TEST(CudaSweep, TwoPointsRunOnTheGpu)
 {
     ACCUMLAB_REQUIRE_CUDA();
-    SweepConfig s;
-    s.base.preset = ModelPreset::Fixture;
-    s.base.device = DeviceRequest::Cuda;
-    s.base.microBatch = 4;
-    s.accumGrid = {1, 2};
-    s.numSteps = 3;
-    s.warmupSteps = 1;
+    const SweepConfig s = test::tinySweep(DeviceRequest::Cuda);
     const SweepResult result = runSweep(s);
     ASSERT_EQ(result.points.size(), 2u);
     for (size_t i = 0; i < result.points.size(); ++i) {

@@ -22,16 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The lesson's fixture model (in 32, hidden 48, 8 classes) on the CPU, a few steps per point.
+// The tiny sweep on the CPU, one LibTorch thread.
 SweepConfig tinySweep()
 {
-    SweepConfig s;
-    s.base.preset = ModelPreset::Fixture;
-    s.base.device = DeviceRequest::Cpu;
-    s.base.microBatch = 4;
-    s.accumGrid = {1, 2};
-    s.numSteps = 3;
-    s.warmupSteps = 1;
+    SweepConfig s = test::tinySweep(DeviceRequest::Cpu);
     s.threads = 1;
     return s;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/config.h"
+#include "core/sweep.h"
 
 #include <gtest/gtest.h>
 
@@ -141,6 +142,20 @@ inline void requireCli()
     const std::string path = cliPath();
     ASSERT_FALSE(path.empty()) << "ACCUMLAB_CLI is not set; run the suite through ctest";
     ASSERT_EQ(::access(path.c_str(), X_OK), 0) << "ACCUMLAB_CLI=" << path << " is not an executable";
+}
+
+// A two-point sweep (accum 1 and 2) of the lesson's fixture model (in 32, hidden 48, 8 classes),
+// micro-batch 4, a few steps per point, on `device`.
+inline SweepConfig tinySweep(DeviceRequest device)
+{
+    SweepConfig s;
+    s.base.preset = ModelPreset::Fixture;
+    s.base.device = device;
+    s.base.microBatch = 4;
+    s.accumGrid = {1, 2};
+    s.numSteps = 3;
+    s.warmupSteps = 1;
+    return s;
 }
 
 } // namespace accumlab::test
