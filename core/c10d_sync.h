@@ -15,6 +15,7 @@
 #endif
 
 #include <chrono>
+#include <string>
 
 namespace accumlab {
 
@@ -29,14 +30,18 @@ using CollectiveBackend = c10d::ProcessGroup;
 #endif
 
 // Test-only fault injection, read from the environment at construction:
-//   ACCUMLAB_FAULT_RANK=r, ACCUMLAB_FAULT_AFTER=k, ACCUMLAB_FAULT_MODE=kill|hang
-// makes rank r SIGKILL itself (kill) or stop answering (hang) before its (k+1)-th all-reduce.
+//   ACCUMLAB_FAULT_RANK=r, ACCUMLAB_FAULT_AFTER=k, ACCUMLAB_FAULT_MODE=kill|hang|stop
+// makes rank r SIGKILL itself (kill), stop answering (hang) or SIGSTOP itself (stop) before
+// its (k+1)-th all-reduce; k = -1 strikes at the rendezvous before the store is reached,
+// k = -2 once the store is up (rank 0 serving it) but before the ranks' settings are compared.
 // Unset, nothing changes. The fault tests use it to show that peers fail within the timeout.
 struct FaultPlan {
+    enum Mode { Kill, Hang, Stop };
     int64_t rank = -1;
     int64_t after = 0;
-    bool hang = false;
+    Mode mode = Kill;
     static FaultPlan fromEnv();
+    void strike() const; // does not return while the process runs on (Stop returns on SIGCONT)
 };
 
 class C10dSync final : public GradSync {
@@ -56,7 +61,10 @@ public:
     const char *backendName() const { return m_backendName; }
 
 private:
+    void checkSettings(); // throws ConfigError naming the first setting that differs
+
     DistributedOptions m_options;
+    std::string m_who; // "rank R of W"
     std::chrono::milliseconds m_timeout{0};
     c10::intrusive_ptr<c10d::Store> m_store;
     c10::intrusive_ptr<CollectiveBackend> m_group;

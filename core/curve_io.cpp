@@ -3,6 +3,7 @@
 #include "core/curve_io.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
@@ -115,6 +116,31 @@ double requireNonNegative(const json &point, const char *name, size_t index)
     return v;
 }
 
+// A measurement: zero, or between kMinNonZeroMeasure and `max`.
+double requireMeasure(const json &point, const char *name, size_t index, double max)
+{
+    const double v = requireNonNegative(point, name, index);
+    if (v > max || (v != 0.0 && v < kMinNonZeroMeasure)) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.17g", v);
+        char bound[32];
+        std::snprintf(bound, sizeof bound, "%g", max);
+        fail(index, CurveErrorCode::OutOfRange, name,
+             std::string("field '") + name + "' is " + text + ", outside what a measurement can be (0, or 1e-09 to " +
+                 bound + ")");
+    }
+    return v;
+}
+
+int64_t requireBatchCount(const json &point, const char *name, size_t index)
+{
+    const int64_t v = requireCount(point, name, index, 1);
+    if (v > kMaxBatchCount)
+        fail(index, CurveErrorCode::OutOfRange, name,
+             std::string("field '") + name + "' is " + std::to_string(v) + ", beyond 2^40");
+    return v;
+}
+
 // A loss: a finite number, or null where the point diverged (JSON has no NaN).
 double lossValue(const json &v, bool diverged, size_t index, const char *name)
 {
@@ -145,14 +171,14 @@ SweepPoint parsePoint(const json &pj, size_t i)
             fail(i, CurveErrorCode::NotTrueOrFalse, "diverged", "field 'diverged' is not true or false");
         p.diverged = it->get<bool>();
     }
-    p.effectiveBatch = requireCount(pj, "effective_batch", i, 1);
-    p.accumSteps = requireCount(pj, "accum_steps", i, 1);
-    p.microBatch = requireCount(pj, "micro_batch", i, 1);
+    p.effectiveBatch = requireBatchCount(pj, "effective_batch", i);
+    p.accumSteps = requireBatchCount(pj, "accum_steps", i);
+    p.microBatch = requireBatchCount(pj, "micro_batch", i);
     if (!pj.contains("avg_loss"))
         fail(i, CurveErrorCode::MissingField, "avg_loss", "has no field 'avg_loss'");
     p.avgLoss = lossValue(pj.at("avg_loss"), p.diverged, i, "avg_loss");
-    p.samplesPerSec = requireNonNegative(pj, "samples_per_sec", i);
-    p.medianStepMs = requireNonNegative(pj, "median_step_ms", i);
+    p.samplesPerSec = requireMeasure(pj, "samples_per_sec", i, kMaxSamplesPerSec);
+    p.medianStepMs = requireMeasure(pj, "median_step_ms", i, kMaxStepMs);
     p.syncCalls = requireCount(pj, "sync_calls", i, 0);
     p.steps = requireCount(pj, "steps", i, 0);
     if (pj.contains("world_size"))

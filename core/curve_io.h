@@ -45,7 +45,17 @@ enum class CurveErrorCode {
     NotTrueOrFalse,   // point, field
     NotAList,         // point, field
     BatchIdentity,    // point, number: the effective_batch written
+    OutOfRange,       // point, field: a measurement no machine gives (samples_per_sec 1e308 or
+                      // 5e-324, a batch of 2^60), which would also break the chart's axes
 };
+
+// What a measured point can hold: at most a trillion samples per second; a rate or a step time
+// that is not zero is at least 1e-9 (below it a figure is noise or a subnormal); batches and
+// accumulation steps at most 2^40.
+constexpr double kMaxSamplesPerSec = 1e12;
+constexpr double kMinNonZeroMeasure = 1e-9;
+constexpr double kMaxStepMs = 1e12;
+constexpr int64_t kMaxBatchCount = int64_t(1) << 40;
 
 struct CurveErrorDetail {
     CurveErrorCode code = CurveErrorCode::NotJson;

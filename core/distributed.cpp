@@ -12,6 +12,8 @@
 #include "core/export.h"
 #include "core/lesson.h"
 
+#include <nlohmann/json.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -21,10 +23,14 @@
 #endif
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <exception>
 #include <fstream>
+#include <mutex>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -42,6 +48,11 @@ using Clock = std::chrono::steady_clock;
 
 // Grace between SIGTERM and SIGKILL when the launcher stops the surviving ranks.
 constexpr auto kStopGrace = std::chrono::seconds(3);
+// When one rank fails, how long the launcher lets the others end by themselves before it
+// blames the ones still running (or stopped) for not answering.
+constexpr auto kBlameGrace = std::chrono::milliseconds(1500);
+// The watchdog gives a library wait this long past its deadline to time out by itself.
+constexpr auto kWatchdogSlack = std::chrono::milliseconds(500);
 // How often the launcher looks at its ranks (and at the cancel token).
 constexpr auto kPollInterval = std::chrono::milliseconds(20);
 
@@ -104,6 +115,138 @@ std::optional<std::string> env(const char *name)
     return std::string(v);
 }
 
+// The sentence for a rendezvous stage that threw: a wait that ran out is a missing rank; an
+// early failure is the port's answer (another service there, or a store of another version).
+std::string rendezvousFailure(const std::string &noMeeting, const std::string &where, const std::string &after,
+                              bool deadlinePassed, const std::string &cause)
+{
+    // LibTorch 2.x's client pings the store and retries until its timeout: a wrong answer to
+    // the ping is another program, however long it took.
+    const bool foreign = contains(cause, "Ping failed") || contains(cause, "invalid value returned");
+    if (!foreign && (deadlinePassed || contains(cause, "imed out") || contains(cause, "imeout")))
+        return noMeeting + ": " + cause;
+    const auto colon = noMeeting.find(": ");
+    return noMeeting.substr(0, colon) + ": the rendezvous at " + where + " failed after " + after +
+           ": what answered there is not this run's rank 0 (another program on the port?): " + cause;
+}
+
+// The bound behind every wait of a rank, whatever the library or the peer does. One per
+// process: the engine thread arms it with a deadline and the sentence for overstaying it
+// before each blocking call (rendezvous, all-reduce) and disarms it after; a thread of its own
+// checks the deadline every 50 ms and ends the process with the sentence. It also owns the
+// terminate handler, so an exception thrown on one of LibTorch's threads (a TCPStore client
+// reading another service's bytes throws std::bad_alloc there) becomes a sentence too.
+class RankGuard {
+public:
+    static RankGuard &instance()
+    {
+        static RankGuard guard;
+        return guard;
+    }
+    static RankGuard &install(void (*onFatal)(const std::string &), const std::string &who)
+    {
+        RankGuard &guard = instance();
+        std::lock_guard<std::mutex> lock(guard.m_mutex);
+        guard.m_onFatal = onFatal;
+        guard.m_who = who;
+        if (!guard.m_started) {
+            guard.m_started = true;
+            std::set_terminate(&RankGuard::onTerminate);
+            std::thread([&guard] { guard.watch(); }).detach();
+        }
+        return guard;
+    }
+
+    // `phase` names what is under way, for an exception that escapes a library thread
+    // ("what|a hint for the reader" puts the hint in parentheses after the failure).
+    void arm(Clock::time_point deadline, std::string overstayed, std::string phase)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_deadline = deadline;
+        m_overstayed = std::move(overstayed);
+        m_phase = std::move(phase);
+        m_armed = true;
+    }
+    void disarm()
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_armed = false;
+    }
+    // Disarmed, with `phase` under way (for the terminate handler).
+    void settle(std::string phase)
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_armed = false;
+        m_phase = std::move(phase);
+    }
+
+    [[noreturn]] void fatal(const std::string &message)
+    {
+        static std::atomic<bool> firing{false};
+        if (firing.exchange(true)) // another thread is already ending the process
+            for (;;)
+                std::this_thread::sleep_for(std::chrono::hours(1));
+        void (*onFatal)(const std::string &) = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            onFatal = m_onFatal;
+        }
+        if (onFatal)
+            onFatal(message);
+        const std::string line = message + "\n";
+        [[maybe_unused]] const auto n = ::write(STDERR_FILENO, line.data(), line.size());
+        std::_Exit(kExitDistributed);
+    }
+
+private:
+    void watch()
+    {
+        for (;;) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            std::string message;
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                if (!m_armed || Clock::now() < m_deadline)
+                    continue;
+                message = m_overstayed;
+            }
+            fatal(message);
+        }
+    }
+
+    static void onTerminate()
+    {
+        std::string what = "an exception of unknown type";
+        if (const auto e = std::current_exception()) {
+            try {
+                std::rethrow_exception(e);
+            } catch (const std::exception &x) {
+                what = firstLine(x);
+            } catch (...) {
+            }
+        }
+        RankGuard &g = instance();
+        std::string who, phase, hint;
+        {
+            std::lock_guard<std::mutex> lock(g.m_mutex);
+            who = g.m_who;
+            phase = g.m_phase.empty() ? std::string("the run") : g.m_phase;
+        }
+        if (const auto bar = phase.find('|'); bar != std::string::npos) {
+            hint = " (" + phase.substr(bar + 1) + ")";
+            phase.resize(bar);
+        }
+        g.fatal(who + ": " + phase + " failed: " + what + " was thrown on one of LibTorch's threads" + hint);
+    }
+    RankGuard() = default;
+    std::mutex m_mutex;
+    bool m_started = false;
+    bool m_armed = false;
+    Clock::time_point m_deadline;
+    std::string m_overstayed, m_phase, m_who;
+    void (*m_onFatal)(const std::string &) = nullptr;
+};
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -144,6 +287,10 @@ std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS)
         o.masterAddr = *addr;
     if (const auto port = env("MASTER_PORT"))
         o.masterPort = static_cast<int>(std::clamp<int64_t>(envInt("MASTER_PORT", *port), -1, 70000));
+    if (const auto id = env("ACCUMLAB_RUN_ID"))
+        o.runId = *id;
+    else if (const auto elastic = env("TORCHELASTIC_RUN_ID"))
+        o.runId = *elastic;
     o.timeoutS = timeoutS;
     validate(o);
     return o;
@@ -158,9 +305,45 @@ FaultPlan FaultPlan::fromEnv()
     if (const auto r = env("ACCUMLAB_FAULT_RANK")) {
         f.rank = envInt("ACCUMLAB_FAULT_RANK", *r);
         f.after = env("ACCUMLAB_FAULT_AFTER") ? envInt("ACCUMLAB_FAULT_AFTER", *env("ACCUMLAB_FAULT_AFTER")) : 0;
-        f.hang = env("ACCUMLAB_FAULT_MODE").value_or("kill") == "hang";
+        const std::string mode = env("ACCUMLAB_FAULT_MODE").value_or("kill");
+        f.mode = mode == "hang" ? FaultPlan::Hang : mode == "stop" ? FaultPlan::Stop : FaultPlan::Kill;
     }
     return f;
+}
+
+void FaultPlan::strike() const
+{
+    if (mode == Kill)
+        ::raise(SIGKILL);
+    if (mode == Stop)
+        ::raise(SIGSTOP); // as `kill -STOP`: the process stays, answers nothing
+    for (;;)
+        std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+std::string settingsDifference(const std::string &mine, int64_t myRank, const std::string &theirs, int64_t theirRank)
+{
+    using json = nlohmann::ordered_json; // the first difference in the order the settings were written
+    const json a = json::parse(mine, nullptr, false);
+    const json b = json::parse(theirs, nullptr, false);
+    if (!a.is_object() || !b.is_object())
+        return "rank " + std::to_string(a.is_object() ? theirRank : myRank) +
+               " sent settings that are not a JSON object (another program's rank?)";
+    auto text = [](const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+    auto differs = [&](const std::string &k) {
+        const bool inA = a.contains(k), inB = b.contains(k);
+        if (inA && inB && a.at(k) == b.at(k))
+            return std::string();
+        const std::string va = inA ? text(a.at(k)) : "(not set)";
+        const std::string vb = inB ? text(b.at(k)) : "(not set)";
+        return k + " is " + va + " on rank " + std::to_string(myRank) + " but " + vb + " on rank " +
+               std::to_string(theirRank);
+    };
+    for (const json *side : {&a, &b})
+        for (auto it = side->begin(); it != side->end(); ++it)
+            if (const std::string d = differs(it.key()); !d.empty())
+                return d;
+    return {};
 }
 
 C10dSync::C10dSync(const DistributedOptions &options)
@@ -172,23 +355,97 @@ C10dSync::C10dSync(const DistributedOptions &options)
     quietLibraryLogging();
     const std::string where = options.masterAddr + ":" + std::to_string(options.masterPort);
     const std::string who = "rank " + std::to_string(options.rank) + " of " + std::to_string(options.worldSize);
+    m_who = who;
+    // One deadline for the whole rendezvous: each stage waits only for what is left of it.
+    const auto started = Clock::now();
+    const auto deadline = started + m_timeout;
+    const auto left = [&] {
+        return std::max(std::chrono::milliseconds(1),
+                        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+    };
+    const auto after = [&] {
+        return seconds(std::round(std::chrono::duration<double>(Clock::now() - started).count() * 10) / 10);
+    };
     const std::string noMeeting = who + ": the " + std::to_string(options.worldSize) + " ranks did not all meet at " +
                                   where + " within " + seconds(options.timeoutS) +
-                                  " (a rank is missing, or was started with another WORLD_SIZE or MASTER_PORT): ";
+                                  " (a rank is missing, stopped, or was started with another WORLD_SIZE or MASTER_PORT)";
+    // Before anything is connected: an interface that does not exist is bad input, not a peer.
+    std::vector<std::string> interfaces;
+    const bool gloo =
+#ifdef USE_C10D_NCCL
+        !options.cuda;
+#else
+        true;
+#endif
+    if (const auto list = env("GLOO_SOCKET_IFNAME"); list && gloo) {
+        std::string name;
+        for (size_t i = 0; i <= list->size(); ++i) {
+            if (i < list->size() && (*list)[i] != ',') {
+                name += (*list)[i];
+                continue;
+            }
+            if (name.empty() || name.size() >= IF_NAMESIZE || ::if_nametoindex(name.c_str()) == 0)
+                throw ConfigError("GLOO_SOCKET_IFNAME='" + *list + "' names no network interface of this host" +
+                                  (name.empty() ? std::string() : " ('" + name + "' is not one; `ip link` lists them)"));
+            interfaces.push_back(name);
+            name.clear();
+        }
+    }
+
+    RankGuard &guard = RankGuard::install(options.onFatal, who);
+    guard.arm(deadline + kWatchdogSlack,
+              noMeeting + ": " +
+                  (options.rank == 0 ? std::string("the other ranks stopped answering")
+                                     : "nothing answered the rendezvous at " + where +
+                                           " (rank 0 is stopped, or another program accepts connections there)"),
+              "the rendezvous at " + where + "|another program, not rank 0 of this run, listening there?");
+    if (m_fault.rank == options.rank && m_fault.after == -1)
+        m_fault.strike(); // before the store
+
+    c10::intrusive_ptr<c10d::TCPStore> tcp;
+    for (;;) {
+        try {
+            c10d::TCPStoreOptions so;
+            so.port = static_cast<std::uint16_t>(options.masterPort);
+            so.isServer = options.rank == 0;
+            so.numWorkers = static_cast<std::size_t>(options.worldSize);
+            so.waitWorkers = true; // the constructor returns once every rank has checked in
+            so.timeout = left();
+            tcp = c10::make_intrusive<c10d::TCPStore>(options.masterAddr, so);
+            break;
+        } catch (const std::exception &e) {
+            const std::string cause = firstLine(e);
+            if (options.rank == 0 && (contains(cause, "in use") || contains(cause, "failed to listen")))
+                throw DistributedError(who + ": cannot serve the rendezvous store on " + where +
+                                       ": the port is busy (" + cause + ")");
+            // A rank started before rank 0 keeps knocking until the deadline (LibTorch's client
+            // may give up on connecting before its own timeout has passed).
+            const bool connecting = options.rank != 0 && (contains(cause, "connect") || contains(cause, "refused"));
+            if (connecting && deadline - Clock::now() > std::chrono::milliseconds(200)) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                continue;
+            }
+            if (connecting)
+                throw DistributedError(noMeeting + ": no rank 0 accepted a connection there");
+            throw DistributedError(rendezvousFailure(noMeeting, where, after(), Clock::now() >= deadline, cause));
+        }
+    }
+
+    if (m_fault.rank == options.rank && m_fault.after == -2)
+        m_fault.strike(); // the store is up (rank 0 serves it), the settings not yet exchanged
+
     try {
-        c10d::TCPStoreOptions so;
-        so.port = static_cast<std::uint16_t>(options.masterPort);
-        so.isServer = options.rank == 0;
-        so.numWorkers = static_cast<std::size_t>(options.worldSize);
-        so.waitWorkers = true; // the constructor returns once every rank has checked in
-        so.timeout = m_timeout;
-        m_store = c10::make_intrusive<c10d::TCPStore>(options.masterAddr, so);
+        // This launch's keys only: a rank of another launch that reached this port meets nothing here.
+        m_store = c10::make_intrusive<c10d::PrefixStore>("accumlab/" + options.runId, tcp);
+        m_store->setTimeout(left());
+        checkSettings();
+        m_store->setTimeout(left());
+    } catch (const ConfigError &) {
+        throw;
+    } catch (const DistributedError &) {
+        throw;
     } catch (const std::exception &e) {
-        const std::string cause = firstLine(e);
-        if (options.rank == 0 && (contains(cause, "in use") || contains(cause, "failed to listen")))
-            throw DistributedError(who + ": cannot serve the rendezvous store on " + where +
-                                   ": the port is busy (" + cause + ")");
-        throw DistributedError(noMeeting + cause);
+        throw DistributedError(rendezvousFailure(noMeeting, where, after(), Clock::now() >= deadline, firstLine(e)));
     }
 
     try {
@@ -196,25 +453,68 @@ C10dSync::C10dSync(const DistributedOptions &options)
         if (options.cuda) {
             auto o = c10d::ProcessGroupNCCL::Options::create();
             o->timeout = m_timeout;
+            m_backendName = "nccl";
             m_group = c10::make_intrusive<c10d::ProcessGroupNCCL>(m_store, static_cast<int>(options.rank),
                                                                   static_cast<int>(options.worldSize), o);
-            m_backendName = "nccl";
+            guard.settle("the nccl process group");
             return;
         }
 #endif
         auto o = c10d::ProcessGroupGloo::Options::create(m_timeout);
-        // Loopback ranks talk over 127.0.0.1; ranks on several hosts use the interface named by
-        // GLOO_SOCKET_IFNAME (as PyTorch does) or the one this host's name resolves to.
-        if (isLoopback(options.masterAddr))
-            o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-        else if (const auto ifname = env("GLOO_SOCKET_IFNAME"))
-            o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(*ifname));
-        else
-            o->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+        // As PyTorch: the interfaces GLOO_SOCKET_IFNAME names; else loopback ranks talk over
+        // 127.0.0.1 and ranks on several hosts over the address this host's name resolves to.
+        for (const auto &name : interfaces)
+            o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(name));
+        if (interfaces.empty())
+            o->devices.push_back(isLoopback(options.masterAddr)
+                                     ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                     : c10d::ProcessGroupGloo::createDefaultDevice());
         m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(m_store, static_cast<int>(options.rank),
                                                               static_cast<int>(options.worldSize), o);
     } catch (const std::exception &e) {
-        throw DistributedError(noMeeting + m_backendName + ": " + firstLine(e));
+        throw DistributedError(rendezvousFailure(noMeeting, where, after(), Clock::now() >= deadline,
+                                                 std::string(m_backendName) + ": " + firstLine(e)));
+    }
+    guard.settle("the " + std::string(m_backendName) + " process group");
+}
+
+// Every rank publishes its settings, reads everyone's, and compares each with rank 0's, so all
+// ranks name the same difference (the lowest rank that differs). Before any collective.
+void C10dSync::checkSettings()
+{
+    const auto bytes = [](const std::string &s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+    m_store->set("settings/" + std::to_string(m_options.rank), bytes(m_options.settings));
+    std::vector<std::string> all(static_cast<size_t>(m_options.worldSize));
+    for (int64_t r = 0; r < m_options.worldSize; ++r) {
+        const auto v = r == m_options.rank ? bytes(m_options.settings) : m_store->get("settings/" + std::to_string(r));
+        all[static_cast<size_t>(r)] = std::string(v.begin(), v.end());
+    }
+    m_store->set("settings-read/" + std::to_string(m_options.rank), bytes("1"));
+    // Settings that are no JSON object did not come from an AccumLab rank: the store's port
+    // is answered by another program that happens to speak enough of the protocol.
+    for (int64_t r = 0; r < m_options.worldSize; ++r)
+        if (!nlohmann::json::parse(all[static_cast<size_t>(r)], nullptr, false).is_object())
+            throw DistributedError(m_who + ": the rendezvous at " + m_options.masterAddr + ":" +
+                                   std::to_string(m_options.masterPort) + " answered with rank " + std::to_string(r) +
+                                   "'s settings in no form an AccumLab rank writes: what answered there is not this "
+                                   "run's rank 0 (another program on the port?)");
+    for (int64_t r = 1; r < m_options.worldSize; ++r) {
+        const std::string diff = settingsDifference(all[static_cast<size_t>(r)], r, all[0], 0);
+        if (diff.empty())
+            continue;
+        // Rank 0 serves the store: it leaves only once every rank has read the settings, so
+        // each can name the difference itself rather than lose the store mid-read.
+        if (m_options.rank == 0) {
+            std::vector<std::string> read;
+            for (int64_t q = 1; q < m_options.worldSize; ++q)
+                read.push_back("settings-read/" + std::to_string(q));
+            try {
+                m_store->wait(read);
+            } catch (const std::exception &) { // a rank that died cannot read; the refusal stands
+            }
+        }
+        throw ConfigError("the ranks were started with different settings: " + diff +
+                          "; start every rank with the same options");
     }
 }
 
@@ -222,14 +522,16 @@ C10dSync::~C10dSync() = default;
 
 void C10dSync::allReduceMean(torch::Tensor &flatGrad)
 {
-    if (m_fault.rank == m_options.rank && m_stats.collectives >= m_fault.after) {
-        if (!m_fault.hang)
-            ::raise(SIGKILL);
-        for (;;)
-            std::this_thread::sleep_for(std::chrono::hours(1));
-    }
+    if (m_fault.rank == m_options.rank && m_fault.after >= 0 && m_stats.collectives >= m_fault.after)
+        m_fault.strike();
     const int64_t bytes = flatGrad.numel() * static_cast<int64_t>(flatGrad.element_size());
     const auto t0 = Clock::now();
+    RankGuard &guard = RankGuard::instance();
+    const std::string nth = std::to_string(m_stats.collectives + 1);
+    guard.arm(t0 + m_timeout + kWatchdogSlack,
+              m_who + ": all-reduce " + nth + " failed: no answer from a peer within " + seconds(m_options.timeoutS) +
+                  " (a rank hung, died or was stopped)",
+              "all-reduce " + nth);
     try {
         std::vector<at::Tensor> tensors{flatGrad}; // shares flatGrad's storage: reduced in place
         c10d::AllreduceOptions opts;
@@ -253,11 +555,12 @@ void C10dSync::allReduceMean(torch::Tensor &flatGrad)
             why = "a peer rank closed its connection (it died or was stopped)";
         else
             why = "the collective failed";
-        char head[160];
-        std::snprintf(head, sizeof head, "rank %lld: all-reduce %lld failed after %.1f s: ",
-                      static_cast<long long>(m_options.rank), static_cast<long long>(m_stats.collectives + 1), waited);
-        throw DistributedError(head + why + " [" + std::string(m_backendName) + ": " + cause + "]");
+        guard.disarm();
+        throw DistributedError(m_who + ": all-reduce " + nth + " failed after " +
+                               seconds(std::round(waited * 10) / 10) + ": " + why + " [" + std::string(m_backendName) +
+                               ": " + cause + "]");
     }
+    guard.disarm();
     m_stats.collectives += 1;
     m_stats.bytes += bytes;
     m_stats.ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -284,6 +587,9 @@ int tryBind(const std::string &addr, int port)
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
+    // As the store's server binds: a port whose last connections linger in TIME_WAIT is free.
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
     sa.sin_port = htons(static_cast<uint16_t>(port));
@@ -333,14 +639,38 @@ namespace {
 struct Child {
     pid_t pid = -1;
     bool done = false;
+    bool stopped = false; // by SIGSTOP or a terminal: alive, answering nothing
     int status = 0;
 };
+
+// Reaps `c` if it ended (true); notes whether it is stopped.
+bool reaped(Child &c)
+{
+    int st = 0;
+    if (c.done)
+        return true;
+    const pid_t r = ::waitpid(c.pid, &st, WNOHANG | WUNTRACED | WCONTINUED);
+    if (r != c.pid)
+        return false;
+    if (WIFSTOPPED(st)) {
+        c.stopped = true;
+        return false;
+    }
+    if (WIFCONTINUED(st)) {
+        c.stopped = false;
+        return false;
+    }
+    c.status = st;
+    c.done = true;
+    return true;
+}
 
 // The environment of a rank: ours minus torchrun's variables, plus this rank's.
 std::vector<std::string> environmentWithoutRank()
 {
-    static const char *const kOwned[] = {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=",
-                                         "MASTER_ADDR=", "MASTER_PORT=", "GROUP_RANK="};
+    static const char *const kOwned[] = {"RANK=",        "WORLD_SIZE=",  "LOCAL_RANK=", "LOCAL_WORLD_SIZE=",
+                                         "MASTER_ADDR=", "MASTER_PORT=", "GROUP_RANK=", "ACCUMLAB_RUN_ID=",
+                                         "TORCHELASTIC_RUN_ID="};
     std::vector<std::string> out;
     for (char **e = environ; e && *e; ++e) {
         bool owned = false;
@@ -352,9 +682,10 @@ std::vector<std::string> environmentWithoutRank()
     return out;
 }
 
-std::vector<std::string> rankEnvironment(int64_t rank, int64_t world, int port)
+std::vector<std::string> rankEnvironment(int64_t rank, int64_t world, int port, const std::string &runId)
 {
     std::vector<std::string> out = environmentWithoutRank();
+    out.push_back("ACCUMLAB_RUN_ID=" + runId);
     out.push_back("RANK=" + std::to_string(rank));
     out.push_back("LOCAL_RANK=" + std::to_string(rank));
     out.push_back("WORLD_SIZE=" + std::to_string(world));
@@ -399,19 +730,16 @@ void stopAll(std::vector<Child> &children)
 {
     // Each child leads its own process group, so whatever it started goes with it.
     for (auto &c : children)
-        if (!c.done)
+        if (!c.done) {
             ::kill(-c.pid, SIGTERM);
+            ::kill(-c.pid, SIGCONT); // a stopped rank takes its SIGTERM now, not when resumed
+        }
     const auto deadline = Clock::now() + kStopGrace;
     for (;;) {
         bool running = false;
-        for (auto &c : children) {
-            if (c.done)
-                continue;
-            if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid)
-                c.done = true;
-            else
+        for (auto &c : children)
+            if (!reaped(c))
                 running = true;
-        }
         if (!running)
             return;
         if (Clock::now() >= deadline)
@@ -460,9 +788,17 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
     const pid_t parent = ::getpid();
     std::vector<Child> children(envStrings.size());
     std::string startError;
+    // Signals wait while a child is between fork and execve: there it still carries this
+    // process's handlers (a test framework's, the window's), which must not run in it.
+    sigset_t all, before;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &before);
     for (size_t r = 0; r < envStrings.size(); ++r) {
         const pid_t pid = ::fork();
         if (pid == 0) {
+            for (int sig = 1; sig < NSIG; ++sig)
+                ::signal(sig, SIG_DFL); // (fails harmlessly for SIGKILL, SIGSTOP and unused numbers)
+            ::sigprocmask(SIG_SETMASK, &before, nullptr);
             ::setpgid(0, 0);
             ::prctl(PR_SET_PDEATHSIG, SIGKILL); // a child never outlives its launcher
             if (::getppid() != parent)
@@ -481,6 +817,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
         ::setpgid(pid, pid); // also here, so stopAll never races the child's own call
         children[r].pid = pid;
     }
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     for (int f : logFds)
         if (f >= 0)
             ::close(f);
@@ -492,6 +829,10 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
     }
 
     LaunchResult result;
+    const auto name = [&](int64_t r) { return unit == "rank" ? unit + " " + std::to_string(r) : unit; };
+    const auto lastLogLine = [&](int64_t r) {
+        return logDir.empty() ? std::string() : lastLine(logDir / logNames[static_cast<size_t>(r)]);
+    };
     for (;;) {
         if (cancel && cancel->cancelled()) {
             stopAll(children);
@@ -499,32 +840,64 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
         }
         bool running = false;
         int64_t firstFailure = -1;
+        // Of children that ended in the same poll, a killed one is the likelier root cause.
+        const auto consider = [&](int64_t r) {
+            const int st = children[static_cast<size_t>(r)].status;
+            if (failed(st) && (firstFailure < 0 ||
+                               (WIFSIGNALED(st) && !WIFSIGNALED(children[static_cast<size_t>(firstFailure)].status))))
+                firstFailure = r;
+        };
         for (size_t r = 0; r < children.size(); ++r) {
             Child &c = children[r];
             if (c.done)
                 continue;
-            if (::waitpid(c.pid, &c.status, WNOHANG) == c.pid) {
-                c.done = true;
-                // Of children that ended in the same poll, a killed one is the likelier root cause.
-                if (failed(c.status) &&
-                    (firstFailure < 0 || (WIFSIGNALED(c.status) && !WIFSIGNALED(children[firstFailure].status))))
-                    firstFailure = static_cast<int64_t>(r);
-            } else {
+            if (reaped(c))
+                consider(static_cast<int64_t>(r));
+            else
                 running = true;
-            }
         }
         if (firstFailure >= 0) {
-            const int status = children[firstFailure].status;
-            const std::string name = unit == "rank" ? unit + " " + std::to_string(firstFailure) : unit;
-            result.failedRank = firstFailure;
-            result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : kExitDistributed;
-            result.failure = result.exitCode == 127 ? name + " could not start " + exe.string()
-                                                    : name + " " + describe(status);
-            if (!logDir.empty()) {
-                const std::string line = lastLine(logDir / logNames[firstFailure]);
-                if (!line.empty())
-                    result.failure += ": " + line;
+            // A rank that gave up on a peer (exit 3) is a witness, not the cause: the others get
+            // a moment to end by themselves, and one still running or stopped after it is blamed.
+            const int firstStatus = children[static_cast<size_t>(firstFailure)].status;
+            int64_t suspect = -1;
+            if (unit == "rank" && WIFEXITED(firstStatus) && WEXITSTATUS(firstStatus) == kExitDistributed) {
+                const auto until = Clock::now() + kBlameGrace;
+                bool waiting = true;
+                while (waiting && Clock::now() < until) {
+                    waiting = false;
+                    for (size_t r = 0; r < children.size(); ++r)
+                        if (!children[r].done) {
+                            if (reaped(children[r]))
+                                consider(static_cast<int64_t>(r));
+                            else
+                                waiting = true;
+                        }
+                    if (waiting)
+                        std::this_thread::sleep_for(kPollInterval);
+                }
+                if (!WIFSIGNALED(children[static_cast<size_t>(firstFailure)].status))
+                    for (size_t r = 0; r < children.size() && suspect < 0; ++r)
+                        if (!children[r].done)
+                            suspect = static_cast<int64_t>(r);
             }
+            const int status = children[static_cast<size_t>(firstFailure)].status;
+            result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : kExitDistributed;
+            if (suspect >= 0) {
+                const bool stopped = children[static_cast<size_t>(suspect)].stopped;
+                result.failedRank = suspect;
+                result.failure = name(suspect) + " stopped answering (" +
+                                 (stopped ? std::string("it was stopped by a signal, as by kill -STOP")
+                                          : std::string("it was still running when the others gave up")) +
+                                 "); " + name(firstFailure) + " " + describe(status);
+            } else {
+                result.failedRank = firstFailure;
+                result.failure = result.exitCode == 127 ? name(firstFailure) + " could not start " + exe.string()
+                                                        : name(firstFailure) + " " + describe(status);
+            }
+            const std::string line = lastLogLine(firstFailure);
+            if (!line.empty())
+                result.failure += ": " + line;
             const bool othersRunning =
                 std::any_of(children.begin(), children.end(), [](const Child &c) { return !c.done; });
             stopAll(children);
@@ -553,8 +926,9 @@ LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vecto
         requirePortFree("127.0.0.1", port);
     std::vector<std::vector<std::string>> envs;
     std::vector<std::string> logs;
+    const std::string runId = randomId(); // fresh for each launch
     for (int64_t r = 0; r < options.worldSize; ++r) {
-        envs.push_back(rankEnvironment(r, options.worldSize, port));
+        envs.push_back(rankEnvironment(r, options.worldSize, port, runId));
         logs.push_back("rank-" + std::to_string(r) + ".log");
     }
     return supervise(exe, args, std::move(envs), options.logDir, logs, "rank", cancel);

@@ -9,7 +9,6 @@
 // the others, never a hang.
 //
 // Plain C++ (no torch, no Qt): the desktop app's worker includes this header.
-// Not for: choosing a CUDA device per rank (every rank uses the engine's device).
 #pragma once
 
 #include "core/config.h"
@@ -57,18 +56,34 @@ struct DistributedOptions {
     int masterPort = kDefaultMasterPort;
     double timeoutS = kDefaultDistTimeoutS;
     bool cuda = false; // the gradients live on CUDA: NCCL where compiled in, Gloo otherwise
+    // The settings every rank must share, as a flat JSON object (CLI option name -> value).
+    // Compared at rendezvous before any collective; a difference is refused (ConfigError).
+    std::string settings = "{}";
+    // Keys of this launch in the store: ranks of another launch on the same port never meet
+    // these. The launcher sets ACCUMLAB_RUN_ID (torchrun's TORCHELASTIC_RUN_ID also counts).
+    std::string runId = "default";
+    // Called (from any thread) when a wait passes its bound although the library did not
+    // return, or when an exception escapes one of LibTorch's threads: the message is one
+    // sentence. Must not return; when null (or when it returns) the process writes the
+    // message to stderr and exits with kExitDistributed.
+    void (*onFatal)(const std::string &message) = nullptr;
 };
 
 // Throws ConfigError naming the first bad field (rank outside [0, world), port, timeout).
 void validate(const DistributedOptions &);
 
-// Reads torchrun's environment. nullopt when neither RANK nor WORLD_SIZE is set; ConfigError
+// Reads torchrun's environment (runId from ACCUMLAB_RUN_ID or TORCHELASTIC_RUN_ID). nullopt
+// when neither RANK nor WORLD_SIZE is set; ConfigError
 // when one is set without the other or a value does not parse. MASTER_ADDR defaults to
 // 127.0.0.1, MASTER_PORT to 29500, LOCAL_RANK to RANK.
 std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS = kDefaultDistTimeoutS);
 
-// Rendezvous (rank 0 serves the TCPStore) and the process group. Blocks until all
-// worldSize ranks have joined or the timeout passes. Throws DistributedError.
+// Rendezvous (rank 0 serves the TCPStore), the settings check and the process group. Blocks
+// until all worldSize ranks have joined or the timeout passes: the whole rendezvous has one
+// deadline, and a watchdog ends the process (onFatal) when a library wait overstays it (a
+// stopped rank 0, a port that accepts and never answers). Throws DistributedError; throws
+// ConfigError when GLOO_SOCKET_IFNAME names no interface or the ranks' settings differ.
+// Every exception escaping a LibTorch thread afterwards goes to onFatal, not to terminate.
 std::shared_ptr<GradSync> joinProcessGroup(const DistributedOptions &options);
 
 // Collectives issued so far by a process group (zero for a single process).
@@ -88,15 +103,21 @@ struct LaunchOptions {
 
 struct LaunchResult {
     int exitCode = 0;         // the first failing rank's exit code (3 for a signal), else 0
-    int64_t failedRank = -1;
+    int64_t failedRank = -1;  // the rank to blame: one that died or stopped answering, when the
+                              // rank that gave up reported a peer that did not answer
     std::string failure;      // one sentence when a rank failed, "" otherwise
 };
 
 // Exit code of a rank that failed on rendezvous or a collective, and of a rank that died.
 constexpr int kExitDistributed = 3;
 
+// The first key whose value differs between two flat JSON settings objects, in a sentence
+// naming both ranks' values ("--seed 7 on rank 1, --seed 42 on rank 0"); "" when they agree.
+std::string settingsDifference(const std::string &mine, int64_t myRank, const std::string &theirs,
+                               int64_t theirRank);
+
 // Starts worldSize copies of `exe args...` on loopback with torchrun's environment set
-// (MASTER_ADDR=127.0.0.1), waits for them and returns how they ended. When one rank fails,
+// (MASTER_ADDR=127.0.0.1) and a fresh ACCUMLAB_RUN_ID, waits for them and returns how they ended. When one rank fails,
 // the others are stopped (SIGTERM, then SIGKILL after a grace period). When `cancel` is set
 // every rank is stopped and Cancelled is thrown. Ranks die with the launcher
 // (PR_SET_PDEATHSIG). Throws ConfigError for a busy port, DistributedError when a rank

@@ -4,13 +4,18 @@
 #include "core/device.h"
 #include "core/version.h"
 
+#include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <sys/stat.h>
 #include <cstring>
 #include <fcntl.h>
+#include <random>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace accumlab {
@@ -138,20 +143,96 @@ int writeAll(int fd, const std::string &content)
 
 } // namespace
 
+namespace {
+
+// Temporary names a signal handler may have to remove: fixed storage, lock-free, so the
+// handler reads it without allocating. A slot is 0 free, 1 being filled, 2 holding a path.
+constexpr int kSlots = 64;
+struct TempSlot {
+    std::atomic<int> state{0};
+    char path[PATH_MAX];
+};
+TempSlot g_temps[kSlots];
+
+int registerTemp(const std::string &path)
+{
+    if (path.size() >= PATH_MAX)
+        return -1;
+    for (int i = 0; i < kSlots; ++i) {
+        int expected = 0;
+        if (g_temps[i].state.compare_exchange_strong(expected, 1)) {
+            std::memcpy(g_temps[i].path, path.c_str(), path.size() + 1);
+            g_temps[i].state.store(2);
+            return i;
+        }
+    }
+    return -1; // more than kSlots staged at once: that file is only removed by its destructor
+}
+
+void unregisterTemp(int slot)
+{
+    if (slot >= 0)
+        g_temps[slot].state.store(0);
+}
+
+// Holds back the signals that end a process (they arrive when it is dropped).
+class HeldSignals {
+public:
+    HeldSignals()
+    {
+        sigset_t set;
+        sigemptyset(&set);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT})
+            sigaddset(&set, sig);
+        ::pthread_sigmask(SIG_BLOCK, &set, &m_before);
+    }
+    ~HeldSignals() { ::pthread_sigmask(SIG_SETMASK, &m_before, nullptr); }
+
+private:
+    sigset_t m_before;
+};
+
+std::filesystem::path folderOf(const std::filesystem::path &p)
+{
+    return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+}
+
+void syncFolder(const std::filesystem::path &dir)
+{
+    // Makes renames durable; a folder that cannot be opened or synced loses nothing that was
+    // not already in the page cache, so failures here are not reported.
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+} // namespace
+
 StagedFile::StagedFile(std::filesystem::path path, const std::string &content) : m_path(std::move(path))
 {
     namespace fs = std::filesystem;
-    const fs::path dir = m_path.has_parent_path() ? m_path.parent_path() : fs::path(".");
+    const fs::path dir = folderOf(m_path);
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir, ec))
         throw ExportError("cannot create the folder " + dir.string() + ": " +
-                          (ec ? ec.message() : std::string("not a folder")));
+                              (ec ? ec.message() : std::string("not a folder")),
+                          ec ? ec.message() : std::string("not a folder"));
     // A unique name, so two writers of one destination (two windows, two threads) never share it.
     std::string pattern = m_path.string() + ".tmp-XXXXXX";
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0)
-        throw ExportError("cannot write to " + dir.string() + ": " + errorText(errno));
+    int fd = -1;
+    {
+        const HeldSignals held; // created and registered as one step: a signal never orphans it
+        fd = ::mkstemp(pattern.data());
+        if (fd >= 0)
+            m_slot = registerTemp(pattern);
+    }
+    if (fd < 0) {
+        const int e = errno;
+        throw ExportError("cannot write to " + dir.string() + ": " + errorText(e), errorText(e));
+    }
     m_tmp = pattern;
     int err = ::fchmod(fd, 0644) != 0 ? errno : 0; // mkstemp's 0600 would hide the export from others
     if (!err)
@@ -160,7 +241,8 @@ StagedFile::StagedFile(std::filesystem::path path, const std::string &content) :
         err = errno;
     if (err) {
         fs::remove(m_tmp, ec);
-        throw ExportError("cannot write " + m_path.string() + ": " + errorText(err));
+        unregisterTemp(m_slot);
+        throw ExportError("cannot write " + m_path.string() + ": " + errorText(err), errorText(err));
     }
 }
 
@@ -170,20 +252,124 @@ StagedFile::~StagedFile()
         std::error_code ec;
         std::filesystem::remove(m_tmp, ec);
     }
+    unregisterTemp(m_slot);
 }
 
-void StagedFile::commit()
+void StagedFile::commit() { publishTogether({this}); }
+
+void publishTogether(const std::vector<StagedFile *> &files)
 {
-    if (std::rename(m_tmp.c_str(), m_path.c_str()) != 0)
-        throw ExportError("cannot write " + m_path.string() + ": " + errorText(errno));
-    m_committed = true;
-    // Make the rename itself durable; a folder that cannot be opened or synced loses nothing
-    // that was not already in the page cache, so failures here are not reported.
-    const std::filesystem::path dir = m_path.has_parent_path() ? m_path.parent_path() : ".";
+    namespace fs = std::filesystem;
+    if (files.empty())
+        return;
+    const fs::path dir = folderOf(files.front()->m_path);
+    // One writer of this folder at a time; the lock goes with the descriptor.
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
+    if (dfd < 0) {
+        const int e = errno;
+        throw ExportError("cannot write to " + dir.string() + ": " + errorText(e), errorText(e));
+    }
+    while (::flock(dfd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    struct Unlock {
+        int fd;
+        ~Unlock() { ::close(fd); }
+    } unlock{dfd};
+
+    const HeldSignals held;
+    // The earlier files, kept aside under a second name (a hard link) until all are published.
+    std::vector<std::string> kept(files.size());
+    std::vector<int> keptSlots(files.size(), -1);
+    const auto dropKept = [&] {
+        for (size_t i = 0; i < kept.size(); ++i)
+            if (!kept[i].empty()) {
+                ::unlink(kept[i].c_str());
+                unregisterTemp(keptSlots[i]);
+            }
+    };
+    for (size_t i = 0; i < files.size(); ++i) {
+        struct stat st{};
+        if (::lstat(files[i]->m_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue; // nothing there yet, or a link or folder: nothing of ours to restore
+        for (int attempt = 0; attempt < 16 && kept[i].empty(); ++attempt) {
+            const std::string name = files[i]->m_path.string() + ".old-" + std::to_string(::getpid()) + "-" +
+                                     std::to_string(attempt);
+            if (::link(files[i]->m_path.c_str(), name.c_str()) == 0) {
+                kept[i] = name;
+                keptSlots[i] = registerTemp(name);
+            } else if (errno != EEXIST) {
+                break; // no hard links here (some file systems): published without a way back
+            }
+        }
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+        StagedFile &f = *files[i];
+        if (std::rename(f.m_tmp.c_str(), f.m_path.c_str()) == 0) {
+            f.m_committed = true;
+            continue;
+        }
+        const std::string reason = errorText(errno);
+        // Put back what was already replaced.
+        std::string lost;
+        for (size_t j = 0; j < i; ++j) {
+            const fs::path &done = files[j]->m_path;
+            const bool restored = kept[j].empty() ? (::unlink(done.c_str()) == 0 || errno == ENOENT)
+                                                  : std::rename(kept[j].c_str(), done.c_str()) == 0;
+            if (restored) {
+                if (!kept[j].empty()) {
+                    unregisterTemp(keptSlots[j]);
+                    kept[j].clear();
+                }
+            } else {
+                lost += (lost.empty() ? "" : ", ") + done.filename().string();
+            }
+        }
+        dropKept();
+        syncFolder(dir);
+        if (!lost.empty())
+            throw ExportError("cannot write " + f.m_path.string() + ": " + reason + "; " + lost +
+                                  " was already replaced and could not be put back, so it is new while " +
+                                  f.m_path.filename().string() + " is old",
+                              reason);
+        throw ExportError("cannot write " + f.m_path.string() + ": " + reason, reason);
+    }
+    dropKept();
+    syncFolder(dir);
+}
+
+std::string randomId()
+{
+    std::random_device device;
+    const uint64_t v = (static_cast<uint64_t>(device()) << 32) ^ device();
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+    return text;
+}
+
+void removeStagedFilesNow() noexcept
+{
+    for (auto &slot : g_temps)
+        if (slot.state.load() == 2)
+            ::unlink(slot.path);
+}
+
+namespace {
+void cleanupAndDie(int sig)
+{
+    removeStagedFilesNow();
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+} // namespace
+
+void installExportSignalCleanup()
+{
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction sa{};
+        sa.sa_handler = &cleanupAndDie;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        ::sigaction(sig, &sa, nullptr);
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace accumlab {
 
@@ -23,12 +24,22 @@ nlohmann::json curveJson(const SweepResult &, const EquivalenceResult *equivalen
 // A file that could not be written (full disk, vanished or read-only folder): one sentence.
 class ExportError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit ExportError(const std::string &sentence, std::string reason = {})
+        : std::runtime_error(sentence), m_reason(std::move(reason))
+    {
+    }
+    // The cause alone (strerror's words), for a caller that writes its own sentence.
+    const std::string &reason() const { return m_reason; }
+
+private:
+    std::string m_reason;
 };
 
 // A whole file written and flushed beside its destination, not yet visible: commit() renames
-// it over the destination; destroyed uncommitted, it is removed. Several files can be staged,
-// then published together or dropped together (a cancelled export leaves nothing behind).
+// it over the destination (a symlink there is replaced, never followed); destroyed
+// uncommitted, it is removed. While it exists its temporary name is registered, so a signal
+// handler can remove it (removeStagedFilesNow). Several files can be staged, then published
+// together (publishTogether) or dropped together (a cancelled export leaves nothing behind).
 class StagedFile {
 public:
     // Throws ExportError with a sentence; on failure nothing is left beside `path`.
@@ -37,12 +48,34 @@ public:
     StagedFile(const StagedFile &) = delete;
     StagedFile &operator=(const StagedFile &) = delete;
     void commit(); // throws ExportError; the destination keeps its earlier content then
+    const std::filesystem::path &path() const { return m_path; }
 
 private:
+    friend void publishTogether(const std::vector<StagedFile *> &files);
     std::filesystem::path m_path;
     std::filesystem::path m_tmp;
+    int m_slot = -1; // in the signal-time registry
     bool m_committed = false;
 };
+
+// Publishes staged files in one folder as a set: under an exclusive lock on the folder (so
+// writers of one out-dir publish one after the other, never interleaved), with the signals
+// that end a process held back for the few renames, and with the earlier files kept aside
+// until every rename succeeded. When one fails, the files already replaced get their earlier
+// content back and ExportError says so; only if that also fails does the sentence name
+// exactly which file is new and which is old.
+void publishTogether(const std::vector<StagedFile *> &files);
+
+// 16 hex digits from std::random_device: the id that pairs two exports of one run (and
+// that keeps the ranks of one launch apart from another's).
+std::string randomId();
+
+// Async-signal-safe: removes every staged temporary file of this process. For a SIGINT or
+// SIGTERM handler; installExportSignalCleanup() installs one.
+void removeStagedFilesNow() noexcept;
+// SIGINT, SIGTERM and SIGHUP remove the staged files, then end the process as the signal
+// would have (exit status 128 + signal). Call once, early in main.
+void installExportSignalCleanup();
 
 // Writes `content` to a temp file beside `path`, flushes, then renames over `path`.
 // Throws ExportError with a sentence on failure; never leaves a partial file.

@@ -58,16 +58,19 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
                          const EquivalenceResult &equivalence, Language language, const CancelToken *cancel)
 {
     ExportPaths paths{outDir / kCurveFileName, outDir / kSkillFileName};
-    // Both files are staged before either is published: a failure or a cancel in between
-    // leaves both destinations as they were.
-    StagedFile curve(paths.curve, curveJson(sweep, &equivalence).dump(2) + "\n");
+    // Both files are staged before either is published, then published as a pair: a failure
+    // or a cancel leaves both destinations as they were. One export id in both tells a reader
+    // that the two belong to one run.
+    const std::string id = randomId();
+    nlohmann::json curveDoc = curveJson(sweep, &equivalence);
+    curveDoc["export_id"] = id;
+    StagedFile curve(paths.curve, curveDoc.dump(2) + "\n");
     if (cancel && cancel->cancelled())
         throw Cancelled{};
-    StagedFile skill(paths.skill, skillMarkdown(equivalence, sweep, language));
+    StagedFile skill(paths.skill, skillMarkdown(equivalence, sweep, language) + "\n<!-- export_id: " + id + " -->\n");
     if (cancel && cancel->cancelled())
         throw Cancelled{};
-    curve.commit();
-    skill.commit();
+    publishTogether({&curve, &skill});
     return paths;
 }
 

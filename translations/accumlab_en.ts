@@ -11,6 +11,21 @@
         <source>there is nothing to write.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>the folder %1 does not exist.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>FileReading</name>
+    <message>
+        <source>it is not a regular file (a FIFO, a device or a folder)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is larger than %1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>ImportErrors</name>
@@ -88,6 +103,10 @@
     </message>
     <message>
         <source>in point %1, effective_batch is %2, which is not %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; holds a value no measurement gives (too large, or too close to zero)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1070,10 +1089,6 @@
     </message>
     <message>
         <source>Overlay a saved curve (AccumLab&apos;s or the lesson&apos;s) on the throughput chart</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>the file is larger than %1 MiB</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -11,6 +11,21 @@
         <source>there is nothing to write.</source>
         <translation>چیزی برای نوشتن نیست.</translation>
     </message>
+    <message>
+        <source>the folder %1 does not exist.</source>
+        <translation>پوشه‌ی %1 وجود ندارد.</translation>
+    </message>
+</context>
+<context>
+    <name>FileReading</name>
+    <message>
+        <source>it is not a regular file (a FIFO, a device or a folder)</source>
+        <translation>فایلی معمولی نیست (یک FIFO، یک دستگاه یا یک پوشه است)</translation>
+    </message>
+    <message>
+        <source>it is larger than %1 MiB</source>
+        <translation>بزرگ‌تر از %1 مگابایت است</translation>
+    </message>
 </context>
 <context>
     <name>ImportErrors</name>
@@ -89,6 +104,10 @@
     <message>
         <source>in point %1, effective_batch is %2, which is not %3</source>
         <translation>در نقطه‌ی %1، effective_batch برابر %2 است که حاصل %3 نیست</translation>
+    </message>
+    <message>
+        <source>in point %1, field &apos;%2&apos; holds a value no measurement gives (too large, or too close to zero)</source>
+        <translation>در نقطه‌ی %1، فیلد «%2» مقداری دارد که هیچ اندازه‌گیری‌ای به دست نمی‌دهد (بیش از حد بزرگ یا بیش از حد نزدیک به صفر)</translation>
     </message>
 </context>
 <context>
@@ -1071,10 +1090,6 @@
     <message>
         <source>Overlay a saved curve (AccumLab&apos;s or the lesson&apos;s) on the throughput chart</source>
         <translation>یک منحنی ذخیره‌شده (از AccumLab یا از درس) را روی نمودار توان عملیاتی نشان می‌دهد</translation>
-    </message>
-    <message>
-        <source>the file is larger than %1 MiB</source>
-        <translation>فایل بزرگ‌تر از %1 مگابایت است</translation>
     </message>
     <message>
         <source>Imported %1: %2 points</source>

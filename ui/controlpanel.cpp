@@ -334,6 +334,7 @@ ControlLimits ControlPanel::limits()
     l.maxSeed = kMaxSeed;
     l.minNumSteps = 1;
     l.maxNumSteps = kMaxNumSteps;
+    l.maxPace = kMaxPace;
     for (double lr : kLearningRates)
         l.learningRates.append(lr);
     return l;

@@ -30,6 +30,7 @@ struct ControlLimits {
     int maxSeed = 0;
     int minNumSteps = 0;
     int maxNumSteps = 0;
+    int maxPace = 0;
     QList<double> learningRates; // the slider's stops, ascending
 };
 

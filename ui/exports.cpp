@@ -6,8 +6,8 @@
 
 #include <QBuffer>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QPixmap>
-#include <QSaveFile>
 #include <QWidget>
 
 namespace accumlab::ui {
@@ -21,16 +21,19 @@ bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *erro
     };
     if (bytes.isEmpty())
         return fail(QCoreApplication::translate("Exports", "there is nothing to write."));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(file.errorString());
-    if (file.write(bytes) != bytes.size()) {
-        const QString reason = file.errorString();
-        file.cancelWriting();
-        return fail(reason);
+    // A folder that vanished under the dialog is not made again behind the user's back.
+    const QFileInfo folder(QFileInfo(path).absolutePath());
+    if (!folder.isDir())
+        return fail(QCoreApplication::translate("Exports", "the folder %1 does not exist.").arg(folder.filePath()));
+    // Core's staged write, as the CLI's: a symlink at `path` is replaced by the file, never
+    // followed out of the chosen folder (QSaveFile would write through it to its target).
+    try {
+        StagedFile(std::filesystem::path(path.toStdString()),
+                   std::string(bytes.constData(), static_cast<size_t>(bytes.size())))
+            .commit();
+    } catch (const ExportError &e) {
+        return fail(QString::fromStdString(e.reason().empty() ? e.what() : e.reason()));
     }
-    if (!file.commit())
-        return fail(file.errorString());
     return true;
 }
 

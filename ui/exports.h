@@ -1,5 +1,7 @@
 // The window's exports: accum-curve.json and the skill markdown (core's writers) and PNGs,
-// all written whole through QSaveFile, so a failure leaves no partial file behind.
+// all written whole through core's StagedFile (a temporary beside the file, renamed over it),
+// so a failure leaves no partial file behind and a symlink in the folder is replaced, not
+// followed.
 #pragma once
 
 #include "core/equivalence.h"
@@ -13,7 +15,7 @@ class QWidget;
 
 namespace accumlab::ui {
 
-// Writes `bytes` to `path` through QSaveFile (commit, or cancelWriting on error). On failure
+// Writes `bytes` to `path` through StagedFile. On failure
 // returns false and sets `error` to a sentence naming the file and the reason.
 bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *error);
 

@@ -61,6 +61,9 @@ QString ImportErrors::reason(const CurveErrorDetail &d, const QLocale &loc)
         return tr("in point %1, effective_batch is %2, which is not %3")
             .arg(point, loc.toString(qint64(d.number)),
                  LanguageManager::ltr(QStringLiteral("micro_batch × accum_steps × world_size")));
+    case CurveErrorCode::OutOfRange:
+        return tr("in point %1, field '%2' holds a value no measurement gives (too large, or too close to zero)")
+            .arg(point, field);
     }
     return tr("it is not a valid accum-curve file");
 }

@@ -6,6 +6,7 @@
 #include "ui/equivalencepanel.h"
 #include "ui/experimentpanel.h"
 #include "ui/exports.h"
+#include "ui/filereading.h"
 #include "ui/gradientbufferview.h"
 #include "ui/importerrors.h"
 #include "ui/language.h"
@@ -823,15 +824,11 @@ void MainWindow::rememberFolder(const QString &path) const
 bool MainWindow::importCurve(const QString &path)
 {
     const QString name = QFileInfo(path).fileName();
-    QFile file(path);
     QString reason;
-    if (!file.open(QIODevice::ReadOnly)) {
-        reason = file.errorString();
-    } else if (file.size() > static_cast<qint64>(kMaxCurveFileBytes)) {
-        reason = tr("the file is larger than %1 MiB").arg(locale().toString(qint64(kMaxCurveFileBytes >> 20)));
-    } else {
+    // A FIFO or /dev/zero is refused before a read could block or fill memory.
+    if (const auto bytes = readRegularFile(path, static_cast<qint64>(kMaxCurveFileBytes), &reason)) {
         try {
-            const CurveFile curve = parseCurveJson(file.readAll().toStdString());
+            const CurveFile curve = parseCurveJson(bytes->toStdString());
             m_throughputChart->addImportedCurve(name, curve.points);
             statusBar()->showMessage(tr("Imported %1: %2 points").arg(name, locale().toString(qint64(curve.points.size()))));
             return true;
@@ -954,14 +951,15 @@ void MainWindow::applyPreset(const Preset &preset)
 
 bool MainWindow::loadPresetFile(const QString &path, QString *error)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    QString reason;
+    const auto bytes = readRegularFile(path, kMaxPresetFileBytes, &reason);
+    if (!bytes) {
         if (error)
-            *error = tr("Could not open %1: %2").arg(path, file.errorString());
+            *error = tr("Could not open %1: %2").arg(path, reason);
         return false;
     }
     QString parseError;
-    const auto preset = presetFromJson(file.readAll(), &parseError);
+    const auto preset = presetFromJson(*bytes, &parseError);
     if (!preset) {
         if (error)
             *error = tr("%1: %2").arg(path, parseError);

@@ -1,11 +1,14 @@
 // Preset <-> JSON. Enum values use core's names ("sgd", "float32", ...), as the CLI does.
 #include "ui/preset.h"
 
+#include "ui/controlpanel.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {
@@ -18,6 +21,31 @@ namespace {
 constexpr double kMaxExactDouble = 9007199254740992.0;
 
 QString str(const std::string &s) { return QString::fromStdString(s); }
+
+// Every number as the controls can show it: a value a control would clamp, wrap or snap is
+// refused (the window then keeps its defaults), never loaded as another value.
+void requireWithinTheControls(const Preset &p)
+{
+    const ControlLimits l = ControlPanel::limits();
+    auto range = [](const char *key, double v, double lo, double hi) {
+        if (!(v >= lo && v <= hi))
+            throw ConfigError(std::string(key) + " is " + toDecimalString(v) + ", outside the controls' " +
+                              toDecimalString(lo) + " to " + toDecimalString(hi));
+    };
+    const AccumConfig &c = p.config;
+    range("micro_batch", double(c.microBatch), 1, l.maxMicroBatch);
+    range("accum_steps", double(c.accumSteps), 1, l.maxAccumSteps);
+    range("world_size", double(c.worldSize), 1, l.maxWorldSize);
+    range("seed", double(c.seed), 0, l.maxSeed);
+    range("num_steps", p.numSteps, l.minNumSteps, l.maxNumSteps);
+    range("warmup_steps", p.warmupSteps, 0, l.maxNumSteps);
+    range("pace", p.pace, 1, l.maxPace);
+    range("threads", p.threads, 0, 1024);
+    const bool onSlider = std::any_of(l.learningRates.begin(), l.learningRates.end(),
+                                      [&](double stop) { return std::abs(stop - c.optimizer.lr) <= 1e-9 * stop; });
+    if (!onSlider)
+        throw ConfigError("lr " + toDecimalString(c.optimizer.lr) + " is not one of the learning-rate slider's stops");
+}
 
 } // namespace
 
@@ -90,7 +118,11 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         c.microBatch = integer("micro_batch", c.microBatch);
         c.accumSteps = integer("accum_steps", c.accumSteps);
         c.worldSize = integer("world_size", c.worldSize);
-        c.optimizer.lr = o.value(QStringLiteral("lr")).toDouble(c.optimizer.lr);
+        if (const QJsonValue lr = o.value(QStringLiteral("lr")); !lr.isUndefined()) {
+            if (!lr.isDouble())
+                throw ConfigError("lr is not a number");
+            c.optimizer.lr = lr.toDouble();
+        }
         c.optimizer.kind = optimizerFromString(text("optimizer", toString(c.optimizer.kind)));
         c.scaling = scalingFromString(text("scaling", toString(c.scaling)));
         c.stepEveryMicro = o.value(QStringLiteral("step_every_micro")).toBool(c.stepEveryMicro);
@@ -106,12 +138,20 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
             c.seed = static_cast<uint64_t>(wholeNumber("seed", seed.toDouble(), 0.0));
         if (!seedOk)
             throw ConfigError("seed is not a non-negative integer");
-        p.pace = static_cast<int>(integer("pace", p.pace));
+        // Narrowed to int only once inside int's range (2^32 + 1 must not become 1).
+        auto small = [&](const char *key, int fallback) {
+            const qint64 v = integer(key, fallback);
+            if (v < -1000000000 || v > 1000000000)
+                throw ConfigError(std::string(key) + " is " + std::to_string(v) + ", far outside the controls");
+            return static_cast<int>(v);
+        };
+        p.pace = small("pace", p.pace);
         p.accumGrid = o.value(QStringLiteral("accum_grid")).toString(p.accumGrid);
-        p.numSteps = static_cast<int>(integer("num_steps", p.numSteps));
-        p.warmupSteps = static_cast<int>(integer("warmup_steps", p.warmupSteps));
-        p.threads = static_cast<int>(integer("threads", p.threads));
+        p.numSteps = small("num_steps", p.numSteps);
+        p.warmupSteps = small("warmup_steps", p.warmupSteps);
+        p.threads = small("threads", p.threads);
         parseGrid(p.accumGrid.toStdString());
+        requireWithinTheControls(p);
         validate(c);
         const QJsonObject classroom = o.value(QStringLiteral("classroom")).toObject();
         p.classroomMode = classroom.value(QStringLiteral("enabled")).toBool(false);

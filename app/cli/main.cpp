@@ -15,6 +15,7 @@
 #include "core/distributed.h"
 #include "core/export.h"
 #include "core/lesson.h"
+#include "core/omp_guard.h"
 #include "core/version.h"
 
 #include <CLI/CLI.hpp>
@@ -226,9 +227,10 @@ void setWorld(LessonOptions &o, int64_t world)
     validate(e);
 }
 
-EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f)
+EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize = 1)
 {
     EquivalenceConfig c;
+    c.worldSize = worldSize; // before validate: a compare split covers the batch with every rank's share
     c.bigBatch = f.bigBatch;
     c.accumSteps = f.accumSteps;
     c.optimizer.kind = optimizerFromString(f.optimizer);
@@ -278,6 +280,49 @@ int checkStdout(int code)
     std::_Exit(code);
 }
 
+// What every rank of one run must share, keyed by the option that sets it: compared at the
+// rendezvous, so a rank started with another seed or width is refused before any collective.
+// Options only rank 0 uses (--out-dir, --no-write) and --threads (speed only) are left out.
+std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const SweepConfig &sweep)
+{
+    nlohmann::ordered_json out; // compared in this order: the first difference is named
+    if (equivalence) {
+        out = {{"command", "equivalence"},
+               {"--big-batch", eq.bigBatch},
+               {"--accum-steps", eq.accumSteps},
+               {"--optimizer", toString(eq.optimizer.kind)},
+               {"--lr", eq.optimizer.lr},
+               {"--scaling", toString(eq.scaling)},
+               {"--step-every-micro", eq.stepEveryMicro},
+               {"--dtype", toString(eq.dtype)},
+               {"--device", resolveDevice(eq.device)},
+               {"--labels", toString(eq.labels)},
+               {"--seed", eq.seed},
+               {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}};
+        return out.dump();
+    }
+    // The sweep's own record, with each key written as its option; the job and the model first.
+    out["command"] = "main job";
+    out["--model"] = toString(sweep.base.preset);
+    const nlohmann::json record = toJson(sweep);
+    for (auto it = record.begin(); it != record.end(); ++it) {
+        const std::string &key = it.key();
+        if (key == "in_features" || key == "classes") // follow from --model
+            continue;
+        std::string option = "--" + key;
+        std::replace(option.begin(), option.end(), '_', '-');
+        out[option] = key == "device" ? nlohmann::json(resolveDevice(sweep.base.device)) : it.value();
+    }
+    return out.dump();
+}
+
+// A rank's last word when a wait overstayed its bound or a library thread threw.
+[[noreturn]] void rankFatal(const std::string &message)
+{
+    std::cerr << "accumlab-cli: error: " << message << std::endl;
+    std::_Exit(kExitDistributed);
+}
+
 // One rank (started by the launcher below, by torchrun or by hand): joins the group, runs
 // the job; rank 0 prints and writes, the others stay quiet.
 int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, const SweepFlags &s)
@@ -288,9 +333,7 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         EquivalenceConfig eq;
         LessonOptions lesson;
         if (equivalence) {
-            eq = equivalenceConfig(e);
-            eq.worldSize = d.worldSize;
-            validate(eq);
+            eq = equivalenceConfig(e, d.worldSize);
             d.cuda = resolveDevice(eq.device).rfind("cuda", 0) == 0;
         } else {
             lesson = lessonOptions(s);
@@ -299,6 +342,8 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         }
         if (d.cuda)
             setCudaDeviceIndex(static_cast<int>(d.localRank)); // a GPU of its own: cuda:LOCAL_RANK
+        d.settings = rankSettings(equivalence, eq, lesson.sweep);
+        d.onFatal = &rankFatal;
         const bool lead = d.rank == 0;
         auto sync = joinProcessGroup(d);
         if (equivalence) {
@@ -375,7 +420,16 @@ int runMain(int argc, char **argv);
 
 } // namespace
 
-int main(int argc, char **argv) { return checkStdout(runMain(argc, argv)); }
+int main(int argc, char **argv)
+{
+    if (const auto omp = rejectedOmpNumThreads()) {
+        std::cerr << "accumlab-cli: error: OMP_NUM_THREADS='" << *omp << "' is not a thread count from 1 to "
+                  << kMaxOmpThreads << " (or a comma-separated list of them); unset it or use --threads\n";
+        return kExitBadInput;
+    }
+    installExportSignalCleanup(); // Ctrl-C or SIGTERM mid-export leaves no temporary file
+    return checkStdout(runMain(argc, argv));
+}
 
 namespace {
 
@@ -485,9 +539,7 @@ int runMain(int argc, char **argv)
         if (d.worldSize > 1) {
             // Bad input is refused here, once, before any rank starts.
             if (eqCmd->parsed()) {
-                EquivalenceConfig c = equivalenceConfig(e);
-                c.worldSize = d.worldSize;
-                validate(c);
+                equivalenceConfig(e, d.worldSize);
             } else {
                 LessonOptions o = lessonOptions(s);
                 setWorld(o, d.worldSize);

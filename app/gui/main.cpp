@@ -12,18 +12,24 @@
 // no display.
 #include "app/gui/commandline.h"
 
+#include "ui/filereading.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
 
+#include "core/export.h"
 #include "core/lesson.h"
+#include "core/omp_guard.h"
 #include "core/version.h"
 
 #include <QApplication>
 #include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QSize>
@@ -65,6 +71,14 @@ int runHeadlessLesson(const gui::Flags &f)
 
 int main(int argc, char **argv)
 {
+    if (const auto omp = accumlab::rejectedOmpNumThreads()) {
+        std::fprintf(stderr,
+                     "accumlab: error: OMP_NUM_THREADS='%s' is not a thread count from 1 to %d (or a comma-separated "
+                     "list of them); unset it\n",
+                     omp->c_str(), accumlab::kMaxOmpThreads);
+        return kExitBadInput;
+    }
+    accumlab::installExportSignalCleanup(); // SIGINT or SIGTERM mid-export leaves no temporary file
     QStringList args;
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
@@ -110,6 +124,21 @@ int main(int argc, char **argv)
     QApplication::setApplicationVersion(QString::fromLatin1(kVersion));
     QCommandLineParser parser;
     gui::parseFlags(parser, args, flags, &error);
+    // A settings file that is a FIFO, a device or huge would hang or flood the GUI thread on
+    // the first read (constructing a QSettings reads it): checked by path first, the session
+    // then keeps its settings in a folder of its own, unsaved. The files are QSettings' own on
+    // Unix: the application's, then the organisation's fallback.
+    QTemporaryDir detour;
+    const QString config = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation);
+    for (const QString &file : {config + QStringLiteral("/AccumLab/AccumLab.conf"), config + QStringLiteral("/AccumLab.conf")})
+        if (const auto why = ui::unsafeToRead(file, ui::kMaxPresetFileBytes)) {
+            std::fprintf(stderr,
+                         "accumlab: warning: the settings file %s is not read: %s; this session's settings are not saved\n",
+                         qPrintable(file), qPrintable(*why));
+            QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, detour.path());
+            QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, detour.path());
+            break;
+        }
     // Language: --lang, else the stored choice, else the system locale. An interactive --lang
     // is remembered; automated runs (autorun, screenshots) leave the settings alone.
     ui::LanguageManager::instance()->initialize(flags.lang, /*persist=*/!automated);

@@ -23,9 +23,15 @@ struct Run {
     QString err;
 };
 
-Run runCli(const QStringList &args, const QString &workDir = {})
+Run runCli(const QStringList &args, const QString &workDir = {}, const QMap<QString, QString> &env = {})
 {
     QProcess p;
+    if (!env.isEmpty()) {
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        for (auto it = env.begin(); it != env.end(); ++it)
+            e.insert(it.key(), it.value());
+        p.setProcessEnvironment(e);
+    }
     if (!workDir.isEmpty())
         p.setWorkingDirectory(workDir);
     p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
@@ -42,6 +48,41 @@ QStringList fastSweep() { return {"--accum-grid", "1,2", "--num-steps", "3", "--
 class TestCli : public QObject {
     Q_OBJECT
 private slots:
+    // OMP_NUM_THREADS is read by libgomp before main: 100000000 crashed it (SIGSEGV) and
+    // 99999999999 aborted it, even with --threads 1. Now refused in a sentence, exit 2; valid
+    // values (a count, a nesting list) run.
+    void ompNumThreads_data()
+    {
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("100000000 (crashed libgomp)") << "100000000" << 2;
+        QTest::newRow("99999999999 (aborted libgomp)") << "99999999999" << 2;
+        QTest::newRow("4097") << "4097" << 2;
+        QTest::newRow("0") << "0" << 2;
+        QTest::newRow("-5") << "-5" << 2;
+        QTest::newRow("abc") << "abc" << 2;
+        QTest::newRow("2,") << "2," << 2;
+        QTest::newRow("1e9") << "1e9" << 2;
+        QTest::newRow("2") << "2" << 0;
+        QTest::newRow("4096") << "4096" << 0;
+        QTest::newRow("4,2 (nested)") << "4,2" << 0;
+    }
+    void ompNumThreads()
+    {
+        QFETCH(QString, value);
+        QFETCH(int, exitCode);
+        QTemporaryDir dir;
+        const Run r = runCli({"--no-write", "--accum-grid", "1", "--num-steps", "1", "--threads", "1"}, dir.path(),
+                             {{"OMP_NUM_THREADS", value}});
+        QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
+        if (exitCode == 2) {
+            QCOMPARE(r.err, "accumlab-cli: error: OMP_NUM_THREADS='" + value +
+                                "' is not a thread count from 1 to 4096 (or a comma-separated list of them); unset it "
+                                "or use --threads\n");
+            QCOMPARE(r.out, QString());
+        }
+    }
+
     void initTestCase() { QVERIFY2(QFileInfo(qEnvironmentVariable("ACCUMLAB_CLI")).isExecutable(), "ACCUMLAB_CLI"); }
 
     void mainJobWritesBothExports()

@@ -1,6 +1,8 @@
 // accumlab-cli over real data-parallel ranks (c10d Gloo on loopback), end to end:
 // equivalence across ranks, sync counts against the collectives issued, and the faults a
-// user meets (a killed or hung rank, a busy port, a wrong world size, a missing peer).
+// user meets (a killed, hung or stopped rank, a port that answers nothing or another
+// protocol, ranks started with different settings, a busy port or two launchers racing for
+// one, a wrong world size or interface, a missing peer).
 #include "core/export.h"
 
 #include <QDir>
@@ -12,8 +14,10 @@
 #include <QtTest>
 
 #include <arpa/inet.h>
+#include <atomic>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace accumlab;
@@ -83,6 +87,7 @@ public:
     }
     ~Listener() { ::close(m_fd); }
     int port() const { return m_port; }
+    int fd() const { return m_fd; }
 
 private:
     int m_fd = -1;
@@ -90,6 +95,70 @@ private:
 };
 
 int freePort() { return Listener().port(); }
+
+// Another service on a port: accepts every connection and answers it with `reply` (before the
+// client says anything when `first` is set, else after its first bytes).
+class ForeignService {
+public:
+    ForeignService(QByteArray reply, bool first) : m_reply(std::move(reply)), m_first(first)
+    {
+        m_thread = std::thread([this] {
+            for (;;) {
+                const int c = ::accept(m_listener.fd(), nullptr, nullptr);
+                if (c < 0 || m_stop)
+                    return;
+                char buf[256];
+                if (!m_first)
+                    (void)::recv(c, buf, sizeof buf, 0);
+                for (int i = 0; i < 64; ++i)
+                    (void)::send(c, m_reply.constData(), size_t(m_reply.size()), MSG_NOSIGNAL);
+                m_open.push_back(c); // kept open: the client reads what it was sent, then waits
+            }
+        });
+    }
+    ~ForeignService()
+    {
+        m_stop = true;
+        ::shutdown(m_listener.fd(), SHUT_RDWR);
+        m_thread.join();
+        for (int c : m_open)
+            ::close(c);
+    }
+    int port() const { return m_listener.port(); }
+
+private:
+    Listener m_listener;
+    QByteArray m_reply;
+    bool m_first;
+    std::atomic<bool> m_stop{false};
+    std::vector<int> m_open;
+    std::thread m_thread;
+};
+
+QMap<QString, QString> rankEnv(int rank, const QString &port)
+{
+    return {{"RANK", QString::number(rank)}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}};
+}
+
+// Two ranks started by hand (as torchrun would), rank r with args[r].
+std::pair<Run, Run> twoRanks(const QStringList &args0, const QStringList &args1, const QString &workDir,
+                             const QMap<QString, QString> &extraEnv = {})
+{
+    const QString port = QString::number(freePort());
+    Run r1;
+    std::thread t([&] {
+        auto e = rankEnv(1, port);
+        for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it)
+            e.insert(it.key(), it.value());
+        r1 = runCli(args1, e, workDir);
+    });
+    auto e0 = rankEnv(0, port);
+    for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it)
+        e0.insert(it.key(), it.value());
+    const Run r0 = runCli(args0, e0, workDir);
+    t.join();
+    return {r0, r1};
+}
 
 QString dirListing(const QString &path) { return QDir(path).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).join(','); }
 
@@ -296,16 +365,221 @@ private slots:
     {
         QFETCH(QString, rank);
         QTemporaryDir dir;
-        const Run r = runCli({"equivalence", "--dist-timeout", "2"},
-                             {{"RANK", rank}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"},
-                              {"MASTER_PORT", QString::number(freePort())}},
-                             dir.path());
+        // One bound for the whole rendezvous: the rank waits the timeout (rank 1 keeps knocking
+        // for rank 0 all along) and not much longer, whatever stage it waits in.
+        constexpr int kTimeoutS = 5;
+        const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kTimeoutS)},
+                             rankEnv(rank.toInt(), QString::number(freePort())), dir.path());
         QCOMPARE(r.exitCode, 3);
         QCOMPARE(r.out, QString());
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY2(r.err.contains("rank " + rank + " of 2: the 2 ranks did not all meet"), qPrintable(r.err));
-        QVERIFY2(r.ms < kFaultBoundMs, qPrintable(QString::number(r.ms)));
+        QVERIFY2(r.err.contains(QString("within %1 s").arg(kTimeoutS)), qPrintable(r.err));
+        QVERIFY2(r.ms >= kTimeoutS * 1000 && r.ms < kTimeoutS * 1000 + 4000, qPrintable(QString::number(r.ms)));
         QCOMPARE(dirListing(dir.path()), QString());
+    }
+
+    // SIGSTOP leaves a rank alive and silent: at the rendezvous (rank 0 before or after it
+    // serves the store) and mid-run. Every wait is bounded, and the launcher blames the
+    // stopped rank, not the healthy one that gave up on it.
+    void stoppedRank_data()
+    {
+        QTest::addColumn<QString>("faultRank");
+        QTest::addColumn<QString>("after");
+        QTest::newRow("rank 0 stopped before serving the store") << "0" << "-1";
+        QTest::newRow("rank 0 stopped while serving the store") << "0" << "-2";
+        QTest::newRow("rank 1 stopped at the rendezvous") << "1" << "-2";
+        QTest::newRow("rank 0 stopped mid-run") << "0" << "5";
+        QTest::newRow("rank 1 stopped mid-run") << "1" << "5";
+    }
+    void stoppedRank()
+    {
+        QFETCH(QString, faultRank);
+        QFETCH(QString, after);
+        QTemporaryDir dir;
+        const Run r = runCli(fastSweep("1,2", "20") + QStringList{"--world-size", "2", "--dist-timeout",
+                                                            QString::number(kDistTimeoutS), "--out-dir",
+                                                            dir.filePath("out")},
+                             {{"ACCUMLAB_FAULT_RANK", faultRank}, {"ACCUMLAB_FAULT_AFTER", after},
+                              {"ACCUMLAB_FAULT_MODE", "stop"}});
+        QCOMPARE(r.exitCode, 3);
+        QVERIFY2(r.err.contains("rank " + faultRank + " stopped answering (it was stopped by a signal"), qPrintable(r.err));
+        QVERIFY2(r.ms < kFaultBoundMs, qPrintable(QString::number(r.ms)));
+        QVERIFY2(!QFileInfo::exists(dir.filePath("out/accum-curve.json")), "a failed run wrote its curve");
+        for (const QString &line : r.err.split('\n', Qt::SkipEmptyParts))
+            QVERIFY2(line.startsWith("accumlab-cli: error: "), qPrintable(line));
+    }
+
+    // A port that accepts connections (the kernel's backlog) but never answers: rank 1 gives up
+    // within the timeout and says so, as it must when rank 0 itself is stopped.
+    void silentStore()
+    {
+        const Listener silent;
+        QTemporaryDir dir;
+        const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
+                             rankEnv(1, QString::number(silent.port())), dir.path());
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.out, QString());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(QString("within %1 s").arg(kDistTimeoutS)), qPrintable(r.err));
+        QVERIFY2(r.err.contains("nothing answered the rendezvous"), qPrintable(r.err));
+        QVERIFY2(r.ms >= kDistTimeoutS * 1000 && r.ms < kDistTimeoutS * 1000 + 4000, qPrintable(QString::number(r.ms)));
+        QCOMPARE(dirListing(dir.path()), QString());
+    }
+
+    // Another service on the rendezvous port: a clear sentence and exit 3, never
+    // `terminate called` (an exception thrown on one of LibTorch's threads), never a hang.
+    void foreignService_data()
+    {
+        QTest::addColumn<QByteArray>("reply");
+        QTest::addColumn<bool>("first");
+        QTest::newRow("greets first (ssh)") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n") << true;
+        QTest::newRow("answers a request (http)") << QByteArray("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n") << false;
+        QTest::newRow("answers 0xff bytes") << QByteArray(512, '\xff') << false;
+        QTest::newRow("greets with zeros") << QByteArray(512, '\0') << true;
+    }
+    void foreignService()
+    {
+        QFETCH(QByteArray, reply);
+        QFETCH(bool, first);
+        const ForeignService service(reply, first);
+        QTemporaryDir dir;
+        const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
+                             rankEnv(1, QString::number(service.port())), dir.path());
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.out, QString());
+        QVERIFY2(!r.err.contains("terminate called"), qPrintable(r.err));
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.startsWith("accumlab-cli: error: rank 1 of 2: "), qPrintable(r.err));
+        QVERIFY2(r.err.contains("another program") || r.err.contains("nothing answered"), qPrintable(r.err));
+        QVERIFY2(r.ms < kDistTimeoutS * 1000 + 4000, qPrintable(QString::number(r.ms)));
+        QCOMPARE(dirListing(dir.path()), QString());
+    }
+
+    // Ranks started by hand with one setting changed on rank 1: both refuse at the rendezvous
+    // with exit 2, naming the option and both values, before any collective; nothing is
+    // written. The unchanged row is the control: the same two ranks agree and run.
+    void mismatchedRanks_data()
+    {
+        QTest::addColumn<QStringList>("common");
+        QTest::addColumn<QStringList>("rank1");
+        QTest::addColumn<QString>("option"); // "" when the ranks agree
+        const QStringList sweep = fastSweep("1,2", "2");
+        QTest::newRow("same settings") << sweep << QStringList{} << QString();
+        QTest::newRow("--seed") << sweep << QStringList{"--seed", "5"} << "--seed";
+        QTest::newRow("--hidden") << sweep << QStringList{"--hidden", "64"} << "--hidden";
+        QTest::newRow("--model") << sweep << QStringList{"--model", "fixture"} << "--model";
+        QTest::newRow("--dtype") << sweep << QStringList{"--dtype", "float64"} << "--dtype";
+        QTest::newRow("--accum-grid") << sweep << QStringList{"--accum-grid", "1,4"} << "--accum-grid";
+        QTest::newRow("--micro-batch") << sweep << QStringList{"--micro-batch", "8"} << "--micro-batch";
+        QTest::newRow("--lr") << sweep << QStringList{"--lr", "0.1"} << "--lr";
+        QTest::newRow("--optimizer") << sweep << QStringList{"--optimizer", "adamw"} << "--optimizer";
+        QTest::newRow("--no-sync") << sweep << QStringList{"--no-sync", "off"} << "--no-sync";
+        QTest::newRow("--num-steps") << sweep << QStringList{"--num-steps", "3"} << "--num-steps";
+        QTest::newRow("--warmup-steps") << sweep << QStringList{"--warmup-steps", "2"} << "--warmup-steps";
+        QTest::newRow("--scaling") << sweep << QStringList{"--scaling", "none"} << "--scaling";
+        QTest::newRow("--labels") << sweep << QStringList{"--labels", "random"} << "--labels";
+        QTest::newRow("--step-every-micro") << sweep << QStringList{"--step-every-micro"} << "--step-every-micro";
+        const QStringList eq{"equivalence", "--accum-steps", "2"};
+        QTest::newRow("equivalence, same settings") << eq << QStringList{} << QString();
+        QTest::newRow("equivalence --seed") << eq << QStringList{"--seed", "8"} << "--seed";
+        QTest::newRow("equivalence --big-batch") << eq << QStringList{"--big-batch", "32"} << "--big-batch";
+        QTest::newRow("equivalence --lr") << eq << QStringList{"--lr", "0.2"} << "--lr";
+        QTest::newRow("equivalence --dtype") << eq << QStringList{"--dtype", "bfloat16"} << "--dtype";
+        QTest::newRow("equivalence --compare-split") << eq << QStringList{"--compare-split", "4x2"} << "--compare-split";
+    }
+    void mismatchedRanks()
+    {
+        QFETCH(QStringList, common);
+        QFETCH(QStringList, rank1);
+        QFETCH(QString, option);
+        QTemporaryDir dir;
+        const QStringList timeout{"--dist-timeout", "20"};
+        const bool eq = common.first() == "equivalence";
+        const QStringList out = eq ? QStringList{} : QStringList{"--out-dir", dir.filePath("out")};
+        QStringList other = common; // rank 1: the same options with one of them changed or added
+        const int at = other.indexOf(rank1.value(0));
+        if (at >= 0 && rank1.size() == 2)
+            other[at + 1] = rank1[1];
+        else
+            other += rank1;
+        const auto [r0, r1] = twoRanks(common + timeout + out, other + timeout + out, dir.path());
+        if (option.isEmpty()) {
+            QVERIFY2(r0.exitCode == 0, qPrintable(r0.err));
+            QVERIFY2(r1.exitCode == 0, qPrintable(r1.err));
+            return;
+        }
+        for (const Run &r : {r0, r1}) {
+            QCOMPARE(r.exitCode, 2);
+            QCOMPARE(r.out, QString());
+            QCOMPARE(r.err.count('\n'), 1);
+            QVERIFY2(r.err.contains("the ranks were started with different settings: " + option + " is "),
+                     qPrintable(r.err));
+            QVERIFY2(r.err.contains(" on rank 1 but "), qPrintable(r.err));
+        }
+        QCOMPARE(r0.err.section(": the ranks", 1), r1.err.section(": the ranks", 1)); // one sentence on both
+        QCOMPARE(dirListing(dir.path()), QString());
+    }
+    // The main job on one rank and the equivalence check on the other.
+    void mismatchedCommand()
+    {
+        QTemporaryDir dir;
+        const auto [r0, r1] = twoRanks({"--no-write", "--dist-timeout", "20"}, {"equivalence", "--dist-timeout", "20"},
+                                       dir.path());
+        QCOMPARE(r0.exitCode, 2);
+        QCOMPARE(r1.exitCode, 2);
+        QVERIFY2(r0.err.contains("different settings: "), qPrintable(r0.err));
+    }
+
+    // GLOO_SOCKET_IFNAME names the interface Gloo uses: a name this host lacks is bad input,
+    // said as such before anything connects; `lo` is a real one and works.
+    void socketInterface_data()
+    {
+        QTest::addColumn<QString>("ifname");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("lo") << "lo" << 0;
+        QTest::newRow("no such interface") << "nosuch0" << 2;
+        QTest::newRow("one of a list is bogus") << "lo,nosuch0" << 2;
+        QTest::newRow("too long for an interface name") << QString(40, 'x') << 2;
+    }
+    void socketInterface()
+    {
+        QFETCH(QString, ifname);
+        QFETCH(int, exitCode);
+        QTemporaryDir dir;
+        const Run r = runCli({"equivalence", "--world-size", "2", "--dist-timeout", "20"}, {{"GLOO_SOCKET_IFNAME", ifname}},
+                             dir.path());
+        QCOMPARE(r.exitCode, exitCode);
+        if (exitCode == 0)
+            return;
+        QVERIFY2(r.err.contains("GLOO_SOCKET_IFNAME='" + ifname + "' names no network interface of this host"),
+                 qPrintable(r.err));
+        QCOMPARE(r.out, QString());
+    }
+
+    // Two launchers given one --master-port at once: one runs to the end; the other ends with
+    // 2 (the port was busy when it looked) or 3 (taken between its look and rank 0's bind, or
+    // its ranks could not meet), in sentences, and its ranks never join the first run (each
+    // launch has its own keys in the store).
+    void racingLaunchers()
+    {
+        const QString port = QString::number(freePort());
+        QTemporaryDir a, b;
+        Run ra;
+        const QStringList args = fastSweep("1,2", "3") + QStringList{"--world-size", "2", "--master-port", port,
+                                                                     "--dist-timeout", "10"};
+        std::thread t([&] { ra = runCli(args + QStringList{"--out-dir", a.filePath("out")}); });
+        const Run rb = runCli(args + QStringList{"--out-dir", b.filePath("out")});
+        t.join();
+        QVERIFY2((ra.exitCode == 0) != (rb.exitCode == 0), qPrintable(ra.err + rb.err));
+        const Run &lost = ra.exitCode == 0 ? rb : ra;
+        QVERIFY2(lost.exitCode == 2 || lost.exitCode == 3, qPrintable(lost.err));
+        for (const QString &line : lost.err.split('\n', Qt::SkipEmptyParts))
+            QVERIFY2(line.startsWith("accumlab-cli: error: "), qPrintable(line));
+        const QString wonDir = (ra.exitCode == 0 ? a : b).filePath("out");
+        QFile curve(wonDir + "/accum-curve.json");
+        QVERIFY(curve.open(QIODevice::ReadOnly));
+        QCOMPARE(parseCurveJson(curve.readAll().toStdString()).points.size(), size_t(2));
     }
 
     // A rank started by hand with torchrun's variables, beside one started by the CLI's own
@@ -322,6 +596,7 @@ private slots:
         rank1.setProcessEnvironment(e);
         rank1.start(qEnvironmentVariable("ACCUMLAB_CLI"), {"equivalence", "--accum-steps", "2", "--dist-timeout", "20"});
         QVERIFY(rank1.waitForStarted());
+        QThread::msleep(1500); // rank 1 knocks on a port nobody serves yet
         const Run rank0 = runCli({"equivalence", "--accum-steps", "2", "--dist-timeout", "20"},
                                  {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}});
         QVERIFY(rank1.waitForFinished(60000));

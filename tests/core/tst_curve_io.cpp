@@ -167,6 +167,15 @@ private slots:
             "field 'losses' is not a list");
         row("identity broken", pointWith("effective_batch", "9"), CurveErrorCode::BatchIdentity, 1, "effective_batch", 9, 0,
             "", "effective_batch 9 is not micro_batch x accum_steps x world_size");
+        // Numbers no machine measures, which would also stretch the chart's axes to nothing.
+        row("speed 1e308", pointWith("samples_per_sec", "1e308"), CurveErrorCode::OutOfRange, 1, "samples_per_sec", 0, 0,
+            "", "field 'samples_per_sec' is 1e+308, outside what a measurement can be");
+        row("speed subnormal", pointWith("samples_per_sec", "5e-324"), CurveErrorCode::OutOfRange, 1, "samples_per_sec",
+            0, 0, "", "outside what a measurement can be");
+        row("step time 1e300", pointWith("median_step_ms", "1e300"), CurveErrorCode::OutOfRange, 1, "median_step_ms", 0,
+            0, "", "outside what a measurement can be");
+        row("micro-batch 2^50", pointWith("micro_batch", "1125899906842624"), CurveErrorCode::OutOfRange, 1,
+            "micro_batch", 0, 0, "", "beyond 2^40");
     }
     void codes()
     {

@@ -117,6 +117,35 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ConfigError, requirePortFree("127.0.0.1", 0));
     }
 
+    // The rendezvous's settings check: the first key that differs, named with both values, in
+    // the order the settings were written; agreement gives "".
+    void settingsDifference_data()
+    {
+        QTest::addColumn<QString>("mine");
+        QTest::addColumn<QString>("theirs");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("equal") << R"({"--seed":1,"--lr":0.05})" << R"({"--seed":1,"--lr":0.05})" << "";
+        QTest::newRow("a number") << R"({"--seed":1,"--lr":0.05})" << R"({"--seed":2,"--lr":0.05})"
+                                  << "--seed is 1 on rank 1 but 2 on rank 0";
+        QTest::newRow("the first written wins") << R"({"--model":"wide","--hidden":64})"
+                                                << R"({"--model":"lesson","--hidden":128})"
+                                                << "--model is wide on rank 1 but lesson on rank 0";
+        QTest::newRow("a real that differs in the last bit") << R"({"--lr":0.05})" << R"({"--lr":0.05000000000000001})"
+                                                             << "--lr is 0.05 on rank 1 but 0.05000000000000001 on rank 0";
+        QTest::newRow("a key only one side has") << R"({"--seed":1})" << R"({"--seed":1,"--scaling":"none"})"
+                                                 << "--scaling is (not set) on rank 1 but none on rank 0";
+        QTest::newRow("not JSON") << "garbage" << R"({"--seed":1})"
+                                  << "rank 1 sent settings that are not a JSON object (another program's rank?)";
+    }
+    void settingsDifference()
+    {
+        QFETCH(QString, mine);
+        QFETCH(QString, theirs);
+        QFETCH(QString, expected);
+        QCOMPARE(QString::fromStdString(accumlab::settingsDifference(mine.toStdString(), 1, theirs.toStdString(), 0)),
+                 expected);
+    }
+
     // Every rank gets torchrun's variables; the launcher waits for all of them.
     void launcherSetsTorchrunEnvironment()
     {
@@ -124,16 +153,58 @@ private slots:
         LaunchOptions o;
         o.worldSize = 3;
         o.masterPort = pickFreePort();
-        const std::string script = "echo \"$RANK $LOCAL_RANK $WORLD_SIZE $MASTER_ADDR $MASTER_PORT\" > \"$0/r$RANK\"";
-        const LaunchResult r = launchLocalRanks(sh(), {"-c", script, dir.path().toStdString()}, o);
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.failedRank, -1);
-        for (int rank = 0; rank < 3; ++rank) {
-            QFile f(dir.filePath(QString("r%1").arg(rank)));
-            QVERIFY(f.open(QIODevice::ReadOnly));
-            QCOMPARE(QString::fromUtf8(f.readAll()).trimmed(),
-                     QString("%1 %1 3 127.0.0.1 %2").arg(rank).arg(o.masterPort));
+        const std::string script =
+            "echo \"$RANK $LOCAL_RANK $WORLD_SIZE $MASTER_ADDR $MASTER_PORT\" > \"$0/r$RANK\"; echo $ACCUMLAB_RUN_ID > \"$0/id$RANK\"";
+        QStringList ids;
+        for (int launch = 0; launch < 2; ++launch) {
+            const LaunchResult r = launchLocalRanks(sh(), {"-c", script, dir.path().toStdString()}, o);
+            QCOMPARE(r.exitCode, 0);
+            QCOMPARE(r.failedRank, -1);
+            for (int rank = 0; rank < 3; ++rank) {
+                QFile f(dir.filePath(QString("r%1").arg(rank)));
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                QCOMPARE(QString::fromUtf8(f.readAll()).trimmed(),
+                         QString("%1 %1 3 127.0.0.1 %2").arg(rank).arg(o.masterPort));
+                QFile id(dir.filePath(QString("id%1").arg(rank)));
+                QVERIFY(id.open(QIODevice::ReadOnly));
+                ids << QString::fromUtf8(id.readAll()).trimmed();
+            }
         }
+        // One launch id for the ranks of a launch, a fresh one for the next launch.
+        QCOMPARE(ids[0].size(), 16);
+        QCOMPARE(ids[1], ids[0]);
+        QCOMPARE(ids[2], ids[0]);
+        QCOMPARE(ids[4], ids[3]);
+        QVERIFY(ids[3] != ids[0]);
+    }
+
+    // A rank that gave up on a peer (exit 3) is not blamed while another rank is stopped or
+    // still running: the launcher names that one. A rank that exits 3 alone is itself named.
+    void launcherBlamesTheSilentRank_data()
+    {
+        QTest::addColumn<QString>("rank1");
+        QTest::addColumn<int>("blamed");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("rank 1 stopped") << "kill -STOP $$" << 1 << "rank 1 stopped answering (it was stopped by a signal";
+        QTest::newRow("rank 1 still running") << "sleep 60" << 1 << "rank 1 stopped answering (it was still running";
+        QTest::newRow("rank 1 gave up too") << "sleep 0.3; exit 3" << 0 << "rank 0 exited with code 3";
+        QTest::newRow("rank 1 ended well") << "exit 0" << 0 << "rank 0 exited with code 3";
+    }
+    void launcherBlamesTheSilentRank()
+    {
+        QFETCH(QString, rank1);
+        QFETCH(int, blamed);
+        QFETCH(QString, mentions);
+        LaunchOptions o;
+        o.worldSize = 2;
+        const std::string script = "if [ $RANK = 0 ]; then sleep 0.2; exit 3; fi; " + rank1.toStdString();
+        QElapsedTimer clock;
+        clock.start();
+        const LaunchResult r = launchLocalRanks(sh(), {"-c", script}, o);
+        QCOMPARE(r.exitCode, 3);
+        QCOMPARE(r.failedRank, blamed);
+        QVERIFY2(QString::fromStdString(r.failure).contains(mentions), r.failure.c_str());
+        QVERIFY(clock.elapsed() < 10000);
     }
 
     // One rank fails: the launcher reports it (with its log's last line) and stops the others

@@ -5,12 +5,15 @@
 
 #include "core/export.h"
 
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 using namespace accumlab;
 
@@ -26,7 +29,56 @@ private slots:
     void noWriteWithoutDisplayWritesNothing();
     void windowTakesTheLessonFlags();
     void pagesForScreenshots();
+    void settingsFileThatIsNoFile_data();
+    void settingsFileThatIsNoFile();
 };
+
+// The window's own settings file replaced by a FIFO (whose read would wait for ever), a link
+// to /dev/zero (an endless read) or a folder: the window starts, says why it does not read
+// them, and keeps this session's settings elsewhere. A regular file is the control: no word.
+void TestAutorun::settingsFileThatIsNoFile_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("a FIFO") << "fifo";
+    QTest::newRow("a link to /dev/zero") << "zero";
+    QTest::newRow("a folder") << "folder";
+    QTest::newRow("a regular file (control)") << "file";
+}
+void TestAutorun::settingsFileThatIsNoFile()
+{
+    QFETCH(QString, kind);
+    QTemporaryDir config;
+    QVERIFY(QDir().mkpath(config.filePath(QStringLiteral("AccumLab"))));
+    const QString settings = config.filePath(QStringLiteral("AccumLab/AccumLab.conf"));
+    if (kind == QLatin1String("fifo"))
+        QCOMPARE(::mkfifo(settings.toLocal8Bit().constData(), 0600), 0);
+    else if (kind == QLatin1String("zero"))
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), settings));
+    else if (kind == QLatin1String("folder"))
+        QVERIFY(QDir().mkpath(settings));
+    else {
+        QFile f(settings);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("[session]\n");
+    }
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("window.png"));
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+    proc.setProcessEnvironment(env);
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--screenshot"), png, QStringLiteral("--quit")});
+    const bool finished = proc.waitForFinished(60'000);
+    if (!finished)
+        proc.kill();
+    QVERIFY2(finished, "the window hung on its settings file");
+    const QByteArray err = proc.readAllStandardError();
+    QVERIFY2(proc.exitCode() == 0, err.constData());
+    QVERIFY(!QImage(png).isNull());
+    QCOMPARE(err.contains("settings file"), kind != QLatin1String("file"));
+    if (kind != QLatin1String("file"))
+        QVERIFY2(err.contains("is not read: it is not a regular file"), err.constData());
+}
 
 void TestAutorun::autorunWritesJsonAndScreenshot()
 {
@@ -93,6 +145,16 @@ void TestAutorun::badFlagIsBadInput()
     proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--num-steps"), QStringLiteral("zero")});
     QVERIFY(proc.waitForFinished(30'000));
     QCOMPARE(proc.exitCode(), 2);
+    // OMP_NUM_THREADS, read by libgomp before main (100000000 crashed it): refused too.
+    QProcess omp;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("OMP_NUM_THREADS"), QStringLiteral("100000000"));
+    omp.setProcessEnvironment(env);
+    omp.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--version")});
+    QVERIFY(omp.waitForFinished(30'000));
+    QCOMPARE(omp.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(omp.exitCode(), 2);
+    QVERIFY(omp.readAllStandardError().contains("OMP_NUM_THREADS='100000000' is not a thread count"));
 }
 
 namespace {

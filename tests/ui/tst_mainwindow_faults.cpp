@@ -27,6 +27,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <sys/stat.h>
 
 using namespace accumlab;
 using namespace accumlab::ui;
@@ -103,6 +104,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         writeFileAtomic(m_dir.filePath(QStringLiteral("ours.json")).toStdString(), curveJson(runSweep(s)).dump(2));
         QVERIFY(QDir().mkpath(m_dir.filePath(QStringLiteral("a-folder.json"))));
+        QCOMPARE(::mkfifo(m_dir.filePath(QStringLiteral("a-fifo.json")).toLocal8Bit().constData(), 0600), 0);
     }
 
     // A test that failed in Persian leaves the next one in English.
@@ -155,7 +157,10 @@ private slots:
         QTest::newRow("wrong schema") << corpusFile("bad-wrong-schema.json") << "schema";
         QTest::newRow("string speed") << corpusFile("bad-string-speed.json") << "samples_per_sec";
         QTest::newRow("missing file") << m_dir.filePath(QStringLiteral("nothing-here.json")) << "";
-        QTest::newRow("a folder") << m_dir.filePath(QStringLiteral("a-folder.json")) << "";
+        QTest::newRow("a folder") << m_dir.filePath(QStringLiteral("a-folder.json")) << "not a regular file";
+        // Neither may block the window or fill its memory.
+        QTest::newRow("a FIFO nobody writes") << m_dir.filePath(QStringLiteral("a-fifo.json")) << "not a regular file";
+        QTest::newRow("/dev/zero") << QStringLiteral("/dev/zero") << "not a regular file";
     }
     void importBadFile()
     {
@@ -228,6 +233,10 @@ private slots:
                                          << QStringList{"is 9, which is not", "micro_batch × accum_steps × world_size"}
                                          << QStringList{"برابر ۹ است", "micro_batch × accum_steps × world_size"}
                                          << QStringLiteral("effective_batch") << 1;
+        QTest::newRow("speed no machine measures") << onePoint({}, QStringLiteral("samples_per_sec"), QStringLiteral("1e308"))
+                                                   << QStringList{"no measurement gives"}
+                                                   << QStringList{"هیچ اندازه‌گیری"} << QStringLiteral("samples_per_sec")
+                                                   << 1;
     }
     void importErrorsInTheUsersLanguage()
     {
@@ -375,6 +384,20 @@ private slots:
         QTest::newRow("seed -1") << QStringLiteral("\"seed\": -1");
         QTest::newRow("seed 1e300") << QStringLiteral("\"seed\": 1e300");
         QTest::newRow("pace 1e20") << QStringLiteral("\"pace\": 1e20");
+        // In range for the type, outside the control: once wrapped or clamped to another value.
+        QTest::newRow("num_steps 2^32+1") << QStringLiteral("\"num_steps\": 4294967297");
+        QTest::newRow("num_steps 0") << QStringLiteral("\"num_steps\": 0");
+        QTest::newRow("seed 5000000") << QStringLiteral("\"seed\": 5000000");
+        QTest::newRow("seed \"5000000\"") << QStringLiteral("\"seed\": \"5000000\"");
+        QTest::newRow("micro 65536") << QStringLiteral("\"micro_batch\": 65536");
+        QTest::newRow("accum 65") << QStringLiteral("\"accum_steps\": 65");
+        QTest::newRow("world 5") << QStringLiteral("\"world_size\": 5");
+        QTest::newRow("lr 1e-320") << QStringLiteral("\"lr\": 1e-320");
+        QTest::newRow("lr 0.03, between the slider's stops") << QStringLiteral("\"lr\": 0.03");
+        QTest::newRow("lr as text") << QStringLiteral("\"lr\": \"0.05\"");
+        QTest::newRow("warmup -1") << QStringLiteral("\"warmup_steps\": -1");
+        QTest::newRow("threads 100000") << QStringLiteral("\"threads\": 100000");
+        QTest::newRow("pace 0") << QStringLiteral("\"pace\": 0");
     }
     void presetRefusesImpossibleNumbers()
     {
@@ -390,6 +413,70 @@ private slots:
         MainWindow w(true);
         QCOMPARE(sliderValues(w), defaults);
         QFile::remove(QSettings().fileName());
+    }
+
+    // The control row: the same preset with in-range numbers loads.
+    void presetWithinTheControlsLoads()
+    {
+        const QByteArray json = R"({"schema": "accumlab-preset.v1", "num_steps": 10000, "seed": 1000000,
+                                    "micro_batch": 128, "accum_steps": 64, "world_size": 4, "lr": 1e-4, "pace": 60})";
+        QString error;
+        const auto p = presetFromJson(json, &error);
+        QVERIFY2(p.has_value(), qPrintable(error));
+        QCOMPARE(p->numSteps, 10000);
+        QCOMPARE(p->config.seed, uint64_t(1000000));
+        QCOMPARE(p->config.optimizer.lr, 1e-4);
+    }
+
+    // A preset named on the command line (or in the Open dialog) that is no regular file: a
+    // sentence at once, not a hang on a FIFO or a flood from /dev/zero.
+    void presetFileThatIsNoFile_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::newRow("a FIFO nobody writes") << m_dir.filePath(QStringLiteral("a-fifo.json"));
+        QTest::newRow("/dev/zero") << QStringLiteral("/dev/zero");
+        QTest::newRow("a folder") << m_dir.filePath(QStringLiteral("a-folder.json"));
+    }
+    void presetFileThatIsNoFile()
+    {
+        QFETCH(QString, path);
+        MainWindow w(false);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY(!w.loadPresetFile(path, &error));
+        QVERIFY2(error.contains(QStringLiteral("not a regular file")), qPrintable(error));
+        QVERIFY(clock.elapsed() < 5000);
+    }
+
+    // The window's file writes (a preset, a screenshot, the chart PNGs) replace a symlink in the
+    // chosen folder with the file; the link's target outside the folder is left untouched.
+    void writesReplaceSymlinks()
+    {
+        QTemporaryDir dir;
+        const QString target = dir.filePath(QStringLiteral("precious.txt"));
+        {
+            QFile f(target);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("precious");
+        }
+        QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("out"))));
+        const QStringList names{QStringLiteral("preset.json"), QStringLiteral("window.png"),
+                                QStringLiteral("accumlab-throughput.png")};
+        for (const QString &name : names)
+            QVERIFY(QFile::link(target, dir.filePath(QStringLiteral("out/") + name)));
+        MainWindow w(false);
+        QString error;
+        QVERIFY2(w.savePresetFile(dir.filePath(QStringLiteral("out/preset.json")), &error), qPrintable(error));
+        QVERIFY2(w.saveScreenshot(dir.filePath(QStringLiteral("out/window.png")), &error), qPrintable(error));
+        QVERIFY2(w.exportChartPngs(dir.filePath(QStringLiteral("out")), nullptr, &error), qPrintable(error));
+        QFile f(target);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("precious"));
+        for (const QString &name : names) {
+            const QFileInfo written(dir.filePath(QStringLiteral("out/") + name));
+            QVERIFY2(!written.isSymLink() && written.isFile() && written.size() > 0, qPrintable(name));
+        }
     }
 
     // Garbage where the settings file was, or a preset saved by an older AccumLab: the window
