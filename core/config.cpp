@@ -34,6 +34,12 @@ std::string toTable(E value, const std::pair<const char *, E> (&table)[N])
 const std::pair<const char *, OptimizerKind> kOptimizers[] = {
     {"sgd", OptimizerKind::Sgd}, {"momentum", OptimizerKind::Momentum}, {"adamw", OptimizerKind::AdamW}};
 const std::pair<const char *, Scaling> kScalings[] = {{"divide", Scaling::Divide}, {"none", Scaling::None}};
+const std::pair<const char *, AccumBug> kBugs[] = {{"none", AccumBug::None},
+                                                   {"zero-every-micro", AccumBug::ZeroEveryMicro},
+                                                   {"never-zero", AccumBug::NeverZero},
+                                                   {"divide-by-n-plus-1", AccumBug::DivideByNPlusOne},
+                                                   {"skip-last-micro", AccumBug::SkipLastMicro},
+                                                   {"count-micro-twice", AccumBug::CountMicroTwice}};
 const std::pair<const char *, DType> kDTypes[] = {
     {"float32", DType::Float32}, {"float64", DType::Float64}, {"bfloat16", DType::BFloat16}};
 const std::pair<const char *, DeviceRequest> kDevices[] = {
@@ -110,12 +116,21 @@ int64_t widest(const ModelShape &s) { return std::max({s.inFeatures, s.hidden, s
 
 std::string toString(OptimizerKind v) { return toTable(v, kOptimizers); }
 std::string toString(Scaling v) { return toTable(v, kScalings); }
+std::string toString(AccumBug v) { return toTable(v, kBugs); }
+std::vector<std::string> accumBugNames()
+{
+    std::vector<std::string> out;
+    for (const auto &[name, bug] : kBugs)
+        out.emplace_back(name);
+    return out;
+}
 std::string toString(DType v) { return toTable(v, kDTypes); }
 std::string toString(DeviceRequest v) { return toTable(v, kDevices); }
 std::string toString(LabelKind v) { return toTable(v, kLabels); }
 std::string toString(ModelPreset v) { return toTable(v, kPresets); }
 OptimizerKind optimizerFromString(const std::string &s) { return fromTable(s, kOptimizers, "optimizer"); }
 Scaling scalingFromString(const std::string &s) { return fromTable(s, kScalings, "scaling"); }
+AccumBug accumBugFromString(const std::string &s) { return fromTable(s, kBugs, "bug"); }
 DType dtypeFromString(const std::string &s) { return fromTable(s, kDTypes, "dtype"); }
 DeviceRequest deviceFromString(const std::string &s) { return fromTable(s, kDevices, "device"); }
 LabelKind labelsFromString(const std::string &s) { return fromTable(s, kLabels, "label kind"); }

@@ -19,6 +19,14 @@ public:
 
 enum class OptimizerKind { Sgd, Momentum, AdamW };
 enum class Scaling { Divide, None };          // None is the "no division" teaching bug
+// The classic accumulation bugs of real trainers, planted in the engine's one window (beside
+// Scaling::None and stepEveryMicro, the two teaching bugs with their own switches):
+//   ZeroEveryMicro   zero_grad() before every micro-batch: only the last one's gradient stays
+//   NeverZero        zero_grad() never called again: a window's buffers carry the previous ones
+//   DivideByNPlusOne loss / (N + 1), an off-by-one divisor
+//   SkipLastMicro    `for i in range(N - 1)`: the last micro-batch never runs
+//   CountMicroTwice  the first micro-batch's backward runs twice
+enum class AccumBug { None, ZeroEveryMicro, NeverZero, DivideByNPlusOne, SkipLastMicro, CountMicroTwice };
 enum class DType { Float32, Float64, BFloat16 };
 enum class DeviceRequest { Auto, Cpu, Cuda };
 enum class LabelKind { Teacher, Random };
@@ -26,12 +34,16 @@ enum class ModelPreset { Lesson, Wide, Fixture };
 
 std::string toString(OptimizerKind);
 std::string toString(Scaling);
+std::string toString(AccumBug);
+// Every bug's name, for `--bug list`.
+std::vector<std::string> accumBugNames();
 std::string toString(DType);
 std::string toString(DeviceRequest);
 std::string toString(LabelKind);
 std::string toString(ModelPreset);
 OptimizerKind optimizerFromString(const std::string &);
 Scaling scalingFromString(const std::string &);
+AccumBug accumBugFromString(const std::string &);
 DType dtypeFromString(const std::string &);
 DeviceRequest deviceFromString(const std::string &);
 LabelKind labelsFromString(const std::string &);
@@ -70,6 +82,7 @@ struct AccumConfig {
     OptimizerConfig optimizer;
     Scaling scaling = Scaling::Divide;
     bool stepEveryMicro = false;      // teaching bug: optimizer.step() inside the window
+    AccumBug bug = AccumBug::None;    // a classic bug planted in the window
     bool noSync = true;               // non-final micro-batches skip the gradient sync
     DType dtype = DType::Float32;
     DeviceRequest device = DeviceRequest::Auto;
@@ -113,6 +126,7 @@ struct EquivalenceConfig {
     OptimizerConfig optimizer{OptimizerKind::Sgd, 0.1};
     Scaling scaling = Scaling::Divide;
     bool stepEveryMicro = false;
+    AccumBug bug = AccumBug::None;
     DType dtype = DType::Float32;
     DeviceRequest device = DeviceRequest::Cpu;
     LabelKind labels = LabelKind::Random;   // the lesson's fixture draws random targets

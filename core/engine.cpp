@@ -7,6 +7,8 @@
 //   after the last micro-batch read the norms (one host transfer) and step the optimizer once.
 // Teaching bugs: Scaling::None leaves the loss undivided (SGD's update becomes N times the
 // correct one); stepEveryMicro calls the optimizer after every backward inside the window.
+// The classic bugs of AccumBug plug in at the line each one gets wrong. This is the one
+// accumulation window: the sweep, teaching mode and the equivalence check all run it.
 #include "core/engine.h"
 
 #include "core/data.h"
@@ -14,6 +16,7 @@
 #include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
+#include "core/window_probe.h"
 
 #include <chrono>
 #include <cmath>
@@ -67,6 +70,7 @@ struct AccumEngine::Impl {
     int64_t microBatches = 0;
     int64_t windowsDone = 0;
     StepResult last;
+    WindowProbe *probe = nullptr;
 
     Impl(const AccumConfig &c, std::shared_ptr<GradSync> s)
         : config(c), device(resolveDevice(c.device)), dtype(toTorch(c.dtype)), sync(std::move(s))
@@ -108,7 +112,9 @@ struct AccumEngine::Impl {
             for (size_t i = 0; i < params.size(); ++i)
                 windowStartParams[i].copy_(params[i]);
         }
-        optimizer->zeroGrad();
+        // zero_grad() once per window; the never-zero bug forgets it after the first.
+        if (!(config.bug == AccumBug::NeverZero && windowsDone > 0))
+            optimizer->zeroGrad();
         micro = 0;
         open = true;
     }
@@ -122,12 +128,25 @@ struct AccumEngine::Impl {
         const int64_t n = config.accumSteps;
         const bool lastMicro = micro == n - 1;
 
-        auto logits = model->forward(windowX[micro]);                 // logits: (micro, classes)
-        auto raw = torch::cross_entropy_loss(logits, windowY[micro]);  // raw: () mean over the micro-batch
+        if (config.bug == AccumBug::ZeroEveryMicro && micro > 0)
+            optimizer->zeroGrad(); // the bug: zero_grad() inside the loop
         // loss / N so the buffers sum to the window's mean gradient (a division by 1 is skipped).
-        auto scaled = config.scaling == Scaling::Divide && n > 1 ? raw / static_cast<double>(n) : raw;
-        scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
-        windowLosses.push_back(raw.detach());
+        double divisor = config.scaling == Scaling::Divide ? static_cast<double>(n) : 1.0;
+        if (config.bug == AccumBug::DivideByNPlusOne)
+            divisor = static_cast<double>(n + 1);
+        // The skip-last bug's loop stops one short: the last micro-batch is drawn, never run.
+        const bool skipped = config.bug == AccumBug::SkipLastMicro && lastMicro;
+        torch::Tensor raw;
+        if (!skipped) {
+            const int passes = config.bug == AccumBug::CountMicroTwice && micro == 0 ? 2 : 1;
+            for (int pass = 0; pass < passes; ++pass) {
+                auto logits = model->forward(windowX[micro]);            // logits: (micro, classes)
+                raw = torch::cross_entropy_loss(logits, windowY[micro]); // raw: () mean over the micro-batch
+                auto scaled = divisor != 1.0 ? raw / divisor : raw;
+                scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
+            }
+            windowLosses.push_back(raw.detach());
+        }
         ++microBatches;
 
         const bool doSync = !config.noSync || lastMicro;
@@ -141,18 +160,23 @@ struct AccumEngine::Impl {
         double windowLoss = 0.0;
         if (lastMicro) {
             torch::NoGradGuard noGrad;
-            auto scalars = optimizer->gradNormList(); // P 0-d norms, then the N raw losses
+            auto scalars = optimizer->gradNormList(); // P 0-d norms, then the raw losses that ran
             scalars.insert(scalars.end(), windowLosses.begin(), windowLosses.end());
-            hostNorms = toVector(torch::stack(scalars)); // (P + N,) on the host
-            for (int64_t i = 0; i < n; ++i)
+            hostNorms = toVector(torch::stack(scalars)); // (P + ran,) on the host
+            const auto ran = static_cast<int64_t>(windowLosses.size());
+            for (int64_t i = 0; i < ran; ++i)
                 windowLoss += hostNorms[hostNorms.size() - 1 - i];
-            windowLoss /= static_cast<double>(n);
-            hostNorms.resize(hostNorms.size() - n);
+            windowLoss = ran > 0 ? windowLoss / static_cast<double>(ran) : std::nan("");
+            hostNorms.resize(hostNorms.size() - ran);
         }
 
         bool stepped = false;
         if (config.stepEveryMicro || lastMicro) {
+            if (probe)
+                probe->beforeStep(optimizer->grads(), optimizer->params(), lastMicro);
             optimizer->step();
+            if (probe)
+                probe->afterStep(optimizer->params(), optimizer->stateStep(), lastMicro);
             ++optimizerSteps;
             stepped = true;
         }
@@ -162,7 +186,7 @@ struct AccumEngine::Impl {
             e.step = windowsDone;
             e.microIndex = micro;
             e.accumSteps = n;
-            e.microLoss = raw.detach().to(torch::kFloat64).item<double>();
+            e.microLoss = skipped ? std::nan("") : raw.detach().to(torch::kFloat64).item<double>();
             e.gradNorms = lastMicro ? hostNorms : toVector(optimizer->gradNorms());
             e.synced = doSync;
             e.optimizerStepped = stepped;
@@ -253,5 +277,6 @@ int64_t AccumEngine::optimizerSteps() const { return d->optimizerSteps; }
 int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep(); }
 int64_t AccumEngine::microBatches() const { return d->microBatches; }
 SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
+void AccumEngine::setProbe(WindowProbe *probe) { d->probe = probe; }
 
 } // namespace accumlab

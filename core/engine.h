@@ -15,6 +15,7 @@
 namespace accumlab {
 
 class GradSync;
+struct WindowProbe; // core/window_probe.h (LibTorch types)
 
 class AccumEngine {
 public:
@@ -49,6 +50,9 @@ public:
     int64_t microBatches() const;
     // The collectives the gradient sync has issued (all-reduces, bytes, ms); zero for one rank.
     SyncStats syncStats() const;
+
+    // Called around every optimizer step (null: none). For the equivalence check.
+    void setProbe(WindowProbe *probe);
 
 private:
     struct Impl;

@@ -1,11 +1,18 @@
-// Full batch vs accumulated micro-batches, from two identical models.
+// Full batch vs accumulated micro-batches, from two identical models. The accumulated side
+// is the engine's own window (core/engine.cpp, the loop the sweep and teaching mode run, its
+// sync and planted bugs included), looked into through a WindowProbe; the full-batch side is
+// the plain reference: one forward and backward over the whole batch, one step. Two windows
+// are compared in a row: the first is the lesson's claim, the second catches what only shows
+// once a window follows another (buffers never zeroed, optimizer state advanced too often).
 #include "core/equivalence.h"
 
 #include "core/data.h"
 #include "core/device.h"
+#include "core/engine.h"
 #include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
+#include "core/window_probe.h"
 
 #include <cmath>
 #include <cstdio>
@@ -14,11 +21,17 @@ namespace accumlab {
 
 namespace {
 
+// One window's figures: the buffers before its (last) optimizer step and the parameters
+// after it, as float64 copies on the host.
 struct RunState {
-    std::vector<torch::Tensor> grads;  // buffers before the (last) optimizer step, float64 copies
-    std::vector<torch::Tensor> params; // after the step, float64 copies
+    std::vector<torch::Tensor> grads;
+    std::vector<torch::Tensor> paramsBefore; // the parameters those buffers were computed at
+    std::vector<torch::Tensor> params;
     int64_t stateStep = 0;
 };
+
+// Windows compared in a row.
+constexpr int kWindows = 2;
 
 std::vector<torch::Tensor> snapshot(const std::vector<torch::Tensor> &ts)
 {
@@ -72,14 +85,40 @@ double updatePerturbation(const OptimizerConfig &opt, const std::vector<torch::T
     return worst;
 }
 
+// Records each window's state from inside the engine.
+struct Recorder final : WindowProbe {
+    std::vector<RunState> windows;
+    RunState open;
+    std::vector<torch::Tensor> initialParams; // the engine's model before its first step
+    void beforeStep(const std::vector<torch::Tensor> &grads, const std::vector<torch::Tensor> &params,
+                    bool closesWindow) override
+    {
+        if (initialParams.empty())
+            initialParams = snapshot(params); // no step has run yet: the model as built
+        if (closesWindow) {
+            open.grads = snapshot(grads);
+            open.paramsBefore = snapshot(params);
+        }
+    }
+    void afterStep(const std::vector<torch::Tensor> &params, int64_t stateStep, bool closesWindow) override
+    {
+        if (!closesWindow)
+            return;
+        open.params = snapshot(params);
+        open.stateStep = stateStep;
+        windows.push_back(std::move(open));
+        open = {};
+    }
+};
+
 struct Fixture {
     const EquivalenceConfig &config;
     torch::Device device;
     torch::Dtype dtype;
-    torch::Tensor x; // (bigBatch, in)
-    torch::Tensor y; // (bigBatch,)
+    std::vector<torch::Tensor> xs; // per window (bigBatch, in)
+    std::vector<torch::Tensor> ys; // per window (bigBatch,)
     const CancelToken *cancel;
-    GradSync *sync; // null for one process
+    std::shared_ptr<GradSync> sync; // null for one process
 
     Mlp freshModel() const { return makeModel(config.shape, config.seed, dtype, device); }
 
@@ -89,48 +128,71 @@ struct Fixture {
             throw Cancelled{};
     }
 
-    RunState fullBatch() const
+    // The reference: each window's whole batch in one pass, one step.
+    std::vector<RunState> fullBatch(std::vector<torch::Tensor> &initialParams) const
     {
         auto model = freshModel();
         FusedOptimizer opt(model->parameters(), config.optimizer);
-        opt.zeroGrad();
-        torch::cross_entropy_loss(model->forward(x), y).backward();
-        RunState s;
-        s.grads = snapshot(opt.grads());
-        opt.step();
-        s.params = snapshot(opt.params());
-        s.stateStep = opt.stateStep();
-        return s;
+        initialParams = snapshot(opt.params());
+        std::vector<RunState> out;
+        for (size_t w = 0; w < xs.size(); ++w) {
+            checkCancel();
+            opt.zeroGrad();
+            torch::cross_entropy_loss(model->forward(xs[w]), ys[w]).backward();
+            RunState s;
+            s.grads = snapshot(opt.grads());
+            opt.step();
+            s.params = snapshot(opt.params());
+            s.stateStep = opt.stateStep();
+            out.push_back(std::move(s));
+        }
+        return out;
     }
 
-    // The lesson's accumulation loop over `split.accumSteps` chunks of `split.microBatch`.
-    // With ranks, over this rank's shard of the batch, all-reduced after the last chunk.
-    RunState accumulated(const Split &split) const
+    // The full-batch gradient of window w's batch at `params` (float64 host copies): what the
+    // engine's buffers of that window must hold when it starts from those parameters.
+    std::vector<torch::Tensor> referenceGradAt(const std::vector<torch::Tensor> &params, size_t w) const
     {
         auto model = freshModel();
-        FusedOptimizer opt(model->parameters(), config.optimizer);
-        opt.zeroGrad();
-        const int64_t perRank = split.accumSteps * split.microBatch;
-        const int64_t rank = sync ? sync->rank() : 0;
-        const auto xs = x.narrow(/*dim=*/0, rank * perRank, perRank).split(split.microBatch); // accumSteps x (micro, in)
-        const auto ys = y.narrow(/*dim=*/0, rank * perRank, perRank).split(split.microBatch);
-        const double n = static_cast<double>(split.accumSteps);
-        RunState s;
-        for (int64_t i = 0; i < split.accumSteps; ++i) {
-            checkCancel();
-            auto raw = torch::cross_entropy_loss(model->forward(xs[i]), ys[i]); // raw: ()
-            (config.scaling == Scaling::Divide ? raw / n : raw).backward();
-            const bool last = i == split.accumSteps - 1;
-            if (last && sync)
-                sync->allReduceMean(opt.flatGrad());
-            if (last)
-                s.grads = snapshot(opt.grads());
-            if (config.stepEveryMicro || last)
-                opt.step();
+        {
+            torch::NoGradGuard noGrad;
+            auto ps = model->parameters();
+            for (size_t i = 0; i < ps.size(); ++i)
+                ps[i].copy_(params[i].to(device, dtype));
         }
-        s.params = snapshot(opt.params());
-        s.stateStep = opt.stateStep();
-        return s;
+        FusedOptimizer buffers(model->parameters(), config.optimizer); // for its zeroed .grad views
+        buffers.zeroGrad();
+        torch::cross_entropy_loss(model->forward(xs[w]), ys[w]).backward();
+        return snapshot(buffers.grads());
+    }
+
+    // The engine's window over `split.accumSteps` micro-batches of `split.microBatch`: the same
+    // model (one seed), the same data stream (each window draws the next big batch), this
+    // rank's shard all-reduced after the last micro-batch.
+    std::vector<RunState> accumulated(const Split &split, std::vector<torch::Tensor> *initialParams = nullptr) const
+    {
+        AccumConfig c;
+        c.shape = config.shape;
+        c.microBatch = split.microBatch;
+        c.accumSteps = split.accumSteps;
+        c.worldSize = config.worldSize;
+        c.optimizer = config.optimizer;
+        c.scaling = config.scaling;
+        c.stepEveryMicro = config.stepEveryMicro;
+        c.bug = config.bug;
+        c.noSync = true;
+        c.dtype = config.dtype;
+        c.device = config.device;
+        c.labels = config.labels;
+        c.seed = config.seed;
+        AccumEngine engine(c, sync);
+        Recorder recorder;
+        engine.setProbe(&recorder);
+        for (size_t w = 0; w < xs.size(); ++w)
+            engine.step(nullptr, cancel);
+        if (initialParams)
+            *initialParams = recorder.initialParams;
+        return recorder.windows;
     }
 };
 
@@ -151,21 +213,29 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     const torch::Device device(resolveDevice(config.device));
     r.device = device.str();
 
+    // The batches the engine's windows draw: the same stream, seed and order.
     DataStream data(config.shape, config.labels, config.seed, toTorch(config.dtype), device);
-    auto [x, y] = data.next(config.bigBatch);
-    Fixture f{config, device, toTorch(config.dtype), x, y, cancel, sync.get()};
-
-    // Both models come from one seed; they must start bit-identical.
-    const auto initA = snapshot(f.freshModel()->parameters());
-    const auto initB = snapshot(f.freshModel()->parameters());
-    r.paramsInitMatch = true;
-    for (size_t i = 0; i < initA.size(); ++i)
-        r.paramsInitMatch = r.paramsInitMatch && torch::equal(initA[i], initB[i]);
+    Fixture f{config, device, toTorch(config.dtype), {}, {}, cancel, sync};
+    for (int w = 0; w < kWindows; ++w) {
+        auto [x, y] = data.next(config.bigBatch);
+        f.xs.push_back(x);
+        f.ys.push_back(y);
+    }
 
     f.checkCancel();
-    const RunState full = f.fullBatch();
+    std::vector<torch::Tensor> initA, initB; // the reference's model and the engine's, as built
+    const std::vector<RunState> fullRuns = f.fullBatch(initA);
     const Split first{config.accumSteps, config.bigBatch / (config.accumSteps * config.worldSize)};
-    const RunState acc = f.accumulated(first);
+    const std::vector<RunState> accRuns = f.accumulated(first, &initB);
+    if (accRuns.size() != fullRuns.size())
+        throw std::logic_error("the engine closed " + std::to_string(accRuns.size()) + " windows, not " +
+                               std::to_string(fullRuns.size()));
+    // Both come from one seed and must start bit-identical, or nothing can be compared.
+    r.paramsInitMatch = initA.size() == initB.size();
+    for (size_t i = 0; r.paramsInitMatch && i < initA.size(); ++i)
+        r.paramsInitMatch = torch::equal(initA[i], initB[i]);
+    const RunState &full = fullRuns.front();
+    const RunState &acc = accRuns.front();
 
     const auto names = parameterNames(*f.freshModel());
     for (size_t i = 0; i < full.grads.size(); ++i) {
@@ -184,22 +254,50 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     r.updateRatio = fullUpdate > 0.0 ? normOfDifference(acc.params, initA) / fullUpdate : 0.0;
     const double fullGrad = norm(full.grads);
     r.gradRatio = fullGrad > 0.0 ? norm(acc.grads) / fullGrad : 0.0;
+    // The accumulated gradient's scale along the full-batch one (least squares, all tensors).
+    double dot = 0.0;
+    for (size_t i = 0; i < full.grads.size(); ++i)
+        dot += (acc.grads[i] * full.grads[i]).sum().item<double>();
+    r.gradScale = fullGrad > 0.0 ? dot / (fullGrad * fullGrad) : 0.0;
     r.fullOptimizerStateStep = full.stateStep;
     r.accumOptimizerStateStep = acc.stateStep;
 
     // The dtype-aware bound: a sum of N rounded terms against one rounded sum differs by a
     // few units in the last place of the largest gradient entry.
     const double eps = dtypeEpsilon(config.dtype);
-    r.gradBoundDtype = config.dtypeBoundFactor * eps * r.maxAbsGrad;
+    const auto gradBound = [&](double maxAbsGrad) { return config.dtypeBoundFactor * eps * maxAbsGrad; };
+    r.gradBoundDtype = gradBound(r.maxAbsGrad);
     r.paramBoundDtype = config.dtypeBoundFactor * eps * r.maxAbsParam +
                         config.optimizer.lr * updatePerturbation(config.optimizer, full.grads, r.gradBoundDtype);
-    r.holdsFixed = r.paramsInitMatch && r.maxGradDiff < config.fixedTolerance && r.maxParamDiff < config.fixedTolerance;
-    r.holdsDtypeAware =
-        r.paramsInitMatch && r.maxGradDiff <= r.gradBoundDtype && r.maxParamDiff <= r.paramBoundDtype;
+
+    // The next window, checked where the engine stands: its buffers against the full-batch
+    // gradient of the second batch at the engine's own parameters (so the trajectories' own
+    // drift, large under AdamW in bfloat16, is not mistaken for a bug), and its optimizer
+    // state step against the reference's after two windows.
+    const RunState &acc2 = accRuns.back();
+    const auto ref2 = f.referenceGradAt(acc2.paramsBefore, fullRuns.size() - 1);
+    r.secondWindowGradDiff = maxAbsDiff(ref2, acc2.grads);
+    double maxAbsGrad2 = 0.0;
+    for (const auto &g : ref2)
+        maxAbsGrad2 = std::max(maxAbsGrad2, g.abs().max().item<double>());
+    r.secondWindowGradBoundDtype = gradBound(maxAbsGrad2);
+    r.secondWindowStateStep = acc2.stateStep;
+    r.fullSecondWindowStateStep = fullRuns.back().stateStep;
+    const bool sameSteps = r.secondWindowStateStep == r.fullSecondWindowStateStep;
+    r.holdsFixed = r.paramsInitMatch && r.maxGradDiff < config.fixedTolerance &&
+                   r.maxParamDiff < config.fixedTolerance && r.secondWindowGradDiff < config.fixedTolerance && sameSteps;
+    // Rounding errors scatter around zero and average out over the thousands of elements, so
+    // the scale stays within one ulp of 1 for a correct loop in any dtype, while a wrong divisor
+    // or a doubled micro-batch shifts every element alike (1/17 at 16x1 in bfloat16 hides under
+    // the per-element bound, not here).
+    r.gradScaleBound = eps;
+    r.holdsDtypeAware = r.paramsInitMatch && r.maxGradDiff <= r.gradBoundDtype && r.maxParamDiff <= r.paramBoundDtype &&
+                        std::abs(r.gradScale - 1.0) <= r.gradScaleBound &&
+                        r.secondWindowGradDiff <= r.secondWindowGradBoundDtype && sameSteps;
     r.holds = config.dtype == DType::BFloat16 ? r.holdsDtypeAware : r.holdsFixed;
 
     if (config.compareSplit) {
-        const RunState other = f.accumulated(*config.compareSplit);
+        const RunState other = f.accumulated(*config.compareSplit).front();
         SplitComparison c;
         c.split = *config.compareSplit;
         c.maxGradDiff = maxAbsDiff(full.grads, other.grads);
@@ -233,15 +331,57 @@ std::string EquivalenceResult::cause() const
                       static_cast<long long>(accumOptimizerStateStep), updateRatio);
         return buf;
     }
+    // The classic bugs: what each did, measured.
+    switch (config.bug) {
+    case AccumBug::None:
+        break;
+    case AccumBug::ZeroEveryMicro:
+        std::snprintf(buf, sizeof buf,
+                      "zero_grad() ran before every micro-batch, so the buffers kept only the last micro-batch's "
+                      "share: the accumulated gradient is %.2fx the full-batch one",
+                      gradRatio);
+        return buf;
+    case AccumBug::NeverZero:
+        std::snprintf(buf, sizeof buf,
+                      "zero_grad() was never called after the first window, so the second window's buffers still "
+                      "held the first one's gradient (max |grad diff| %.3g in the second window, %.3g in the first)",
+                      secondWindowGradDiff, maxGradDiff);
+        return buf;
+    case AccumBug::DivideByNPlusOne:
+        std::snprintf(buf, sizeof buf,
+                      "the loss was divided by %lld instead of accum_steps (%lld): the accumulated gradient is %.4fx "
+                      "the full-batch one",
+                      static_cast<long long>(n + 1), static_cast<long long>(n), gradRatio);
+        return buf;
+    case AccumBug::SkipLastMicro:
+        std::snprintf(buf, sizeof buf,
+                      "the loop stopped one micro-batch short (%lld of %lld ran), so its samples never reached the "
+                      "buffers: the accumulated gradient is %.2fx the full-batch one",
+                      static_cast<long long>(n - 1), static_cast<long long>(n), gradRatio);
+        return buf;
+    case AccumBug::CountMicroTwice:
+        std::snprintf(buf, sizeof buf,
+                      "the first micro-batch's backward ran twice, so its samples count double: the accumulated "
+                      "gradient is %.4fx the full-batch one",
+                      gradRatio);
+        return buf;
+    }
     const bool bf16 = config.dtype == DType::BFloat16;
     const double gradTol = bf16 ? gradBoundDtype : config.fixedTolerance;
     const double paramTol = bf16 ? paramBoundDtype : config.fixedTolerance;
     if (maxGradDiff >= gradTol)
         std::snprintf(buf, sizeof buf, "max |grad diff| %.3g exceeds the %s tolerance %.3g", maxGradDiff,
                       bf16 ? "dtype-aware" : "fixed", gradTol);
-    else
+    else if (maxParamDiff >= paramTol)
         std::snprintf(buf, sizeof buf, "max |param diff| %.3g exceeds the %s tolerance %.3g", maxParamDiff,
                       bf16 ? "dtype-aware" : "fixed", paramTol);
+    else
+        std::snprintf(buf, sizeof buf,
+                      "the first window matched, but the second did not (max |grad diff| %.3g against the full "
+                      "batch at the same parameters, optimizer state step %lld after two windows where the "
+                      "full batch has %lld)",
+                      secondWindowGradDiff, static_cast<long long>(secondWindowStateStep),
+                      static_cast<long long>(fullSecondWindowStateStep));
     return buf;
 }
 

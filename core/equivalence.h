@@ -1,5 +1,6 @@
 // The lesson's proof in code: one full batch in one pass against the same samples split
-// into micro-batches with loss/N, from two identical models. Reports gradient-buffer and
+// into micro-batches with loss/N through the engine's own window, from two identical models,
+// over two windows in a row. Reports gradient-buffer and
 // parameter differences with the lesson's fixed bound and a dtype-aware bound beside it.
 #pragma once
 
@@ -38,6 +39,8 @@ struct EquivalenceResult {
     bool paramsInitMatch = false;
     double updateRatio = 0.0;   // ||theta_acc - theta0|| / ||theta_full - theta0||
     double gradRatio = 0.0;     // ||g_acc|| / ||g_full||
+    double gradScale = 0.0;     // <g_acc, g_full> / <g_full, g_full>: the accumulated gradient's scale
+    double gradScaleBound = 0.0; // |gradScale - 1| allowed by the dtype-aware verdict: eps(dtype)
     double maxAbsGrad = 0.0;    // max |g_full| over all tensors
     double maxAbsParam = 0.0;   // max |theta_full| after the step
     double gradBoundDtype = 0.0;  // k * eps(dtype) * max|g|
@@ -47,6 +50,13 @@ struct EquivalenceResult {
     bool holds = false;           // the bound that applies: fixed for f32/f64, dtype-aware for bf16
     int64_t fullOptimizerStateStep = 0;
     int64_t accumOptimizerStateStep = 0;
+    // The window that follows: what one window cannot show, such as buffers never zeroed.
+    // Its buffers are compared with the full-batch gradient at the engine's own parameters;
+    // part of every verdict.
+    double secondWindowGradDiff = 0.0;
+    double secondWindowGradBoundDtype = 0.0;
+    int64_t secondWindowStateStep = 0;     // the engine's optimizer state step after two windows
+    int64_t fullSecondWindowStateStep = 0; // the reference's
     std::vector<LayerDiff> layers;
     std::vector<SplitComparison> comparisons;
 

@@ -52,6 +52,7 @@ struct SweepFlags {
     std::string optimizer = "sgd";
     std::string scaling = "divide";
     bool stepEveryMicro = false;
+    std::string bug = "none";
     std::string noSync = "on";
     std::string dtype = "float32";
     std::string device = "auto";
@@ -83,6 +84,7 @@ struct EquivalenceFlags {
     double lr = 0.1;
     std::string scaling = "divide";
     bool stepEveryMicro = false;
+    std::string bug = "none";
     std::string dtype = "float32";
     std::string device = "cpu";
     std::string labels = "random";
@@ -148,6 +150,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
     b.optimizer.lr = f.lr;
     b.scaling = scalingFromString(f.scaling);
     b.stepEveryMicro = f.stepEveryMicro;
+    b.bug = accumBugFromString(f.bug);
     b.noSync = parseOnOff(f.noSync);
     b.dtype = dtypeFromString(f.dtype);
     b.device = deviceFromString(f.device);
@@ -237,6 +240,7 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize
     c.optimizer.lr = f.lr;
     c.scaling = scalingFromString(f.scaling);
     c.stepEveryMicro = f.stepEveryMicro;
+    c.bug = accumBugFromString(f.bug);
     c.dtype = dtypeFromString(f.dtype);
     c.device = deviceFromString(f.device);
     c.labels = labelsFromString(f.labels);
@@ -294,6 +298,7 @@ std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const Sw
                {"--lr", eq.optimizer.lr},
                {"--scaling", toString(eq.scaling)},
                {"--step-every-micro", eq.stepEveryMicro},
+               {"--bug", toString(eq.bug)},
                {"--dtype", toString(eq.dtype)},
                {"--device", resolveDevice(eq.device)},
                {"--labels", toString(eq.labels)},
@@ -450,6 +455,7 @@ int runMain(int argc, char **argv)
     app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
     app.add_option("--scaling", s.scaling, "divide | none (the no-division bug)")->capture_default_str();
     app.add_flag("--step-every-micro", s.stepEveryMicro, "bug: step the optimizer after every micro-batch");
+    app.add_option("--bug", s.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
     app.add_option("--no-sync", s.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
     app.add_option("--dtype", s.dtype, "float32 | float64 | bfloat16")->capture_default_str();
     app.add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
@@ -476,6 +482,7 @@ int runMain(int argc, char **argv)
     eqCmd->add_option("--lr", e.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
     eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
     eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
+    eqCmd->add_option("--bug", e.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
     eqCmd->add_option("--dtype", e.dtype, "float32 | float64 | bfloat16")->capture_default_str();
     eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
     eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
@@ -519,6 +526,18 @@ int runMain(int argc, char **argv)
                 if (o->count() > 0)
                     throw ConfigError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
                                       "'; give '" + sub->get_name() + "' its own options after its name");
+        if ((eqCmd->parsed() ? e.bug : s.bug) == "list") {
+            std::cout << "--bug NAME plants one classic accumulation bug in the engine's window:\n"
+                         "  none                no bug (the default)\n"
+                         "  zero-every-micro    zero_grad() before every micro-batch: only the last one's gradient stays\n"
+                         "  never-zero          zero_grad() never called again: a window keeps the previous one's gradient\n"
+                         "  divide-by-n-plus-1  loss / (N + 1) instead of loss / N\n"
+                         "  skip-last-micro     the loop stops one micro-batch short\n"
+                         "  count-micro-twice   the first micro-batch's backward runs twice\n"
+                         "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
+                         "--step-every-micro.\n";
+            return 0;
+        }
         if (expCmd->parsed())
             return runExperimentCommand(x);
         if (oomCmd->parsed())

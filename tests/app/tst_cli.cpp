@@ -260,6 +260,44 @@ private slots:
     }
 
     // A leading zero does not make a number octal: 010 is ten, in options as in the grid.
+    // The bug zoo from the command line: `--bug list` names every bug core knows (so the list
+    // cannot drift from the engine), an unknown name is bad input, and each planted bug makes
+    // `equivalence` exit 1 with its measured cause while `--bug none` holds.
+    void bugZoo_data()
+    {
+        QTest::addColumn<QString>("bug");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("none") << "none" << 0 << QString();
+        QTest::newRow("zero-every-micro") << "zero-every-micro" << 1 << "zero_grad() ran before every micro-batch";
+        QTest::newRow("never-zero") << "never-zero" << 1 << "zero_grad() was never called after the first window";
+        QTest::newRow("divide-by-n-plus-1") << "divide-by-n-plus-1" << 1 << "divided by 5 instead of accum_steps (4)";
+        QTest::newRow("skip-last-micro") << "skip-last-micro" << 1 << "(3 of 4 ran)";
+        QTest::newRow("count-micro-twice") << "count-micro-twice" << 1 << "backward ran twice";
+        QTest::newRow("unknown") << "sometimes" << 2 << "bug";
+    }
+    void bugZoo()
+    {
+        QFETCH(QString, bug);
+        QFETCH(int, exitCode);
+        QFETCH(QString, mentions);
+        const Run r = runCli({"equivalence", "--bug", bug});
+        QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+        if (exitCode == 1)
+            QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object().value("config").toObject().value("bug").toString(),
+                     bug);
+    }
+    void bugList()
+    {
+        for (const QStringList &args : {QStringList{"--bug", "list"}, QStringList{"equivalence", "--bug", "list"}}) {
+            const Run r = runCli(args);
+            QCOMPARE(r.exitCode, 0);
+            for (const std::string &name : accumBugNames())
+                QVERIFY2(r.out.contains("  " + QString::fromStdString(name) + " "), name.c_str());
+        }
+    }
+
     void leadingZerosAreDecimal()
     {
         QTemporaryDir dir;

@@ -1,5 +1,6 @@
-// The proof in code: full batch vs accumulated micro-batches, across splits, dtypes,
-// optimizers and the two teaching bugs.
+// The proof in code: full batch vs accumulated micro-batches (the engine's own window),
+// across splits, dtypes, optimizers, the two teaching bugs and the bug zoo: every planted bug
+// flips every verdict it should, and the correct loop holds everywhere.
 #include "core/equivalence.h"
 
 #include "common.h"
@@ -89,6 +90,118 @@ private slots:
         QVERIFY(!r.holds);
         QVERIFY(r.maxParamDiff > 1e-3);
         QVERIFY(r.cause().find("every micro-batch") != std::string::npos);
+    }
+
+    // Every classic bug, planted in the engine's window, flips both verdicts (fixed and
+    // dtype-aware) in float32 and float64 under every optimizer and split from 1x16 to 16x1;
+    // where a bug does nothing (one micro-batch: zeroing it first, dividing by 1, stepping
+    // after it), the check holds, as it must for the loop that bug leaves correct.
+    void bugZooFlipsTheVerdicts_data()
+    {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("optimizer");
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<QString>("bug");
+        QTest::addColumn<bool>("holds");
+        QTest::addColumn<QString>("cause");
+        const QStringList bugs{"zero-every-micro", "never-zero", "divide-by-n-plus-1", "skip-last-micro",
+                               "count-micro-twice", "no-division", "step-every-micro"};
+        const QMap<QString, QString> causes{{"zero-every-micro", "zero_grad() ran before every micro-batch"},
+                                            {"never-zero", "zero_grad() was never called"},
+                                            {"divide-by-n-plus-1", "the loss was divided by"},
+                                            {"skip-last-micro", "stopped one micro-batch short"},
+                                            {"count-micro-twice", "backward ran twice"},
+                                            {"no-division", "not divided by accum_steps"},
+                                            {"step-every-micro", "stepped after every micro-batch"}};
+        for (int d : {int(DType::Float32), int(DType::Float64)})
+            for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
+                for (qint64 a : {1, 4, 16})
+                    for (const QString &bug : bugs) {
+                        const bool noOp = a == 1 && (bug == "zero-every-micro" || bug == "no-division" ||
+                                                     bug == "step-every-micro");
+                        QTest::addRow("%s %s %lldx%lld %s", toString(DType(d)).c_str(),
+                                      toString(OptimizerKind(o)).c_str(), static_cast<long long>(a),
+                                      static_cast<long long>(16 / a), qPrintable(bug))
+                            << d << o << a << bug << noOp << (noOp ? QString() : causes.value(bug));
+                    }
+    }
+    void bugZooFlipsTheVerdicts()
+    {
+        QFETCH(int, dtype);
+        QFETCH(int, optimizer);
+        QFETCH(qint64, accum);
+        QFETCH(QString, bug);
+        QFETCH(bool, holds);
+        QFETCH(QString, cause);
+        EquivalenceConfig c;
+        c.dtype = DType(dtype);
+        c.optimizer.kind = OptimizerKind(optimizer);
+        c.accumSteps = accum;
+        if (bug == "no-division")
+            c.scaling = Scaling::None;
+        else if (bug == "step-every-micro")
+            c.stepEveryMicro = true;
+        else
+            c.bug = accumBugFromString(bug.toStdString());
+        const auto r = runEquivalence(c);
+        QVERIFY(r.paramsInitMatch);
+        QCOMPARE(r.holds, holds);
+        QCOMPARE(r.holdsFixed, holds);
+        QCOMPARE(r.holdsDtypeAware, holds);
+        if (!holds)
+            QVERIFY2(QString::fromStdString(r.cause()).contains(cause), r.cause().c_str());
+    }
+
+    // The never-zero bug leaves the first window exact: only the second window, part of the
+    // check, sees the leak. A one-window check would pass it.
+    void secondWindowCatchesWhatTheFirstCannot()
+    {
+        EquivalenceConfig c;
+        c.bug = AccumBug::NeverZero;
+        const auto r = runEquivalence(c);
+        ACCUMLAB_VERIFY_BELOW(r.maxGradDiff, 1e-6);
+        ACCUMLAB_VERIFY_BELOW(r.maxParamDiff, 1e-6);
+        QVERIFY(r.secondWindowGradDiff > 1e-3);
+        QVERIFY(!r.holds);
+        QCOMPARE(r.secondWindowStateStep, r.fullSecondWindowStateStep);
+    }
+
+    // In bfloat16 the classic bugs that move the gradient by more than a few ulps fail the
+    // dtype-aware bound; the correct loop holds under every optimizer and split.
+    void bfloat16BugZoo_data()
+    {
+        QTest::addColumn<int>("optimizer");
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<QString>("bug");
+        for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
+            for (qint64 a : {1, 4, 16})
+                for (const QString &bug : {QString("none"), QString("never-zero"), QString("skip-last-micro"),
+                                           QString("count-micro-twice"), QString("divide-by-n-plus-1")})
+                    QTest::addRow("%s %lldx%lld %s", toString(OptimizerKind(o)).c_str(), static_cast<long long>(a),
+                                  static_cast<long long>(16 / a), qPrintable(bug))
+                        << o << a << bug;
+    }
+    void bfloat16BugZoo()
+    {
+        QFETCH(int, optimizer);
+        QFETCH(qint64, accum);
+        QFETCH(QString, bug);
+        EquivalenceConfig c;
+        c.dtype = DType::BFloat16;
+        c.optimizer.kind = OptimizerKind(optimizer);
+        c.accumSteps = accum;
+        c.bug = accumBugFromString(bug.toStdString());
+        const auto r = runEquivalence(c);
+        if (bug == "none") {
+            QVERIFY2(r.holds, r.cause().c_str());
+            return;
+        }
+        // Dividing by 17 instead of 16 moves each element by 1/17 of itself, under the few-ulp
+        // bound of the largest entry; the gradient's scale sees it.
+        QVERIFY2(!r.holds, qPrintable(QStringLiteral("grad %1 bound %2, scale %3")
+                                          .arg(r.maxGradDiff)
+                                          .arg(r.gradBoundDtype)
+                                          .arg(r.gradScale, 0, 'g', 8)));
     }
 
     // In bfloat16 the lesson's fixed 1e-4 is too tight for summation-order noise, while a bound
