@@ -44,6 +44,9 @@ json toJson(const SweepPoint &p)
     // A non-finite loss is written as null (JSON has no NaN); "diverged" says why.
     if (p.diverged)
         j["diverged_at_step"] = p.divergedAtStep;
+    // The logged loss, where it was measured (a point read from a file without it has none).
+    if (!std::isnan(p.avgLoggedLoss) || p.diverged)
+        j["avg_logged_loss"] = p.avgLoggedLoss;
     // Measured on CUDA only; null says "not measured" rather than zero.
     j["peak_mem_bytes"] = p.peakMemBytes ? json(*p.peakMemBytes) : json(nullptr);
     return j;
@@ -211,6 +214,8 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.peakMemBytes = requireCount(pj, "peak_mem_bytes", i, 0);
     if (pj.contains("final_loss"))
         p.finalLoss = lossValue(pj.at("final_loss"), p.diverged, i, "final_loss");
+    if (pj.contains("avg_logged_loss"))
+        p.avgLoggedLoss = lossValue(pj.at("avg_logged_loss"), p.diverged, i, "avg_logged_loss");
     if (pj.contains("wall_s"))
         p.wallS = requireNonNegative(pj, "wall_s", i);
     if (const auto it = pj.find("losses"); it != pj.end()) {

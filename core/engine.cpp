@@ -119,6 +119,16 @@ struct AccumEngine::Impl {
         open = true;
     }
 
+    // What each micro-batch's loss is divided by before backward: N, 1 without division, N + 1
+    // with that bug.
+    double lossDivisor() const
+    {
+        const auto n = static_cast<double>(config.accumSteps);
+        if (config.bug == AccumBug::DivideByNPlusOne)
+            return n + 1.0;
+        return config.scaling == Scaling::Divide ? n : 1.0;
+    }
+
     bool runMicro(EngineObserver *observer, const CancelToken *cancel)
     {
         if (cancel && cancel->cancelled())
@@ -131,9 +141,7 @@ struct AccumEngine::Impl {
         if (config.bug == AccumBug::ZeroEveryMicro && micro > 0)
             optimizer->zeroGrad(); // the bug: zero_grad() inside the loop
         // loss / N so the buffers sum to the window's mean gradient (a division by 1 is skipped).
-        double divisor = config.scaling == Scaling::Divide ? static_cast<double>(n) : 1.0;
-        if (config.bug == AccumBug::DivideByNPlusOne)
-            divisor = static_cast<double>(n + 1);
+        const double divisor = lossDivisor();
         // The skip-last bug's loop stops one short: the last micro-batch is drawn, never run.
         const bool skipped = config.bug == AccumBug::SkipLastMicro && lastMicro;
         torch::Tensor raw;
@@ -204,6 +212,9 @@ struct AccumEngine::Impl {
         StepResult r;
         r.step = windowsDone++;
         r.loss = windowLoss;
+        // The lesson logs scaled.item() * accum_steps: the raw loss back with division, N times
+        // it without, so the bug shows in the log.
+        r.loggedLoss = windowLoss * static_cast<double>(n) / lossDivisor();
         r.layerGradNorms = std::move(hostNorms);
         r.gradNorm = l2(r.layerGradNorms);
         r.finite = std::isfinite(r.loss) && std::isfinite(r.gradNorm);

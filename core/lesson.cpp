@@ -21,14 +21,17 @@ std::string sweepTable(const SweepResult &sweep)
 {
     std::ostringstream out;
     char line[256];
-    std::snprintf(line, sizeof line, "%10s  %5s  %5s  %10s  %10s  %6s  %8s\n", "eff_batch", "accum", "micro", "sps",
-                  "median_ms", "syncs", "loss");
+    // The lesson's seven columns, then the loss as the lesson's loop logs it (scaled x N), so
+    // the no-division bug shows N x in the log.
+    std::snprintf(line, sizeof line, "%10s  %5s  %5s  %10s  %10s  %6s  %8s  %8s\n", "eff_batch", "accum", "micro",
+                  "sps", "median_ms", "syncs", "loss", "logged");
     out << line;
     for (const auto &p : sweep.points) {
-        std::snprintf(line, sizeof line, "%10lld  %5lld  %5lld  %10.1f  %10.2f  %6lld  %8.4f%s\n",
+        std::snprintf(line, sizeof line, "%10lld  %5lld  %5lld  %10.1f  %10.2f  %6lld  %8.4f  %8.4f%s\n",
                       static_cast<long long>(p.effectiveBatch), static_cast<long long>(p.accumSteps),
                       static_cast<long long>(p.microBatch), p.samplesPerSec, p.medianStepMs,
-                      static_cast<long long>(p.syncCalls), p.avgLoss, p.diverged ? "  diverged" : "");
+                      static_cast<long long>(p.syncCalls), p.avgLoss, p.avgLoggedLoss,
+                      p.diverged ? "  diverged" : "");
         out << line;
         if (p.diverged)
             out << "           " << divergenceSentence(p) << "\n";

@@ -27,7 +27,8 @@ struct LessonOptions {
     std::shared_ptr<GradSync> sync;
 };
 
-// The table the lesson prints: eff_batch accum micro sps median_ms syncs loss.
+// The table the lesson prints: eff_batch accum micro sps median_ms syncs loss, then logged
+// (the loss as the lesson's loop logs it, scaled x accum_steps).
 std::string sweepTable(const SweepResult &sweep);
 
 // Throws ConfigError when `dir` cannot be created or written (checked before any work runs).

@@ -43,6 +43,8 @@ struct MicroBatchEvent {
 struct StepResult {
     int64_t step = 0;                 // 0-based index of this window
     double loss = 0.0;                // unscaled mean loss over the window's samples
+    double loggedLoss = 0.0;          // as the lesson's loop logs it: mean of scaled.item() * accum_steps
+                                      // (equal to loss with division; N x loss without it)
     double gradNorm = 0.0;            // global L2 norm of the accumulated buffers, before the step
     std::vector<double> layerGradNorms; // per parameter tensor
     double wallMs = 0.0;

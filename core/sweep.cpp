@@ -77,7 +77,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
         if (!engine.step(nullptr, cancel).finite) {
             p.diverged = true;
             p.divergedAtStep = i + 1;
-            p.avgLoss = p.finalLoss = std::numeric_limits<double>::quiet_NaN();
+            p.avgLoss = p.finalLoss = p.avgLoggedLoss = std::numeric_limits<double>::quiet_NaN();
             p.optimizerStateStep = engine.optimizerStateStep();
             return p;
         }
@@ -89,6 +89,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
     std::vector<double> stepMs;
     stepMs.reserve(config.numSteps);
     p.losses.reserve(config.numSteps);
+    double loggedSum = 0.0;
     synchronize(p.device);
     resetPeakMemory(p.device);
     const auto start = Clock::now();
@@ -98,6 +99,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
         synchronize(p.device);
         stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         p.losses.push_back(r.loss);
+        loggedSum += r.loggedLoss;
         if (!r.finite) {
             p.diverged = true;
             p.divergedAtStep = config.warmupSteps + i + 1;
@@ -121,6 +123,7 @@ SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineOb
     for (double l : p.losses)
         sum += l;
     p.avgLoss = p.losses.empty() ? 0.0 : sum / static_cast<double>(p.losses.size());
+    p.avgLoggedLoss = p.losses.empty() ? 0.0 : loggedSum / static_cast<double>(p.losses.size());
     p.finalLoss = p.losses.empty() ? 0.0 : p.losses.back();
     return p;
 }

@@ -6,6 +6,7 @@
 #include "core/observer.h"
 
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ struct SweepPoint {
     int64_t warmupSteps = 0;
     double wallS = 0.0;        // wall time of the timed region
     double finalLoss = 0.0;
+    double avgLoggedLoss = std::numeric_limits<double>::quiet_NaN(); // mean of the steps' logged
+                                // loss (StepResult::loggedLoss); NaN when a file did not carry it
     std::vector<double> losses; // per timed step, unscaled
     bool diverged = false;      // the loss or the gradient norm went to NaN or Inf; the point stopped there
     int64_t divergedAtStep = -1; // 1-based optimizer step of the point, warm-up steps counted first

@@ -1125,7 +1125,10 @@ void MainWindow::finishAutorun()
     m_autorun.reset();
     if (m_lastSweep && m_autorunExit == 0)
         std::printf("%s", sweepTable(*m_lastSweep).c_str());
-    std::printf("gui-max-stall-ms: %.1f\n", m_stallProbe->maxStallMs());
+    // Only a measured figure: a run in which the probe never ticked (an experiment) prints none.
+    if (m_stallProbe->ticks() > 0)
+        std::printf("gui-max-stall-ms: %.1f (over %lld ticks)\n", m_stallProbe->maxStallMs(),
+                    static_cast<long long>(m_stallProbe->ticks()));
     if (m_lastEquivalence)
         std::printf("equivalence: %s\n", m_lastEquivalence->holds ? "holds" : "does not hold");
     std::fflush(stdout);

@@ -16,6 +16,7 @@ StallProbe::StallProbe(QObject *parent) : QObject(parent)
 void StallProbe::start()
 {
     m_maxStallMs = 0.0;
+    m_ticks = 0;
     m_clock.start();
     m_lastNs = 0;
     m_timer->start();
@@ -31,6 +32,7 @@ void StallProbe::tick()
     const double lateMs = static_cast<double>(now - m_lastNs) / 1e6 - kIntervalMs;
     m_lastNs = now;
     m_maxStallMs = std::max(m_maxStallMs, lateMs);
+    ++m_ticks;
 }
 
 } // namespace accumlab::ui

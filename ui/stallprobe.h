@@ -20,6 +20,9 @@ public:
     void stop();
     bool isRunning() const;
     double maxStallMs() const { return m_maxStallMs; }
+    // Ticks measured since the last start(): 0 means nothing was measured, and maxStallMs()
+    // is then no figure to show.
+    qint64 ticks() const { return m_ticks; }
 
 private:
     void tick();
@@ -28,6 +31,7 @@ private:
     QElapsedTimer m_clock;
     qint64 m_lastNs = 0;
     double m_maxStallMs = 0.0;
+    qint64 m_ticks = 0;
 };
 
 } // namespace accumlab::ui

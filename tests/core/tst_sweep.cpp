@@ -1,5 +1,6 @@
 // The throughput sweep: one point per grid entry with the lesson's fields filled from
 // measurement, sync counts, warm-up excluded, observer callbacks and cancellation.
+#include "core/export.h"
 #include "core/sweep.h"
 
 #include <QtTest>
@@ -77,6 +78,38 @@ private slots:
             QCOMPARE(QString::fromStdString(p.device), QStringLiteral("cpu"));
         }
         QVERIFY(result.plateauSamplesPerSec() >= result.points.front().samplesPerSec);
+    }
+
+    // The logged loss is what the lesson's loop prints (scaled.item() * accum_steps): the raw
+    // mean with division, N times it without, N/(N+1) of it with that divisor, so a student who
+    // debugs by the log sees the bug. Same samples, same steps: only the scaling differs.
+    void loggedLossShowsTheScaling_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::newRow("division") << "divide";
+        QTest::newRow("no division") << "none";
+        QTest::newRow("divide by N+1") << "n-plus-1";
+    }
+    void loggedLossShowsTheScaling()
+    {
+        QFETCH(QString, variant);
+        SweepConfig s = smallSweep();
+        s.accumGrid = {1, 4, 16};
+        s.base.optimizer.lr = 1e-4; // keep every variant finite
+        if (variant == "none")
+            s.base.scaling = Scaling::None;
+        if (variant == "n-plus-1")
+            s.base.bug = AccumBug::DivideByNPlusOne;
+        const SweepResult r = runSweep(s);
+        for (const SweepPoint &p : r.points) {
+            const double n = double(p.accumSteps);
+            const double expected = variant == "divide" ? 1.0 : variant == "none" ? n : n / (n + 1.0);
+            QVERIFY2(std::abs(p.avgLoggedLoss / p.avgLoss - expected) < 1e-9 * expected,
+                     qPrintable(QStringLiteral("accum %1: logged %2, raw %3").arg(n).arg(p.avgLoggedLoss).arg(p.avgLoss)));
+        }
+        // Written and read back with the point.
+        const CurveFile back = parseCurveJson(curveJson(r).dump());
+        QCOMPARE(back.points.back().avgLoggedLoss, r.points.back().avgLoggedLoss);
     }
 
     void cancelStopsTheSweep()

@@ -29,9 +29,25 @@ private slots:
     void noWriteWithoutDisplayWritesNothing();
     void windowTakesTheLessonFlags();
     void pagesForScreenshots();
+    void experimentPrintsNoStallItDidNotMeasure();
     void settingsFileThatIsNoFile_data();
     void settingsFileThatIsNoFile();
 };
+
+// An autorun experiment does not arm the stall probe: it prints no gui-max-stall-ms (it used to
+// print 0.0, a figure nobody measured), while the sweep above prints one with its tick count.
+void TestAutorun::experimentPrintsNoStallItDidNotMeasure()
+{
+    QTemporaryDir dir;
+    QProcess proc;
+    proc.setWorkingDirectory(dir.path());
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--autorun"), QStringLiteral("--experiment"),
+                                                     QStringLiteral("split-tolerance"), QStringLiteral("--quit")});
+    QVERIFY(proc.waitForFinished(120'000));
+    const QByteArray out = proc.readAllStandardOutput();
+    QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
+    QVERIFY2(!out.contains("gui-max-stall-ms"), out.constData());
+}
 
 // The window's own settings file replaced by a FIFO (whose read would wait for ever), a link
 // to /dev/zero (an endless read) or a folder: the window starts, says why it does not read
@@ -96,6 +112,10 @@ void TestAutorun::autorunWritesJsonAndScreenshot()
     const QByteArray out = proc.readAllStandardOutput();
     QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
     QVERIFY2(out.contains("gui-max-stall-ms: "), out.constData());
+    QVERIFY2(QRegularExpression(QStringLiteral("gui-max-stall-ms: [0-9.]+ \\(over [1-9][0-9]* ticks\\)"))
+                 .match(QString::fromUtf8(out))
+                 .hasMatch(),
+             out.constData());
 
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
