@@ -71,6 +71,9 @@ struct AccumEngine::Impl {
     int64_t windowsDone = 0;
     StepResult last;
     WindowProbe *probe = nullptr;
+    // The open window's full-batch gradient (referenceNorms), for the buffers' fills.
+    std::vector<torch::Tensor> referenceGrads;
+    int64_t referenceWindow = -1;
 
     Impl(const AccumConfig &c, std::shared_ptr<GradSync> s)
         : config(c), device(resolveDevice(c.device)), dtype(toTorch(c.dtype)), sync(std::move(s))
@@ -196,6 +199,24 @@ struct AccumEngine::Impl {
             e.accumSteps = n;
             e.microLoss = skipped ? std::nan("") : raw.detach().to(torch::kFloat64).item<double>();
             e.gradNorms = lastMicro ? hostNorms : toVector(optimizer->gradNorms());
+            if (referenceWindow == windowsDone && !referenceGrads.empty()) {
+                torch::NoGradGuard noGrad;
+                const auto &grads = optimizer->grads();
+                std::vector<torch::Tensor> parts; // P dots, then P squared norms of the reference
+                for (size_t i = 0; i < grads.size(); ++i)
+                    parts.push_back((grads[i].to(torch::kFloat64) * referenceGrads[i]).sum());
+                for (const auto &g : referenceGrads)
+                    parts.push_back(g.pow(2).sum());
+                const auto host = toVector(torch::stack(parts)); // (2P,) one transfer
+                const size_t P = grads.size();
+                double dot = 0.0, ref2 = 0.0;
+                for (size_t i = 0; i < P; ++i) {
+                    e.fills.push_back(host[P + i] > 0.0 ? host[i] / host[P + i] : 0.0);
+                    dot += host[i];
+                    ref2 += host[P + i];
+                }
+                e.fillTotal = ref2 > 0.0 ? dot / ref2 : 0.0;
+            }
             e.synced = doSync;
             e.optimizerStepped = stepped;
             e.syncCalls = syncCalls;
@@ -251,6 +272,10 @@ struct AccumEngine::Impl {
         auto y = torch::cat(windowY); // y: (micro * accum,)
         FusedOptimizer refBuffers(ref->parameters(), config.optimizer); // only for its flat norms
         torch::cross_entropy_loss(ref->forward(x), y).backward();
+        referenceGrads.clear();
+        for (const auto &g : refBuffers.grads())
+            referenceGrads.push_back(g.detach().to(torch::kFloat64).clone()); // the fills' reference
+        referenceWindow = windowsDone;
         return toVector(refBuffers.gradNorms());
     }
 };

@@ -31,6 +31,12 @@ struct MicroBatchEvent {
     int64_t accumSteps = 1;
     double microLoss = 0.0;        // unscaled mean loss of this micro-batch
     std::vector<double> gradNorms; // per parameter tensor, of the accumulated buffers
+    // Per parameter tensor, the buffer's projection onto the window's full-batch gradient g:
+    // <buffer, g> / <g, g>. Linear in the buffer, so each micro-batch adds its own share and a
+    // correct window ends at exactly 1 (N without division); empty until referenceGradNorms()
+    // was asked for this window. fillTotal: the same over all tensors at once.
+    std::vector<double> fills;
+    double fillTotal = 0.0;
     bool synced = false;           // a gradient sync ran after this micro-batch
     bool optimizerStepped = false; // the optimizer stepped after this micro-batch
     int64_t syncCalls = 0;         // running totals

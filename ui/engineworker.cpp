@@ -156,6 +156,8 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
         u.microLoss = e.microLoss;
         u.gradNorms = toQVector(e.gradNorms);
         u.referenceNorms = m_reference;
+        u.fills = toQVector(e.fills);
+        u.fillTotal = e.fillTotal;
         u.synced = e.synced;
         u.optimizerStepped = e.optimizerStepped;
         u.syncCalls = e.syncCalls;

@@ -70,6 +70,10 @@ void GradientBufferView::setUpdate(const MicroBatchUpdate &u)
 
 QVector<double> GradientBufferView::tensorRatios() const
 {
+    // The projection onto the full-batch gradient adds up over micro-batches (the norm of a
+    // partial sum does not: mid-window it can read 1.13x without any bug).
+    if (!m_update.fills.isEmpty())
+        return m_update.fills;
     QVector<double> ratios;
     const auto &g = m_update.gradNorms;
     const auto &r = m_update.referenceNorms;
@@ -80,6 +84,8 @@ QVector<double> GradientBufferView::tensorRatios() const
 
 double GradientBufferView::measuredRatio() const
 {
+    if (!m_update.fills.isEmpty())
+        return m_update.fillTotal;
     double g2 = 0.0, r2 = 0.0;
     const auto &g = m_update.gradNorms;
     const auto &r = m_update.referenceNorms;

@@ -1,8 +1,11 @@
 // The gradient buffers: one bar per parameter tensor, filling micro-batch by micro-batch,
-// measured in units of the full-batch gradient norm of the same window (the marker at 1x).
-// With loss/N the bars land on the marker after the last micro-batch; without the division
-// they overshoot to N times it; the axis grows so the overshoot stays visible. Every length
-// is a ratio of two norms the engine measured. Painted left to right in every layout
+// measured as the buffer's projection onto the full-batch gradient g of the same window,
+// <buffer, g> / <g, g> (the marker at 1x). The projection is linear in the buffer, so each
+// micro-batch adds its own share and the bars add up: with loss/N they land on the marker
+// after the last micro-batch, without the division at N times it; the axis grows so the
+// overshoot stays visible. (A ratio of norms, the fallback when no projection came, is not
+// additive: mid-window it could read 1.13x without a bug.) Every length is a figure the
+// engine measured. Painted left to right in every layout
 // direction (a plot is not mirrored). GUI thread only.
 #pragma once
 
@@ -22,7 +25,8 @@ public:
     void clear();
 
     bool hasData() const { return m_hasData; }
-    // ||accumulated|| / ||full batch|| over all tensors (global L2), and per tensor.
+    // The buffers' projection onto the full-batch gradient over all tensors, and per tensor
+    // (||accumulated|| / ||full batch|| where the update carries no projection).
     double measuredRatio() const;
     QVector<double> tensorRatios() const;
     double axisMax() const { return m_axisMax; }

@@ -32,6 +32,10 @@ struct MicroBatchUpdate {
     double microLoss = 0.0;
     QVector<double> gradNorms;       // per parameter tensor, accumulated buffers
     QVector<double> referenceNorms;  // per parameter tensor, full-batch gradient of the window
+    // Per parameter tensor, the buffer's projection onto the window's full-batch gradient
+    // (core's MicroBatchEvent::fills): what the bars draw, adding up micro-batch by micro-batch.
+    QVector<double> fills;
+    double fillTotal = 0.0;
     bool synced = false;
     bool optimizerStepped = false;
     qint64 syncCalls = 0;
