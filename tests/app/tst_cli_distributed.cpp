@@ -442,6 +442,13 @@ private slots:
     {
         QFETCH(QByteArray, reply);
         QFETCH(bool, first);
+#if defined(__SANITIZE_ADDRESS__)
+        // LibTorch's client reads the banner as a length and asks for that many bytes: a plain
+        // build throws std::bad_alloc (turned into a sentence by the terminate handler), while
+        // AddressSanitizer's allocator ends the process on the request before anything throws.
+        if (reply.startsWith("SSH"))
+            QSKIP("under AddressSanitizer the oversized allocation aborts instead of throwing");
+#endif
         const ForeignService service(reply, first);
         QTemporaryDir dir;
         const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
