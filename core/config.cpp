@@ -208,7 +208,10 @@ void validate(const SweepConfig &c)
         throw ConfigError("the accumulation grid is empty");
     for (int64_t a : c.accumGrid) {
         requireRange(a, 1, kMaxAccumSteps, "accum_steps in the grid");
-        // The engine draws a whole window of inputs (and the teacher's logits) at once.
+        if (a == 1 && c.base.bug == AccumBug::SkipLastMicro)
+            throw ConfigError("skip-last-micro at accum_steps 1 runs no micro-batch at all (range(N - 1) is empty), "
+                              "so that point would train and measure nothing; start the grid at 2");
+        // The engine draws a whole window of inputs (and the teacher's prototypes) at once.
         const int64_t effective = c.base.microBatch * a * c.base.worldSize;
         const ModelShape shape = c.base.modelShape();
         if (effective * std::max(shape.inFeatures, shape.classes) > kMaxTensorElements)
@@ -218,6 +221,7 @@ void validate(const SweepConfig &c)
     }
     requireRange(c.numSteps, 1, 1000000, "num_steps");
     requireRange(c.warmupSteps, 0, 1000000, "warm-up steps");
+    requireRange(c.repeats, 1, 1000, "repeats");
     requireRange(c.threads, 0, 1024, "threads");
 }
 

@@ -143,6 +143,12 @@ struct SweepConfig {
     std::vector<int64_t> accumGrid{1, 2, 4, 8, 16};
     int64_t numSteps = 25;                  // timed optimizer steps per point
     int64_t warmupSteps = 2;                // untimed optimizer steps per point
+    // The timed steps of every point run in this many blocks, interleaved across the grid
+    // (block 1 of every point, then block 2 of every point, ...), so that a slow spell of the
+    // machine falls on all points alike; each block gives one samples/sec figure, whose median
+    // and spread the point reports. Fewer timed steps than repeats give one block per step.
+    int64_t repeats = 5;
+    int64_t blocks() const { return repeats < numSteps ? repeats : numSteps; }
     int threads = 0;                        // 0 = leave LibTorch's default
 };
 void validate(const SweepConfig &);

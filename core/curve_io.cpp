@@ -36,6 +36,11 @@ json toJson(const SweepPoint &p)
         {"wall_s", p.wallS},
         {"final_loss", p.finalLoss},
         {"losses", p.losses},
+        // The interleaved timing blocks and their spread (median, slowest, fastest).
+        {"samples_per_sec_blocks", p.blockSamplesPerSec},
+        {"samples_per_sec_median", p.blockMedian()},
+        {"samples_per_sec_min", p.blockMin()},
+        {"samples_per_sec_max", p.blockMax()},
         {"diverged", p.diverged},
         {"device", p.device},
         {"dtype", p.dtype},
@@ -120,9 +125,10 @@ double requireNonNegative(const json &point, const char *name, size_t index)
 }
 
 // A measurement: zero, or between kMinNonZeroMeasure and `max`.
-double requireMeasure(const json &point, const char *name, size_t index, double max)
+double checkMeasure(double v, const char *name, size_t index, double max)
 {
-    const double v = requireNonNegative(point, name, index);
+    if (v < 0.0)
+        fail(index, CurveErrorCode::Negative, name, std::string("field '") + name + "' is negative");
     if (v > max || (v != 0.0 && v < kMinNonZeroMeasure)) {
         char text[64];
         std::snprintf(text, sizeof text, "%.17g", v);
@@ -133,6 +139,11 @@ double requireMeasure(const json &point, const char *name, size_t index, double 
                  bound + ")");
     }
     return v;
+}
+
+double requireMeasure(const json &point, const char *name, size_t index, double max)
+{
+    return checkMeasure(requireField(point, name, index).get<double>(), name, index, max);
 }
 
 int64_t requireBatchCount(const json &point, const char *name, size_t index)
@@ -224,6 +235,16 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.losses.reserve(it->size());
         for (const json &l : *it)
             p.losses.push_back(lossValue(l, p.diverged, i, "losses"));
+    }
+    if (const auto it = pj.find("samples_per_sec_blocks"); it != pj.end()) {
+        constexpr const char *kBlocks = "samples_per_sec_blocks";
+        if (!it->is_array())
+            fail(i, CurveErrorCode::NotAList, kBlocks, "field 'samples_per_sec_blocks' is not a list");
+        for (const json &b : *it) {
+            if (!b.is_number() || (b.is_number_float() && !std::isfinite(b.get<double>())))
+                fail(i, CurveErrorCode::NotANumber, kBlocks, "field 'samples_per_sec_blocks' holds a non-number");
+            p.blockSamplesPerSec.push_back(checkMeasure(b.get<double>(), kBlocks, i, kMaxSamplesPerSec));
+        }
     }
     if (const auto it = pj.find("device"); it != pj.end() && it->is_string())
         p.device = it->get<std::string>();

@@ -1,7 +1,9 @@
 // Internal (includes LibTorch): the seeded synthetic data stream.
-// Inputs are standard normal. Labels come from a fixed random linear teacher
-// (argmax of x W_t, so the loss can really fall and bigger batches give smoother curves)
-// or are drawn independently of the inputs, as the lesson does (loss stays near ln(classes)).
+// Class ids are uniform. With the teacher each sample is a fixed random prototype of its class
+// plus standard-normal noise (a Gaussian mixture with a margin, so the loss visibly falls
+// within the default steps and bigger batches give smoother curves); with random labels the
+// inputs are the noise alone and the ids independent of them, as the lesson draws them (the
+// loss stays near ln(classes)).
 #pragma once
 
 #include "core/config.h"
@@ -24,7 +26,7 @@ private:
     torch::Dtype m_dtype;
     torch::Device m_device;
     torch::Generator m_gen;
-    torch::Tensor m_teacher; // (in, classes), float32 on the device
+    torch::Tensor m_prototypes; // (classes, in), float32 on the device
 };
 
 } // namespace accumlab

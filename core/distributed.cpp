@@ -956,6 +956,7 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
                                   "--accum-grid",  grid,
                                   "--num-steps",   std::to_string(config.numSteps),
                                   "--warmup-steps", std::to_string(config.warmupSteps),
+                                  "--repeats",     std::to_string(config.repeats),
                                   "--seed",        std::to_string(b.seed),
                                   "--lr",          lr,
                                   "--optimizer",   toString(b.optimizer.kind),

@@ -41,6 +41,10 @@ struct SyncStats {
     {
         return {collectives - before.collectives, bytes - before.bytes, ms - before.ms};
     }
+    SyncStats operator+(const SyncStats &more) const
+    {
+        return {collectives + more.collectives, bytes + more.bytes, ms + more.ms};
+    }
 };
 
 // Default bound on every rendezvous and collective wait.

@@ -238,7 +238,9 @@ struct AccumEngine::Impl {
         r.loggedLoss = windowLoss * static_cast<double>(n) / lossDivisor();
         r.layerGradNorms = std::move(hostNorms);
         r.gradNorm = l2(r.layerGradNorms);
-        r.finite = std::isfinite(r.loss) && std::isfinite(r.gradNorm);
+        // A window whose loop ran no micro-batch (skip-last-micro at accum_steps 1) has no loss
+        // to judge; its buffers still do.
+        r.finite = (windowLosses.empty() || std::isfinite(r.loss)) && std::isfinite(r.gradNorm);
         r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - windowStart).count();
         r.syncCalls = syncCalls;
         r.optimizerSteps = optimizerSteps;

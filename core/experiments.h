@@ -37,6 +37,15 @@ struct ExperimentClaim {
     // Based on wall-clock timings: reported, but machine- and load-dependent; tests check
     // its structure, never its verdict.
     bool timing = false;
+    // A timing claim whose measured spread (the interleaved blocks' slowest to fastest) allows
+    // neither verdict; `holds` is false and the result does not count it as failed.
+    bool inconclusive = false;
+    // True by construction of the code that measured it (a counter read back, an identity):
+    // shown with its figures, without a verdict; `holds` is true and means "observed".
+    bool observation = false;
+
+    // "holds", "does not hold", "inconclusive" or "observation".
+    std::string outcome() const;
 
     LocalizedText statementText() const { return {statement, statementFa}; }
 };
@@ -64,7 +73,7 @@ struct ExperimentResult {
     std::vector<ExperimentSeries> series;
     std::vector<ExperimentClaim> claims;
 
-    bool holds() const; // every claim holds
+    bool holds() const; // no verdict failed (observations and inconclusive timing claims aside)
     // The named value; throws std::out_of_range when absent.
     double value(const std::string &name) const;
     const ExperimentClaim &claim(const std::string &id) const;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/experiments.h"
+#include "core/sweep.h"
 
 #include <string>
 
@@ -12,6 +13,15 @@ void addValue(ExperimentResult &r, const std::string &name, double value);
 // Appends a claim (its statement in English and Persian) and returns its verdict.
 bool addClaim(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
               const std::string &criterion, bool holds, bool timing = false);
+// A statement true by construction, shown with its figures and no verdict mark.
+void addObservation(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
+                    const std::string &criterion);
+// A timing claim judged against the measured spread: it holds when even the least favourable
+// ends of the spreads agree, fails when even the most favourable ends disagree, and is
+// inconclusive in between.
+enum class TimingOutcome { Holds, Fails, Inconclusive };
+void addTimingClaim(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
+                    const std::string &criterion, TimingOutcome outcome);
 void checkCancel(const CancelToken *cancel);
 // Puts a left-to-right mark on each side of a formula so that it keeps its reading order
 // inside a Persian sentence, e.g. ltr("2^-23"). Marks rather than isolates (LRI ... PDI):
@@ -19,6 +29,9 @@ void checkCancel(const CancelToken *cancel);
 std::string ltr(const std::string &text);
 // printf-style formatting into a std::string.
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Experiment 1's values and verdicts from a finished sweep (tests feed it planted timings).
+ExperimentResult judgeSweepFlattening(const SweepResult &sweep);
 
 ExperimentResult variableLength(const ExperimentOptions &, const CancelToken *);
 ExperimentResult partialWindow(const ExperimentOptions &, const CancelToken *);

@@ -92,6 +92,7 @@ json toJson(const SweepConfig &c)
             {"world_size", c.base.worldSize},
             {"num_steps", c.numSteps},
             {"warmup_steps", c.warmupSteps},
+            {"repeats", c.repeats},
             {"optimizer", toString(c.base.optimizer.kind)},
             {"lr", c.base.optimizer.lr},
             {"scaling", toString(c.base.scaling)},

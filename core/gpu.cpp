@@ -79,6 +79,21 @@ std::optional<int64_t> peakMemoryBytes(const std::string &device)
     return std::nullopt;
 }
 
+std::optional<int64_t> currentMemoryBytes(const std::string &device)
+{
+#ifdef ACCUMLAB_WITH_CUDA
+    if (isCuda(device)) {
+        torch::cuda::synchronize();
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(device));
+        constexpr size_t kAggregate = 0; // as in peakMemoryBytes
+        return stats.allocated_bytes[kAggregate].current;
+    }
+#else
+    (void)device;
+#endif
+    return std::nullopt;
+}
+
 OomDemoResult runOomDemo(const OomDemoConfig &config)
 {
     if (!cudaAvailable())

@@ -17,6 +17,8 @@ bool builtWithCuda();
 void resetPeakMemory(const std::string &device);
 // Peak bytes allocated on `device` since the last reset; empty on the CPU.
 std::optional<int64_t> peakMemoryBytes(const std::string &device);
+// Bytes allocated on `device` now; empty on the CPU.
+std::optional<int64_t> currentMemoryBytes(const std::string &device);
 
 struct OomDemoConfig {
     ModelPreset preset = ModelPreset::Wide;

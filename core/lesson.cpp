@@ -5,6 +5,7 @@
 #include "core/grad_sync.h"
 #include "core/skill.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <cerrno>
@@ -22,19 +23,28 @@ std::string sweepTable(const SweepResult &sweep)
     std::ostringstream out;
     char line[256];
     // The lesson's seven columns, then the loss as the lesson's loop logs it (scaled x N), so
-    // the no-division bug shows N x in the log.
-    std::snprintf(line, sizeof line, "%10s  %5s  %5s  %10s  %10s  %6s  %8s  %8s\n", "eff_batch", "accum", "micro",
-                  "sps", "median_ms", "syncs", "loss", "logged");
+    // the no-division bug shows N x in the log, then the spread of the interleaved timing
+    // blocks (the slowest and the fastest block's samples/sec).
+    std::snprintf(line, sizeof line, "%10s  %5s  %5s  %10s  %10s  %6s  %8s  %8s  %10s  %10s\n", "eff_batch", "accum",
+                  "micro", "sps", "median_ms", "syncs", "loss", "logged", "sps_min", "sps_max");
     out << line;
     for (const auto &p : sweep.points) {
-        std::snprintf(line, sizeof line, "%10lld  %5lld  %5lld  %10.1f  %10.2f  %6lld  %8.4f  %8.4f%s\n",
+        std::snprintf(line, sizeof line, "%10lld  %5lld  %5lld  %10.1f  %10.2f  %6lld  %8.4f  %8.4f  %10.1f  %10.1f%s\n",
                       static_cast<long long>(p.effectiveBatch), static_cast<long long>(p.accumSteps),
                       static_cast<long long>(p.microBatch), p.samplesPerSec, p.medianStepMs,
-                      static_cast<long long>(p.syncCalls), p.avgLoss, p.avgLoggedLoss,
+                      static_cast<long long>(p.syncCalls), p.avgLoss, p.avgLoggedLoss, p.blockMin(), p.blockMax(),
                       p.diverged ? "  diverged" : "");
         out << line;
         if (p.diverged)
             out << "           " << divergenceSentence(p) << "\n";
+    }
+    if (sweep.config.base.labels == LabelKind::Random) {
+        std::snprintf(line, sizeof line,
+                      "labels are random: nothing can be learned, so the loss stays near ln %lld = %.4f, as in the "
+                      "lesson (the default teacher labels make it fall)\n",
+                      static_cast<long long>(sweep.config.base.modelShape().classes),
+                      std::log(static_cast<double>(sweep.config.base.modelShape().classes)));
+        out << line;
     }
     return out.str();
 }

@@ -74,6 +74,9 @@ public:
     virtual void onMicroBatch(const MicroBatchEvent &) {}
     virtual void onStep(const StepResult &) {}
     virtual void onSweepPointStarted(int64_t /*index*/, int64_t /*accumSteps*/) {}
+    // Before each timed block of a point (block 0 follows onSweepPointStarted); the onStep
+    // calls that follow belong to that point.
+    virtual void onSweepBlock(int64_t /*index*/, int64_t /*block*/) {}
     virtual void onSweepPoint(const SweepPoint &) {}
     // runLesson: before each phase starts.
     virtual void onPhase(LessonPhase) {}

@@ -9,15 +9,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
+#include <optional>
 
 namespace accumlab {
 
 const char *const kTimedRegion =
-    "num_steps effective steps after the warm-up: per step the window's data generation, every micro-batch's "
+    "num_steps effective steps after the warm-up, run in blocks interleaved across the points "
+    "(samples_per_sec_blocks, one figure a block): per step the window's data generation, every micro-batch's "
     "forward and backward, the gradient syncs, the grad-norm read and the optimizer step; model construction "
     "and warm-up steps are excluded; on CUDA the device is synchronized before each clock read and "
-    "peak_mem_bytes is the caching allocator's peak over the timed steps";
+    "peak_mem_bytes is what the point's engine holds after its warm-up plus the caching allocator's largest "
+    "rise above that in one of its blocks";
 
 namespace {
 
@@ -54,95 +58,191 @@ double SweepResult::plateauSamplesPerSec() const
     return best;
 }
 
-SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineObserver *observer,
-                         const CancelToken *cancel, std::shared_ptr<GradSync> sync)
+double SweepPoint::blockMedian() const { return blockSamplesPerSec.empty() ? samplesPerSec : median(blockSamplesPerSec); }
+
+double SweepPoint::blockMin() const
 {
-    AccumConfig c = config.base;
-    c.accumSteps = accumSteps;
-    AccumEngine engine(c, std::move(sync));
+    return blockSamplesPerSec.empty() ? samplesPerSec
+                                      : *std::min_element(blockSamplesPerSec.begin(), blockSamplesPerSec.end());
+}
 
+double SweepPoint::blockMax() const
+{
+    return blockSamplesPerSec.empty() ? samplesPerSec
+                                      : *std::max_element(blockSamplesPerSec.begin(), blockSamplesPerSec.end());
+}
+
+double SweepPoint::blockQuantile(double q) const
+{
+    if (blockSamplesPerSec.empty())
+        return samplesPerSec;
+    std::vector<double> v = blockSamplesPerSec;
+    std::sort(v.begin(), v.end());
+    const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+    const auto below = static_cast<size_t>(std::floor(at));
+    const size_t above = std::min(below + 1, v.size() - 1);
+    return v[below] + (at - static_cast<double>(below)) * (v[above] - v[below]);
+}
+
+namespace {
+
+// One point of a running sweep: its engine and what its timed blocks have gathered so far.
+struct PointRun {
+    std::unique_ptr<AccumEngine> engine;
     SweepPoint p;
-    p.accumSteps = accumSteps;
-    p.microBatch = c.microBatch;
-    p.worldSize = c.worldSize;
-    p.effectiveBatch = c.effectiveBatch();
-    p.warmupSteps = config.warmupSteps;
-    p.device = engine.deviceName();
-    p.dtype = toString(c.dtype);
-    p.threads = currentThreads();
+    bool stopped = false;     // diverged (in the warm-up or a block): no further blocks
+    int64_t syncBefore = 0, microBefore = 0;
+    // The sync is shared by every point's engine: its collectives are summed over this
+    // point's own blocks.
+    SyncStats collectives;
+    std::vector<double> stepMs;
+    double loggedSum = 0.0;
+    std::optional<int64_t> residentBytes; // CUDA: what the engine holds after its warm-up
+    std::optional<int64_t> transientPeak; // CUDA: the largest rise above the resident bytes in a block
+};
 
+void warmUp(PointRun &run, const SweepConfig &config, const CancelToken *cancel)
+{
+    AccumEngine &engine = *run.engine;
+    SweepPoint &p = run.p;
     // Divergence is looked for from the first step, warm-up included: a point whose warm-up
     // already went to NaN is reported there, with no timed steps.
     for (int64_t i = 0; i < config.warmupSteps; ++i) {
         if (!engine.step(nullptr, cancel).finite) {
+            run.stopped = true;
             p.diverged = true;
             p.divergedAtStep = i + 1;
             p.avgLoss = p.finalLoss = p.avgLoggedLoss = std::numeric_limits<double>::quiet_NaN();
             p.optimizerStateStep = engine.optimizerStateStep();
-            return p;
+            return;
         }
     }
-    const int64_t syncBefore = engine.syncCalls();
-    const int64_t microBefore = engine.microBatches();
-    const SyncStats collectivesBefore = engine.syncStats();
-
-    std::vector<double> stepMs;
-    stepMs.reserve(config.numSteps);
+    run.syncBefore = engine.syncCalls();
+    run.microBefore = engine.microBatches();
+    run.stepMs.reserve(config.numSteps);
     p.losses.reserve(config.numSteps);
-    double loggedSum = 0.0;
+}
+
+void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObserver *observer,
+              const CancelToken *cancel)
+{
+    AccumEngine &engine = *run.engine;
+    SweepPoint &p = run.p;
     synchronize(p.device);
+    const std::optional<int64_t> before = currentMemoryBytes(p.device);
     resetPeakMemory(p.device);
+    const SyncStats collectivesBefore = engine.syncStats();
     const auto start = Clock::now();
-    for (int64_t i = 0; i < config.numSteps; ++i) {
+    int64_t done = 0;
+    for (int64_t i = 0; i < steps; ++i) {
         const auto t0 = Clock::now();
         const StepResult r = engine.step(observer, cancel);
         synchronize(p.device);
-        stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        run.stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        ++done;
         p.losses.push_back(r.loss);
-        loggedSum += r.loggedLoss;
+        run.loggedSum += r.loggedLoss;
         if (!r.finite) {
+            run.stopped = true;
             p.diverged = true;
-            p.divergedAtStep = config.warmupSteps + i + 1;
+            p.divergedAtStep = config.warmupSteps + static_cast<int64_t>(p.losses.size());
             break;
         }
     }
-    p.wallS = std::chrono::duration<double>(Clock::now() - start).count();
-    p.peakMemBytes = peakMemoryBytes(p.device);
+    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+    run.collectives = run.collectives + (engine.syncStats() - collectivesBefore);
+    p.wallS += wall;
+    if (!run.stopped && wall > 0.0)
+        p.blockSamplesPerSec.push_back(static_cast<double>(done * p.effectiveBatch) / wall);
+    if (const auto peak = peakMemoryBytes(p.device); peak && before)
+        run.transientPeak = std::max(run.transientPeak.value_or(0), *peak - *before);
+}
 
-    p.steps = static_cast<int64_t>(stepMs.size());
-    p.syncCalls = engine.syncCalls() - syncBefore;
-    p.microBatches = engine.microBatches() - microBefore;
-    const SyncStats collectives = engine.syncStats() - collectivesBefore;
-    p.allreduceCalls = collectives.collectives;
-    p.allreduceBytes = collectives.bytes;
-    p.allreduceMs = collectives.ms;
+void finish(PointRun &run)
+{
+    AccumEngine &engine = *run.engine;
+    SweepPoint &p = run.p;
+    if (p.diverged && p.divergedAtStep <= p.warmupSteps)
+        return; // reported by warmUp, nothing was timed
+    if (run.residentBytes && run.transientPeak)
+        p.peakMemBytes = *run.residentBytes + *run.transientPeak;
+    p.steps = static_cast<int64_t>(run.stepMs.size());
+    p.syncCalls = engine.syncCalls() - run.syncBefore;
+    p.microBatches = engine.microBatches() - run.microBefore;
+    p.allreduceCalls = run.collectives.collectives;
+    p.allreduceBytes = run.collectives.bytes;
+    p.allreduceMs = run.collectives.ms;
     p.optimizerStateStep = engine.optimizerStateStep();
     p.samplesPerSec = p.wallS > 0.0 ? static_cast<double>(p.steps * p.effectiveBatch) / p.wallS : 0.0;
-    p.medianStepMs = median(stepMs);
+    p.medianStepMs = median(run.stepMs);
     double sum = 0.0;
     for (double l : p.losses)
         sum += l;
     p.avgLoss = p.losses.empty() ? 0.0 : sum / static_cast<double>(p.losses.size());
-    p.avgLoggedLoss = p.losses.empty() ? 0.0 : loggedSum / static_cast<double>(p.losses.size());
+    p.avgLoggedLoss = p.losses.empty() ? 0.0 : run.loggedSum / static_cast<double>(p.losses.size());
     p.finalLoss = p.losses.empty() ? 0.0 : p.losses.back();
-    return p;
 }
+
+} // namespace
 
 SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const CancelToken *cancel,
                      std::shared_ptr<GradSync> sync)
 {
     validate(config);
     applyThreads(config.threads);
+    std::vector<PointRun> runs(config.accumGrid.size());
+    for (size_t i = 0; i < runs.size(); ++i) {
+        PointRun &run = runs[i];
+        AccumConfig c = config.base;
+        c.accumSteps = config.accumGrid[i];
+        const std::optional<int64_t> before = currentMemoryBytes(resolveDevice(c.device));
+        run.engine = std::make_unique<AccumEngine>(c, sync);
+        SweepPoint &p = run.p;
+        p.accumSteps = c.accumSteps;
+        p.microBatch = c.microBatch;
+        p.worldSize = c.worldSize;
+        p.effectiveBatch = c.effectiveBatch();
+        p.warmupSteps = config.warmupSteps;
+        p.device = run.engine->deviceName();
+        p.dtype = toString(c.dtype);
+        p.threads = currentThreads();
+        warmUp(run, config, cancel);
+        if (const auto after = currentMemoryBytes(p.device); after && before)
+            run.residentBytes = *after - *before;
+    }
+    // Block b of every point, then block b + 1: numSteps split as evenly as the blocks allow.
+    const int64_t blocks = config.blocks();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t steps = config.numSteps / blocks + (b < config.numSteps % blocks ? 1 : 0);
+        for (size_t i = 0; i < runs.size(); ++i) {
+            PointRun &run = runs[i];
+            if (observer && b == 0)
+                observer->onSweepPointStarted(static_cast<int64_t>(i), run.p.accumSteps);
+            if (!run.stopped) {
+                if (observer)
+                    observer->onSweepBlock(static_cast<int64_t>(i), b);
+                runBlock(run, config, steps, observer, cancel);
+            }
+            if (b == blocks - 1) {
+                finish(run);
+                if (observer)
+                    observer->onSweepPoint(run.p);
+            }
+        }
+    }
     SweepResult result;
     result.config = config;
-    for (size_t i = 0; i < config.accumGrid.size(); ++i) {
-        if (observer)
-            observer->onSweepPointStarted(static_cast<int64_t>(i), config.accumGrid[i]);
-        result.points.push_back(runSweepPoint(config, config.accumGrid[i], observer, cancel, sync));
-        if (observer)
-            observer->onSweepPoint(result.points.back());
-    }
+    for (auto &run : runs)
+        result.points.push_back(std::move(run.p));
     return result;
+}
+
+SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineObserver *observer,
+                         const CancelToken *cancel, std::shared_ptr<GradSync> sync)
+{
+    SweepConfig one = config;
+    one.accumGrid = {accumSteps};
+    return runSweep(one, observer, cancel, std::move(sync)).points.front();
 }
 
 } // namespace accumlab

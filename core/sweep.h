@@ -1,5 +1,6 @@
 // The throughput sweep: fixed micro-batch, a grid of accumulation steps, a fresh model per
-// point from the same seed, warm-up steps untimed, then num_steps timed effective steps.
+// point from the same seed, warm-up steps untimed, then num_steps timed effective steps in
+// blocks interleaved across the points, so each point reports a median and a spread.
 #pragma once
 
 #include "core/config.h"
@@ -37,6 +38,15 @@ struct SweepPoint {
     double avgLoggedLoss = std::numeric_limits<double>::quiet_NaN(); // mean of the steps' logged
                                 // loss (StepResult::loggedLoss); NaN when a file did not carry it
     std::vector<double> losses; // per timed step, unscaled
+    // samples/sec of each timed block (SweepConfig::repeats, interleaved across the grid), in
+    // the order they ran; samplesPerSec above is the whole timed region's.
+    std::vector<double> blockSamplesPerSec;
+    double blockMedian() const; // median of the blocks (samplesPerSec when there are none)
+    double blockMin() const;    // the spread: the slowest and the fastest block
+    double blockMax() const;
+    // The q-quantile of the blocks (0 <= q <= 1, linear between order statistics): the
+    // timing verdicts judge the middle half, blockQuantile(0.25) to blockQuantile(0.75).
+    double blockQuantile(double q) const;
     bool diverged = false;      // the loss or the gradient norm went to NaN or Inf; the point stopped there
     int64_t divergedAtStep = -1; // 1-based optimizer step of the point, warm-up steps counted first
     std::string device;
@@ -58,13 +68,16 @@ extern const char *const kTimedRegion;
 
 class GradSync;
 
-// Runs the sweep point by point; observer->onSweepPoint after each. Throws Cancelled.
+// Runs the sweep: every point's engine is built and warmed up, then the timed steps run in
+// config.blocks() rounds, each round one block of every point in grid order.
+// observer->onSweepPointStarted before a point's first block, onSweepBlock before each of its
+// blocks (its steps' onStep follow), onSweepPoint after its last block. Throws Cancelled.
 // With config.base.worldSize > 1, `sync` is this rank's process group (joinProcessGroup) and
 // every rank runs the same sweep; each point's model is synced through it.
 SweepResult runSweep(const SweepConfig &config, EngineObserver *observer = nullptr,
                      const CancelToken *cancel = nullptr, std::shared_ptr<GradSync> sync = nullptr);
 
-// Runs one point of a sweep (the unit the GUI and the benchmark reuse).
+// Runs one point of a sweep (a sweep of a one-entry grid).
 SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps,
                          EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr,
                          std::shared_ptr<GradSync> sync = nullptr);

@@ -571,6 +571,18 @@
         <source>4x batch only</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 inconclusive within the timing spread.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an observation: true by the way it is measured, so no verdict</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>inconclusive: the difference lies within the measured timing spread</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::GradientBufferView</name>
@@ -744,15 +756,15 @@
         <source>batch %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>dashed: logged loss</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MainWindow</name>
     <message>
         <source>AccumLab: gradient accumulation on real tensors</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Gradient buffers: one bar per parameter tensor, in units of the full-batch gradient norm</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -944,10 +956,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sweep point %1 of %2: accum %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>diverged</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1117,6 +1125,14 @@
     </message>
     <message>
         <source>&amp;About AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (1× at the marker)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep round %1 of %2, point %3 of %4</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1321,13 +1337,18 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>effective batch %1 (accum %2 × micro %3)
-%4 samples/sec
-median step %5 ms</source>
+        <source>imported: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>imported: %1</source>
+        <source>spread of the timing blocks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch %1 (accum %2 × micro %3)
+%4 samples/sec
+median step %5 ms
+%6 timing blocks: %7 to %8 samples/sec, median %9</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -571,6 +571,18 @@
         <source>4x batch only</source>
         <translation>فقط دسته چهاربرابر</translation>
     </message>
+    <message>
+        <source>%1 inconclusive within the timing spread.</source>
+        <translation>%1 ادعا در محدوده‌ی پراکندگی زمان‌ها بی‌نتیجه است.</translation>
+    </message>
+    <message>
+        <source>an observation: true by the way it is measured, so no verdict</source>
+        <translation>یک مشاهده: به خاطر شیوه‌ی اندازه‌گیری‌اش همیشه درست است، پس حکمی ندارد</translation>
+    </message>
+    <message>
+        <source>inconclusive: the difference lies within the measured timing spread</source>
+        <translation>بی‌نتیجه: اختلاف در محدوده‌ی پراکندگی اندازه‌گیری‌شده‌ی زمان‌ها است</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::GradientBufferView</name>
@@ -744,16 +756,16 @@
         <source>batch %1</source>
         <translation>دسته‌ی %1</translation>
     </message>
+    <message>
+        <source>dashed: logged loss</source>
+        <translation>خط‌چین: زیان ثبت‌شده</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MainWindow</name>
     <message>
         <source>AccumLab: gradient accumulation on real tensors</source>
         <translation>آزمایشگاه انباشت: انباشت گرادیان روی تانسورهای واقعی</translation>
-    </message>
-    <message>
-        <source>Gradient buffers: one bar per parameter tensor, in units of the full-batch gradient norm</source>
-        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، بر حسب نُرم گرادیانِ دسته‌ی کامل</translation>
     </message>
     <message>
         <source>micro-batches seen</source>
@@ -944,10 +956,6 @@
         <translation>پیمایش در حال اجرا…</translation>
     </message>
     <message>
-        <source>Sweep point %1 of %2: accum %3</source>
-        <translation>نقطه‌ی %1 از %2 پیمایش: انباشت %3</translation>
-    </message>
-    <message>
         <source>diverged</source>
         <translation>واگرا شد</translation>
     </message>
@@ -1118,6 +1126,14 @@
     <message>
         <source>&amp;About AccumLab</source>
         <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
+    </message>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (1× at the marker)</source>
+        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، تصویر بافر بر گرادیانِ دسته‌ی کامل پنجره (روی نشانگر، 1×)</translation>
+    </message>
+    <message>
+        <source>Sweep round %1 of %2, point %3 of %4</source>
+        <translation>دور %1 از %2 پیمایش، نقطه‌ی %3 از %4</translation>
     </message>
 </context>
 <context>
@@ -1321,16 +1337,22 @@
         <translation>فلات</translation>
     </message>
     <message>
-        <source>effective batch %1 (accum %2 × micro %3)
-%4 samples/sec
-median step %5 ms</source>
-        <translation>دسته‌ی مؤثر %1 (انباشت %2 × میکروبچ %3)‎
-%4 نمونه در ثانیه
-میانه‌ی زمان گام %5 میلی‌ثانیه</translation>
-    </message>
-    <message>
         <source>imported: %1</source>
         <translation>واردشده: %1</translation>
+    </message>
+    <message>
+        <source>spread of the timing blocks</source>
+        <translation>پراکندگی بلوک‌های زمان‌گیری</translation>
+    </message>
+    <message>
+        <source>effective batch %1 (accum %2 × micro %3)
+%4 samples/sec
+median step %5 ms
+%6 timing blocks: %7 to %8 samples/sec, median %9</source>
+        <translation>دسته‌ی مؤثر %1 (انباشت %2 × میکروبچ %3)‎
+%4 نمونه در ثانیه
+میانه‌ی زمان گام %5 میلی‌ثانیه
+%6 بلوک زمان‌گیری: %7 تا %8 نمونه در ثانیه، میانه %9</translation>
     </message>
 </context>
 </TS>

@@ -16,6 +16,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::teachingError, this, &EngineController::teachingError);
     connect(m_worker, &EngineWorker::playingChanged, this, &EngineController::onPlayingChanged);
     connect(m_worker, &EngineWorker::sweepPointStarted, this, &EngineController::sweepPointStarted);
+    connect(m_worker, &EngineWorker::sweepBlockStarted, this, &EngineController::sweepBlockStarted);
     connect(m_worker, &EngineWorker::stepBatch, this, &EngineController::stepBatch);
     connect(m_worker, &EngineWorker::sweepPointDone, this, &EngineController::sweepPointDone);
     connect(m_worker, &EngineWorker::sweepFinished, this, &EngineController::onSweepFinished);

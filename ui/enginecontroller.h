@@ -60,6 +60,7 @@ signals:
     void playingChanged(bool playing);
     void sweepStarted();
     void sweepPointStarted(int index, qint64 accumSteps);
+    void sweepBlockStarted(int index, int block);
     void stepBatch(const accumlab::ui::StepBatchUpdate &update);
     void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);

@@ -46,16 +46,32 @@ public:
     {
         flush();
         m_index = static_cast<int>(index);
+        if (m_stepsInPoint.size() <= m_index) {
+            m_stepsInPoint.resize(m_index + 1);
+            m_effective.resize(m_index + 1);
+        }
+        m_stepsInPoint[m_index] = 0;
+        m_effective[m_index] = accumSteps * m_samplesPerAccumStep;
+        emit m_worker->sweepPointStarted(m_index, accumSteps);
+    }
+
+    // The blocks interleave the points: the steps that follow belong to `index`, and go on
+    // from where its previous block stopped.
+    void onSweepBlock(int64_t index, int64_t block) override
+    {
+        flush();
+        m_index = static_cast<int>(index);
         m_pending = StepBatchUpdate{};
         m_pending.pointIndex = m_index;
-        m_pending.effectiveBatch = accumSteps * m_samplesPerAccumStep;
-        m_stepInPoint = 0;
-        emit m_worker->sweepPointStarted(m_index, accumSteps);
+        m_pending.effectiveBatch = m_effective.value(m_index);
+        emit m_worker->sweepBlockStarted(m_index, static_cast<int>(block));
     }
 
     void onStep(const StepResult &r) override
     {
-        m_pending.losses.append(QPointF(static_cast<double>(m_stepInPoint++), r.loss));
+        const auto step = static_cast<double>(m_stepsInPoint[m_index]++);
+        m_pending.losses.append(QPointF(step, r.loss));
+        m_pending.logged.append(QPointF(step, r.loggedLoss));
         if (m_sinceEmit.isValid() && m_sinceEmit.elapsed() < kMinEmitIntervalMs)
             return;
         flush();
@@ -76,12 +92,14 @@ private:
         m_pending.pointIndex = m_index;
         emit m_worker->stepBatch(m_pending);
         m_pending.losses.clear();
+        m_pending.logged.clear();
     }
 
     EngineWorker *m_worker = nullptr;
     int m_pointCount = 0;
     int m_index = 0;
-    qint64 m_stepInPoint = 0;
+    QVector<qint64> m_stepsInPoint; // per point, the timed steps reported so far
+    QVector<qint64> m_effective;    // per point, its effective batch
     qint64 m_samplesPerAccumStep = 1; // micro-batch x world size
     StepBatchUpdate m_pending;
     QElapsedTimer m_sinceEmit;
@@ -238,6 +256,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
         std::vector<SweepPoint> points;
         void onStep(const StepResult &r) override { inner->onStep(r); }
         void onSweepPointStarted(int64_t i, int64_t a) override { inner->onSweepPointStarted(i, a); }
+        void onSweepBlock(int64_t i, int64_t b) override { inner->onSweepBlock(i, b); }
         void onSweepPoint(const SweepPoint &p) override
         {
             points.push_back(p);

@@ -54,6 +54,7 @@ signals:
     void teachingError(const QString &message);
     void playingChanged(bool playing);
     void sweepPointStarted(int index, qint64 accumSteps);
+    void sweepBlockStarted(int index, int block); // a timed block of that point (0 follows sweepPointStarted)
     void stepBatch(const accumlab::ui::StepBatchUpdate &update);
     void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);

@@ -45,6 +45,8 @@ constexpr int kSplitUnit = 100;
 
 const QString kHolds = QStringLiteral("✓");
 const QString kFails = QStringLiteral("✗");
+const QString kInconclusive = QStringLiteral("?");
+const QString kObservation = QStringLiteral("·"); // no verdict: true by construction
 
 // The settings shared by the experiments built on the lesson's fixture: in 32, hidden 48,
 // 8 classes, one window of 16 samples in 4 micro-batches of 4, SGD at lr 0.1.
@@ -435,13 +437,21 @@ void ExperimentPanel::showResult()
         const ExperimentInfo *info = findExperiment(currentExperiment().toStdString());
         m_statusLabel->setText(tr("Running “%1”…").arg(info ? localized(info->title) : currentExperiment()));
     } else if (m_result) {
-        int holding = 0;
-        for (const auto &c : m_result->claims)
+        // Observations carry no verdict; inconclusive timing claims are counted apart.
+        int holding = 0, verdicts = 0, inconclusive = 0;
+        for (const auto &c : m_result->claims) {
+            if (c.observation)
+                continue;
+            ++verdicts;
             holding += c.holds ? 1 : 0;
-        const int total = static_cast<int>(m_result->claims.size());
-        m_statusLabel->setText(holding == total ? tr("All %1 claims hold.").arg(locale.toString(total))
-                                                : tr("%1 of %2 claims hold.")
-                                                      .arg(locale.toString(holding), locale.toString(total)));
+            inconclusive += c.inconclusive ? 1 : 0;
+        }
+        QString status = holding == verdicts ? tr("All %1 claims hold.").arg(locale.toString(verdicts))
+                                             : tr("%1 of %2 claims hold.")
+                                                   .arg(locale.toString(holding), locale.toString(verdicts));
+        if (inconclusive > 0)
+            status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(locale.toString(inconclusive));
+        m_statusLabel->setText(status);
     } else if (m_state == RunState::Cancelled) {
         m_statusLabel->setText(tr("The experiment was cancelled."));
     } else if (m_state == RunState::Failed) {
@@ -459,11 +469,18 @@ void ExperimentPanel::showResult()
         m_claimsTable->setRowCount(static_cast<int>(claims.size()));
         for (int row = 0; row < m_claimsTable->rowCount(); ++row) {
             const ExperimentClaim &c = claims[size_t(row)];
-            auto *verdict = new QTableWidgetItem(c.holds ? kHolds : kFails);
+            const QString mark = c.observation ? kObservation : c.inconclusive ? kInconclusive : c.holds ? kHolds : kFails;
+            auto *verdict = new QTableWidgetItem(mark);
             verdict->setData(kClaimIdRole, QString::fromStdString(c.id));
             verdict->setTextAlignment(Qt::AlignCenter);
-            verdict->setForeground(c.holds ? QColor(0x1b, 0x7f, 0x3b) : QColor(0xb3, 0x26, 0x1e));
-            verdict->setToolTip(c.holds ? tr("holds") : tr("does not hold"));
+            verdict->setForeground(c.observation || c.inconclusive ? QColor(0x55, 0x55, 0x55)
+                                   : c.holds                       ? QColor(0x1b, 0x7f, 0x3b)
+                                                                   : QColor(0xb3, 0x26, 0x1e));
+            verdict->setToolTip(c.observation ? tr("an observation: true by the way it is measured, so no verdict")
+                                : c.inconclusive
+                                    ? tr("inconclusive: the difference lies within the measured timing spread")
+                                : c.holds ? tr("holds")
+                                          : tr("does not hold"));
             QFont bold = verdict->font();
             bold.setBold(true);
             verdict->setFont(bold);

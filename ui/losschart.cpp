@@ -5,6 +5,7 @@
 
 #include <QLocale>
 #include <QEvent>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QTimer>
 #include <QValueAxis>
@@ -76,14 +77,24 @@ void LossChart::retranslateUi()
     m_yAxis->setTitleText(LanguageManager::natural(tr("loss")));
     for (auto it = m_series.begin(); it != m_series.end(); ++it)
         it.value()->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(m_effective.value(it.key())))));
+    // One legend entry speaks for every dashed curve.
+    bool first = true;
+    for (QLineSeries *s : std::as_const(m_loggedSeries)) {
+        s->setName(LanguageManager::natural(tr("dashed: logged loss")));
+        if (const auto markers = chart()->legend()->markers(s); !markers.isEmpty())
+            markers.first()->setVisible(first);
+        first = false;
+    }
 }
 
 void LossChart::clear()
 {
     chart()->removeAllSeries();
     m_series.clear();
+    m_loggedSeries.clear();
     m_effective.clear();
     m_points.clear();
+    m_logged.clear();
     m_dirty.clear();
     m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
@@ -100,7 +111,13 @@ QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
     s->attachAxis(m_yAxis);
     m_series.insert(pointIndex, s);
     m_effective.insert(pointIndex, effectiveBatch);
-    s->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(effectiveBatch))));
+    auto *logged = new QLineSeries;
+    chart()->addSeries(logged);
+    logged->attachAxis(m_xAxis);
+    logged->attachAxis(m_yAxis);
+    logged->setPen(QPen(s->color(), 1.5, Qt::DashLine));
+    m_loggedSeries.insert(pointIndex, logged);
+    retranslateUi();
     return s;
 }
 
@@ -108,6 +125,7 @@ void LossChart::startSeries(int pointIndex, qint64 effectiveBatch)
 {
     seriesFor(pointIndex, effectiveBatch);
     m_points[pointIndex].clear();
+    m_logged[pointIndex].clear();
     m_dirty.insert(pointIndex);
     scheduleRedraw();
 }
@@ -116,6 +134,7 @@ void LossChart::appendLosses(const StepBatchUpdate &u)
 {
     seriesFor(u.pointIndex, u.effectiveBatch);
     m_points[u.pointIndex].append(u.losses);
+    m_logged[u.pointIndex].append(u.logged);
     m_dirty.insert(u.pointIndex);
     scheduleRedraw();
 }
@@ -139,12 +158,17 @@ void LossChart::scheduleRedraw()
 
 void LossChart::redraw()
 {
-    for (int i : std::as_const(m_dirty))
+    for (int i : std::as_const(m_dirty)) {
         if (auto *s = m_series.value(i))
             s->replace(m_points.value(i));
+        if (auto *s = m_loggedSeries.value(i))
+            s->replace(m_logged.value(i));
+    }
     m_dirty.clear();
     double xMax = 1, yMin = INFINITY, yMax = -INFINITY;
-    for (const auto &pts : std::as_const(m_points)) {
+    QList<QList<QPointF>> curves = m_points.values();
+    curves += m_logged.values();
+    for (const auto &pts : std::as_const(curves)) {
         for (const QPointF &p : pts) {
             if (!std::isfinite(p.y()))
                 continue;

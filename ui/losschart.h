@@ -31,6 +31,9 @@ public:
     void finishSeries(int pointIndex, const SweepPoint &point);
     int seriesCount() const { return static_cast<int>(m_series.size()); }
     qsizetype pointCount(int pointIndex) const { return m_points.value(pointIndex).size(); }
+    // The dashed companion of a point's curve: the loss as the lesson's loop logs it
+    // (scaled.item() x accum_steps), on the raw curve with division, N times it without.
+    QList<QPointF> loggedPoints(int pointIndex) const { return m_logged.value(pointIndex); }
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -47,6 +50,8 @@ private:
     QMap<int, QLineSeries *> m_series;
     QMap<int, qint64> m_effective;
     QMap<int, QList<QPointF>> m_points;
+    QMap<int, QLineSeries *> m_loggedSeries;
+    QMap<int, QList<QPointF>> m_logged;
     QSet<int> m_dirty;
 };
 

@@ -130,6 +130,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::teachingError, this, &MainWindow::showError);
     connect(m_controller, &EngineController::playingChanged, this, &MainWindow::onPlayingChanged);
     connect(m_controller, &EngineController::sweepPointStarted, this, &MainWindow::onSweepPointStarted);
+    connect(m_controller, &EngineController::sweepBlockStarted, this, &MainWindow::onSweepBlockStarted);
     connect(m_controller, &EngineController::stepBatch, m_lossChart, &LossChart::appendLosses);
     connect(m_controller, &EngineController::sweepPointDone, this, &MainWindow::onSweepPoint);
     connect(m_controller, &EngineController::sweepFinished, this, &MainWindow::onSweepFinished);
@@ -487,7 +488,7 @@ void MainWindow::changeEvent(QEvent *event)
 void MainWindow::retranslateUi()
 {
     setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
-    m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, in units of the full-batch gradient norm"));
+    m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, the buffer's projection onto the window's full-batch gradient (1× at the marker)"));
     m_counterCaptions[MicroBatches]->setText(tr("micro-batches seen"));
     m_counterCaptions[OptimizerSteps]->setText(tr("optimizer steps"));
     m_counterCaptions[StateStep]->setText(tr("optimizer state step"));
@@ -692,6 +693,7 @@ bool MainWindow::runSweep(QString *error)
     m_lossChart->clear();
     m_sweepTable->setRowCount(0);
     m_sweepPointCount = static_cast<int>(s.accumGrid.size());
+    m_sweepBlocks = static_cast<int>(s.blocks());
     m_stallProbe->start();
     m_controller->runSweep(s);
     statusBar()->showMessage(tr("Sweep running…"));
@@ -708,11 +710,16 @@ void MainWindow::stopAll()
 
 void MainWindow::onSweepPointStarted(int index, qint64 accumSteps)
 {
-    const QLocale loc = locale();
     const AccumConfig c = m_controls->config();
     m_lossChart->startSeries(index, accumSteps * c.microBatch * c.worldSize);
-    statusBar()->showMessage(tr("Sweep point %1 of %2: accum %3")
-                                 .arg(loc.toString(index + 1), loc.toString(m_sweepPointCount), loc.toString(accumSteps)));
+}
+
+void MainWindow::onSweepBlockStarted(int index, int block)
+{
+    const QLocale loc = locale();
+    statusBar()->showMessage(tr("Sweep round %1 of %2, point %3 of %4")
+                                 .arg(loc.toString(block + 1), loc.toString(m_sweepBlocks), loc.toString(index + 1),
+                                      loc.toString(m_sweepPointCount)));
 }
 
 void MainWindow::onSweepPoint(const SweepPointUpdate &u)
@@ -926,10 +933,17 @@ void MainWindow::onExperimentFinished(const QString &id, bool ok)
         return;
     if (ok) {
         const ExperimentResult &r = *m_experimentPanel->result();
-        int holding = 0;
-        for (const auto &c : r.claims)
+        int holding = 0, verdicts = 0, inconclusive = 0, observations = 0;
+        for (const auto &c : r.claims) {
+            observations += c.observation ? 1 : 0;
+            if (c.observation)
+                continue;
+            ++verdicts;
             holding += c.holds ? 1 : 0;
-        std::printf("experiment %s: %d of %d claims hold\n", r.id.c_str(), holding, int(r.claims.size()));
+            inconclusive += c.inconclusive ? 1 : 0;
+        }
+        std::printf("experiment %s: %d of %d claims hold, %d inconclusive, %d observations\n", r.id.c_str(), holding,
+                    verdicts, inconclusive, observations);
     } else {
         std::fprintf(stderr, "accumlab: the experiment %s did not complete\n", qPrintable(id));
         m_autorunExit = 1;

@@ -126,6 +126,7 @@ private:
     void showMicroBatch();
     void onEngineConfigured(const EngineInfo &info);
     void onSweepPointStarted(int index, qint64 accumSteps);
+    void onSweepBlockStarted(int index, int block);
     void onSweepPoint(const SweepPointUpdate &update);
     void onSweepFinished(const SweepDoneUpdate &update);
     void onEquivalence(const EquivalenceUpdate &update);
@@ -216,6 +217,7 @@ private:
     quint64 m_latestEquivalenceSerial = 0;
     quint64 m_answeredEquivalenceSerial = 0;
     int m_sweepPointCount = 0;
+    int m_sweepBlocks = 1; // timed rounds of the running sweep
     QString m_lastError;
 
     std::optional<AutorunOptions> m_autorun;

@@ -23,6 +23,7 @@ const QColor kRunColor(0x3b, 0x82, 0xc4);
 const QColor kMedianColor(0x8e, 0x5a, 0xc8);
 const QColor kPlateauColor(0xd9, 0x48, 0x2b);
 const QColor kImportedColor(0x2e, 0x9e, 0x6a);
+const QColor kSpreadColor(0x1f, 0x4e, 0x79);
 constexpr int kFadedAlpha = 70;
 
 } // namespace
@@ -138,6 +139,7 @@ void ThroughputChart::startRun()
         m_current.line->setPen(QPen(faded, 2));
         c->removeSeries(m_current.median);
         delete m_current.median;
+        deleteSpread(m_current);
         m_current.dots->setColor(faded);
         m_current.dots->setBorderColor(faded);
         c->legend()->markers(m_current.dots).value(0)->setVisible(false);
@@ -154,6 +156,7 @@ void ThroughputChart::startRun()
         m_current.line->clear();
         m_current.dots->clear();
         m_current.median->clear();
+        deleteSpread(m_current);
         m_plateau->clear();
         return;
     }
@@ -179,6 +182,15 @@ void ThroughputChart::startRun()
     retranslateUi();
 }
 
+void ThroughputChart::deleteSpread(Run &run)
+{
+    for (QLineSeries *bar : std::as_const(run.spread)) {
+        chart()->removeSeries(bar);
+        delete bar;
+    }
+    run.spread.clear();
+}
+
 void ThroughputChart::addPoint(const SweepPoint &point)
 {
     m_points.push_back(point);
@@ -196,8 +208,27 @@ void ThroughputChart::refresh()
         ms << QPointF(static_cast<double>(p.effectiveBatch), p.medianStepMs);
         best = std::max(best, p.samplesPerSec);
         m_msMax = std::max(m_msMax, p.medianStepMs);
-        m_yMax = std::max(m_yMax, p.samplesPerSec);
+        m_yMax = std::max(m_yMax, std::max(p.samplesPerSec, p.blockMax()));
     }
+    // Error bars: the spread of the point's interleaved timing blocks, one series a point (a
+    // line series cannot break), the first one named in the legend.
+    while (m_current.spread.size() < static_cast<int>(m_points.size())) {
+        auto *bar = new QLineSeries;
+        bar->setPen(QPen(kSpreadColor, 1.5));
+        chart()->addSeries(bar);
+        bar->attachAxis(m_xAxis);
+        bar->attachAxis(m_yAxis);
+        if (!m_current.spread.isEmpty())
+            chart()->legend()->markers(bar).value(0)->setVisible(false);
+        m_current.spread.append(bar);
+    }
+    for (size_t i = 0; i < m_points.size(); ++i) {
+        const SweepPoint &p = m_points[i];
+        const double x = static_cast<double>(p.effectiveBatch);
+        m_current.spread[static_cast<int>(i)]->replace({QPointF(x, p.blockMin()), QPointF(x, p.blockMax())});
+    }
+    if (!m_current.spread.isEmpty())
+        m_current.spread.front()->setName(LanguageManager::natural(tr("spread of the timing blocks")));
     // Before anything is measured the value axes have no scale to show: whole-number labels on
     // the placeholder 0..1 range read "0 0 1 1 1", which a class would take for figures. (Set
     // before the ranges: a range change lays the axes out again, a visibility change alone
@@ -240,11 +271,15 @@ void ThroughputChart::onHovered(const QPointF &point, bool state)
         if (static_cast<double>(p.effectiveBatch) == point.x()) {
             const QLocale loc = locale();
             QToolTip::showText(QCursor::pos(),
-                               tr("effective batch %1 (accum %2 × micro %3)\n%4 samples/sec\nmedian step %5 ms")
+                               tr("effective batch %1 (accum %2 × micro %3)\n%4 samples/sec\nmedian step %5 ms\n"
+                                  "%6 timing blocks: %7 to %8 samples/sec, median %9")
                                    .arg(loc.toString(static_cast<qint64>(p.effectiveBatch)),
                                         loc.toString(static_cast<qint64>(p.accumSteps)),
                                         loc.toString(static_cast<qint64>(p.microBatch)),
-                                        loc.toString(p.samplesPerSec, 'f', 0), loc.toString(p.medianStepMs, 'f', 3)),
+                                        loc.toString(p.samplesPerSec, 'f', 0), loc.toString(p.medianStepMs, 'f', 3),
+                                        loc.toString(static_cast<qint64>(p.blockSamplesPerSec.size())),
+                                        loc.toString(p.blockMin(), 'f', 0), loc.toString(p.blockMax(), 'f', 0),
+                                        loc.toString(p.blockMedian(), 'f', 0)),
                                this);
             return;
         }

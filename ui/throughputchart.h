@@ -44,7 +44,9 @@ private:
         QLineSeries *line = nullptr;
         QScatterSeries *dots = nullptr;
         QLineSeries *median = nullptr;
+        QList<QLineSeries *> spread; // one vertical bar a point: its slowest to its fastest block
     };
+    void deleteSpread(Run &run);
     // Previous runs kept for comparison, newest last.
     static constexpr int kMaxFadedRuns = 3;
 

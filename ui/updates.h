@@ -49,6 +49,7 @@ struct StepBatchUpdate {
     int pointIndex = 0;
     qint64 effectiveBatch = 0;
     QVector<QPointF> losses;  // (timed step index, loss)
+    QVector<QPointF> logged;  // (timed step index, the loss as the lesson logs it: scaled x N)
 };
 
 struct SweepPointUpdate {

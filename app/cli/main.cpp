@@ -45,6 +45,7 @@ struct SweepFlags {
     std::string accumGrid = "1,2,4,8,16";
     int64_t numSteps = 25;
     int64_t warmupSteps = 2;
+    int64_t repeats = 5;
     uint64_t seed = 0;
     double lr = 0.05;
     bool noWrite = false;
@@ -167,6 +168,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
     o.sweep.accumGrid = parseGrid(f.accumGrid);
     o.sweep.numSteps = f.numSteps;
     o.sweep.warmupSteps = f.warmupSteps;
+    o.sweep.repeats = f.repeats;
     o.sweep.threads = f.threads;
     resolveDevice(b.device); // CUDA asked for where there is none is bad input
     // The lesson's fixture checks equivalence in the sweep's dtype and on its device.
@@ -448,6 +450,9 @@ int runMain(int argc, char **argv)
     app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
     app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--repeats", s.repeats, "timed blocks per point, interleaved across the grid (median and spread)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
     app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
     app.add_option("--lr", s.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
     app.add_flag("--no-write", s.noWrite, "do not write the exports");

@@ -484,6 +484,7 @@ private slots:
         QTest::newRow("--no-sync") << sweep << QStringList{"--no-sync", "off"} << "--no-sync";
         QTest::newRow("--num-steps") << sweep << QStringList{"--num-steps", "3"} << "--num-steps";
         QTest::newRow("--warmup-steps") << sweep << QStringList{"--warmup-steps", "2"} << "--warmup-steps";
+        QTest::newRow("--repeats") << sweep << QStringList{"--repeats", "2"} << "--repeats";
         QTest::newRow("--scaling") << sweep << QStringList{"--scaling", "none"} << "--scaling";
         QTest::newRow("--labels") << sweep << QStringList{"--labels", "random"} << "--labels";
         QTest::newRow("--step-every-micro") << sweep << QStringList{"--step-every-micro"} << "--step-every-micro";

@@ -23,12 +23,22 @@ SweepConfig smallSweep()
 
 struct PointRecorder : EngineObserver {
     void onSweepPointStarted(int64_t index, int64_t accum) override { started.push_back({index, accum}); }
+    void onSweepBlock(int64_t index, int64_t block) override { blocks.push_back({index, block}); }
     void onSweepPoint(const SweepPoint &p) override { points.push_back(p); }
     void onStep(const StepResult &) override { ++steps; }
     std::vector<std::pair<int64_t, int64_t>> started;
+    std::vector<std::pair<int64_t, int64_t>> blocks; // (point, block) in the order they ran
     std::vector<SweepPoint> points;
     int steps = 0;
 };
+
+double meanOf(const std::vector<double> &v, size_t from, size_t count)
+{
+    double s = 0.0;
+    for (size_t i = from; i < from + count; ++i)
+        s += v[i];
+    return s / static_cast<double>(count);
+}
 
 } // namespace
 
@@ -110,6 +120,113 @@ private slots:
         // Written and read back with the point.
         const CurveFile back = parseCurveJson(curveJson(r).dump());
         QCOMPARE(back.points.back().avgLoggedLoss, r.points.back().avgLoggedLoss);
+    }
+
+    // The default sweep visibly learns: at every point the mean of the last five timed losses
+    // is at least 10% of ln(classes) below the mean of the first five. Random labels, the
+    // lesson's flat line, are the planted case: nothing falls there.
+    void defaultSweepVisiblyLearns_data()
+    {
+        QTest::addColumn<QString>("labels");
+        QTest::newRow("teacher (default)") << "teacher";
+        QTest::newRow("random") << "random";
+    }
+    void defaultSweepVisiblyLearns()
+    {
+        QFETCH(QString, labels);
+        SweepConfig s; // the CLI's and the window's defaults: lesson MLP, micro 4, grid 1..16, 25 steps
+        s.base.device = DeviceRequest::Cpu;
+        s.base.labels = labelsFromString(labels.toStdString());
+        const SweepResult r = runSweep(s);
+        const double lnC = std::log(double(s.base.modelShape().classes));
+        for (const SweepPoint &p : r.points) {
+            QCOMPARE(p.losses.size(), size_t(25));
+            const double first = meanOf(p.losses, 0, 5), last = meanOf(p.losses, p.losses.size() - 5, 5);
+            const QString what = QStringLiteral("accum %1: %2 -> %3").arg(p.accumSteps).arg(first).arg(last);
+            if (labels == "teacher")
+                QVERIFY2(first - last >= 0.1 * lnC, qPrintable(what));
+            else
+                QVERIFY2(first - last < 0.1 * lnC && std::abs(last - lnC) < 0.1 * lnC, qPrintable(what));
+        }
+    }
+
+    // The timed steps run in blocks interleaved across the grid (block 0 of every point, then
+    // block 1, ...), split as evenly as the blocks allow; each block gives one figure and the
+    // point reports their spread. A sweep that ran the points one after the other, or that
+    // kept one figure a point, fails here.
+    void blocksInterleaveAcrossTheGrid_data()
+    {
+        QTest::addColumn<int>("numSteps");
+        QTest::addColumn<int>("repeats");
+        QTest::addColumn<int>("blocks");
+        QTest::newRow("7 steps in 3 blocks") << 7 << 3 << 3;
+        QTest::newRow("one block") << 6 << 1 << 1;
+        QTest::newRow("more repeats than steps") << 2 << 5 << 2;
+    }
+    void blocksInterleaveAcrossTheGrid()
+    {
+        QFETCH(int, numSteps);
+        QFETCH(int, repeats);
+        QFETCH(int, blocks);
+        auto s = smallSweep();
+        s.numSteps = numSteps;
+        s.repeats = repeats;
+        QCOMPARE(s.blocks(), int64_t(blocks));
+        PointRecorder rec;
+        const SweepResult r = runSweep(s, &rec);
+        std::vector<std::pair<int64_t, int64_t>> expected;
+        for (int b = 0; b < blocks; ++b)
+            for (size_t i = 0; i < s.accumGrid.size(); ++i)
+                expected.push_back({int64_t(i), b});
+        QCOMPARE(rec.blocks, expected);
+        QCOMPARE(rec.steps, int(s.accumGrid.size()) * numSteps);
+        for (const SweepPoint &p : r.points) {
+            QCOMPARE(p.steps, int64_t(numSteps));
+            QCOMPARE(p.blockSamplesPerSec.size(), size_t(blocks));
+            QVERIFY(p.blockMin() <= p.blockQuantile(0.25) && p.blockQuantile(0.25) <= p.blockMedian());
+            QVERIFY(p.blockMedian() <= p.blockQuantile(0.75) && p.blockQuantile(0.75) <= p.blockMax());
+            QVERIFY(p.blockMin() > 0.0);
+        }
+        // Written and read back with the point.
+        const CurveFile back = parseCurveJson(curveJson(r).dump());
+        QCOMPARE(back.points.front().blockSamplesPerSec, r.points.front().blockSamplesPerSec);
+    }
+
+    // Quantiles interpolate between order statistics: planted figures with known answers.
+    void blockQuantiles()
+    {
+        SweepPoint p;
+        p.samplesPerSec = 7.0;
+        QCOMPARE(p.blockMedian(), 7.0); // a lesson file has no blocks: the one figure
+        p.blockSamplesPerSec = {40, 10, 30, 20, 50};
+        QCOMPARE(p.blockMin(), 10.0);
+        QCOMPARE(p.blockMax(), 50.0);
+        QCOMPARE(p.blockMedian(), 30.0);
+        QCOMPARE(p.blockQuantile(0.25), 20.0);
+        QCOMPARE(p.blockQuantile(0.75), 40.0);
+        p.blockSamplesPerSec = {10, 20};
+        QCOMPARE(p.blockMedian(), 15.0);
+        QCOMPARE(p.blockQuantile(0.25), 12.5);
+    }
+
+    // skip-last-micro at accum_steps 1 runs no micro-batch: refused in words, not shown as a
+    // divergence; from accum_steps 2 it runs and trains on N - 1 micro-batches.
+    void skipLastMicroNeedsTwoMicroBatches()
+    {
+        auto s = smallSweep();
+        s.base.bug = AccumBug::SkipLastMicro;
+        try {
+            runSweep(s);
+            QFAIL("a grid starting at 1 was accepted");
+        } catch (const ConfigError &e) {
+            QVERIFY2(QString(e.what()).contains("runs no micro-batch"), e.what());
+        }
+        s.accumGrid = {2, 4};
+        const SweepResult r = runSweep(s);
+        for (const SweepPoint &p : r.points) {
+            QVERIFY(!p.diverged);
+            QCOMPARE(p.microBatches, p.steps * p.accumSteps); // drawn and counted; the last one never runs
+        }
     }
 
     void cancelStopsTheSweep()

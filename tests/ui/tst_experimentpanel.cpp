@@ -116,7 +116,11 @@ private slots:
         for (int row = 0; row < claims->rowCount(); ++row) {
             const auto &c = expected.claims[size_t(row)];
             QCOMPARE(claims->item(row, 0)->data(Qt::UserRole).toString(), QString::fromStdString(c.id));
-            QCOMPARE(claims->item(row, 0)->text(), c.holds ? QStringLiteral("✓") : QStringLiteral("✗"));
+            // No mark for an observation, a question mark for an inconclusive timing claim.
+            QCOMPARE(claims->item(row, 0)->text(), c.observation    ? QStringLiteral("·")
+                                                   : c.inconclusive ? QStringLiteral("?")
+                                                   : c.holds        ? QStringLiteral("✓")
+                                                                    : QStringLiteral("✗"));
             QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(c.statement));
         }
         auto *values = panel.findChild<QTableWidget *>(QStringLiteral("valuesTable"));
