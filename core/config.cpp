@@ -39,7 +39,8 @@ const std::pair<const char *, AccumBug> kBugs[] = {{"none", AccumBug::None},
                                                    {"never-zero", AccumBug::NeverZero},
                                                    {"divide-by-n-plus-1", AccumBug::DivideByNPlusOne},
                                                    {"skip-last-micro", AccumBug::SkipLastMicro},
-                                                   {"count-micro-twice", AccumBug::CountMicroTwice}};
+                                                   {"count-micro-twice", AccumBug::CountMicroTwice},
+                                                   {"clip-each-micro", AccumBug::ClipEachMicro}};
 const std::pair<const char *, DType> kDTypes[] = {
     {"float32", DType::Float32}, {"float64", DType::Float64}, {"bfloat16", DType::BFloat16}};
 const std::pair<const char *, DeviceRequest> kDevices[] = {
@@ -93,6 +94,8 @@ void validateOptimizer(const OptimizerConfig &o)
     if (!(o.weightDecay >= 0.0 && std::isfinite(o.weightDecay) && o.adamWeightDecay >= 0.0 &&
           std::isfinite(o.adamWeightDecay)))
         throw ConfigError("weight decay must not be negative");
+    if (!(o.clipNorm >= 0.0 && std::isfinite(o.clipNorm)))
+        throw ConfigError("the clip norm must be a finite number >= 0 (0 turns clipping off)");
 }
 
 void validateShape(const ModelShape &s)
@@ -135,6 +138,13 @@ DType dtypeFromString(const std::string &s) { return fromTable(s, kDTypes, "dtyp
 DeviceRequest deviceFromString(const std::string &s) { return fromTable(s, kDevices, "device"); }
 LabelKind labelsFromString(const std::string &s) { return fromTable(s, kLabels, "label kind"); }
 ModelPreset presetFromString(const std::string &s) { return fromTable(s, kPresets, "model preset"); }
+
+double effectiveClipNorm(const OptimizerConfig &o, AccumBug bug)
+{
+    if (o.clipNorm > 0.0)
+        return o.clipNorm;
+    return bug == AccumBug::ClipEachMicro ? kBugClipNorm : 0.0;
+}
 
 double dtypeEpsilon(DType d)
 {

@@ -26,7 +26,10 @@ enum class Scaling { Divide, None };          // None is the "no division" teach
 //   DivideByNPlusOne loss / (N + 1), an off-by-one divisor
 //   SkipLastMicro    `for i in range(N - 1)`: the last micro-batch never runs
 //   CountMicroTwice  the first micro-batch's backward runs twice
-enum class AccumBug { None, ZeroEveryMicro, NeverZero, DivideByNPlusOne, SkipLastMicro, CountMicroTwice };
+//   ClipEachMicro    clip_grad_norm_() after every micro-batch's backward (on a partial sum)
+//                    instead of once on the window's sum (clips at kBugClipNorm unless
+//                    OptimizerConfig::clipNorm is set; the correct loop then clips once there)
+enum class AccumBug { None, ZeroEveryMicro, NeverZero, DivideByNPlusOne, SkipLastMicro, CountMicroTwice, ClipEachMicro };
 enum class DType { Float32, Float64, BFloat16 };
 enum class DeviceRequest { Auto, Cpu, Cuda };
 enum class LabelKind { Teacher, Random };
@@ -70,7 +73,17 @@ struct OptimizerConfig {
     double beta1 = 0.9;
     double beta2 = 0.999;
     double eps = 1e-8;
+    // clip_grad_norm_'s max_norm over all parameters, applied once per window after the sync
+    // and before the step; 0 = no clipping.
+    double clipNorm = 0.0;
 };
+
+// The max_norm the clip-each-micro bug clips to when no clipNorm is set: below the fixture's
+// full-batch gradient norm at the start, so that clipping acts on the partial sums of the
+// first window already (the bug) and on the window's sum (the correct loop).
+constexpr double kBugClipNorm = 0.1;
+// The max_norm a window is clipped to (0 = none): clipNorm, or kBugClipNorm for the bug.
+double effectiveClipNorm(const OptimizerConfig &, AccumBug);
 
 // Everything one training run of the engine needs.
 struct AccumConfig {

@@ -959,6 +959,7 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
                                   "--repeats",     std::to_string(config.repeats),
                                   "--seed",        std::to_string(b.seed),
                                   "--lr",          lr,
+                                  "--clip-norm",   toDecimalString(b.optimizer.clipNorm),
                                   "--optimizer",   toString(b.optimizer.kind),
                                   "--scaling",     toString(b.scaling),
                                   "--no-sync",     b.noSync ? "on" : "off",
@@ -966,6 +967,7 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
                                   "--device",      toString(b.device),
                                   "--threads",     std::to_string(config.threads),
                                   "--labels",      toString(b.labels),
+                                  "--bug",         toString(b.bug),
                                   "--world-size",  std::to_string(b.worldSize)};
     if (b.stepEveryMicro)
         args.push_back("--step-every-micro");

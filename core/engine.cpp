@@ -7,7 +7,8 @@
 //   after the last micro-batch read the norms (one host transfer) and step the optimizer once.
 // Teaching bugs: Scaling::None leaves the loss undivided (SGD's update becomes N times the
 // correct one); stepEveryMicro calls the optimizer after every backward inside the window.
-// The classic bugs of AccumBug plug in at the line each one gets wrong. This is the one
+// The classic bugs of AccumBug plug in at the line each one gets wrong. With a clip norm the
+// window's synced sum is clipped once before the step. This is the one
 // accumulation window: the sweep, teaching mode and the equivalence check all run it.
 #include "core/engine.h"
 
@@ -71,6 +72,7 @@ struct AccumEngine::Impl {
     int64_t windowsDone = 0;
     StepResult last;
     WindowProbe *probe = nullptr;
+    double clipNorm = 0.0; // effectiveClipNorm: 0, the configured max_norm, or the bug's
     // The open window's full-batch gradient (referenceNorms), for the buffers' fills.
     std::vector<torch::Tensor> referenceGrads;
     int64_t referenceWindow = -1;
@@ -87,6 +89,7 @@ struct AccumEngine::Impl {
         params = parameterList(*model);
         names = accumlab::parameterNames(*model);
         optimizer = std::make_unique<FusedOptimizer>(params, c.optimizer);
+        clipNorm = effectiveClipNorm(c.optimizer, c.bug);
         // Every rank draws the same global window and keeps its own shard.
         data = std::make_unique<DataStream>(c.modelShape(), c.labels, c.seed, dtype, device);
         optimizer->zeroGrad();
@@ -159,12 +162,18 @@ struct AccumEngine::Impl {
             windowLosses.push_back(raw.detach());
         }
         ++microBatches;
+        // The clip-each-micro bug: clip_grad_norm_ inside the loop, on the partial sum.
+        if (config.bug == AccumBug::ClipEachMicro)
+            optimizer->clipGradNorm(clipNorm);
 
         const bool doSync = !config.noSync || lastMicro;
         if (doSync) {
             sync->allReduceMean(optimizer->flatGrad());
             ++syncCalls;
         }
+        // The correct loop clips once, the window's synced sum, just before the step.
+        if (lastMicro && clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro)
+            optimizer->clipGradNorm(clipNorm);
 
         // Before the last step the window's norms are read in one host transfer.
         std::vector<double> hostNorms;

@@ -121,6 +121,7 @@ struct Fixture {
     std::shared_ptr<GradSync> sync; // null for one process
 
     Mlp freshModel() const { return makeModel(config.shape, config.seed, dtype, device); }
+    double clipNorm() const { return effectiveClipNorm(config.optimizer, config.bug); }
 
     void checkCancel() const
     {
@@ -139,6 +140,8 @@ struct Fixture {
             checkCancel();
             opt.zeroGrad();
             torch::cross_entropy_loss(model->forward(xs[w]), ys[w]).backward();
+            if (clipNorm() > 0.0)
+                opt.clipGradNorm(clipNorm()); // the correct loop clips the window's sum once
             RunState s;
             s.grads = snapshot(opt.grads());
             opt.step();
@@ -163,6 +166,8 @@ struct Fixture {
         FusedOptimizer buffers(model->parameters(), config.optimizer); // for its zeroed .grad views
         buffers.zeroGrad();
         torch::cross_entropy_loss(model->forward(xs[w]), ys[w]).backward();
+        if (clipNorm() > 0.0)
+            buffers.clipGradNorm(clipNorm());
         return snapshot(buffers.grads());
     }
 
@@ -367,6 +372,12 @@ std::string EquivalenceResult::cause() const
                       "the first micro-batch's backward ran twice, so its samples count double: the accumulated "
                       "gradient is %.4fx the full-batch one",
                       gradRatio);
+        return buf;
+    case AccumBug::ClipEachMicro:
+        std::snprintf(buf, sizeof buf,
+                      "clip_grad_norm_() ran after every micro-batch, on a partial sum, instead of once on the "
+                      "window's sum (max_norm %.3g): the clipped buffers point elsewhere, max |grad diff| %.3g",
+                      effectiveClipNorm(config.optimizer, config.bug), maxGradDiff);
         return buf;
     }
     const bool bf16 = config.dtype == DType::BFloat16;

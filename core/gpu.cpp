@@ -2,10 +2,12 @@
 // where ACCUMLAB_WITH_CUDA is defined (the build found a LibTorch with CUDA).
 #include "core/gpu.h"
 
-#include "core/data.h"
 #include "core/device.h"
-#include "core/model.h"
-#include "core/optimizer.h"
+#include "core/engine.h"
+
+#include <torch/torch.h>
+
+#include <memory>
 
 #ifdef ACCUMLAB_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -21,22 +23,6 @@ bool isCuda(const std::string &device) { return device.rfind("cuda", 0) == 0; }
 #ifdef ACCUMLAB_WITH_CUDA
 int deviceIndex(const std::string &device) { return torch::Device(device).has_index() ? torch::Device(device).index() : 0; }
 
-// One window of the lesson's loop on `model`: forward+backward of `accumSteps` micro-batches
-// of `micro` samples (loss / N), then one optimizer step. Returns the mean unscaled loss.
-double trainWindow(Mlp &model, FusedOptimizer &opt, DataStream &data, int64_t micro, int64_t accumSteps)
-{
-    opt.zeroGrad();
-    auto [x, y] = data.next(micro * accumSteps); // x: (micro * accum, in)
-    double loss = 0.0;
-    for (int64_t i = 0; i < accumSteps; ++i) {
-        auto raw = torch::cross_entropy_loss(model->forward(x.narrow(0, i * micro, micro)), y.narrow(0, i * micro, micro));
-        (raw / static_cast<double>(accumSteps)).backward();
-        loss += raw.item<double>() / static_cast<double>(accumSteps);
-    }
-    opt.step();
-    torch::cuda::synchronize();
-    return loss;
-}
 #endif
 
 } // namespace
@@ -103,33 +89,52 @@ OomDemoResult runOomDemo(const OomDemoConfig &config)
 #else
     OomDemoResult r;
     r.device = "cuda:0";
-    const torch::Device device(r.device);
     const int index = 0;
     const auto shape = shapeOf(config.preset);
-    const auto dtype = toTorch(config.dtype);
     r.effectiveBatch = config.microBatch * config.accumSteps;
 
     size_t freeBytes = 0, totalBytes = 0;
     cudaMemGetInfo(&freeBytes, &totalBytes);
     r.totalDeviceBytes = static_cast<int64_t>(totalBytes);
 
-    Mlp model = makeModel(shape, config.seed, dtype, device);
-    FusedOptimizer opt(model->parameters(), OptimizerConfig{OptimizerKind::Sgd, 0.01});
-    DataStream data(shape, LabelKind::Teacher, config.seed, dtype, device);
+    // Every phase runs the engine's own window (core/engine.cpp): one engine per phase, from
+    // the same seed, so what fails and what fits is the loop the sweep and the lesson run.
+    AccumConfig c;
+    c.shape = shape;
+    c.dtype = config.dtype;
+    c.device = DeviceRequest::Cuda;
+    c.seed = config.seed;
+    c.optimizer = OptimizerConfig{OptimizerKind::Sgd, 0.01};
+    const auto engineFor = [&](int64_t micro, int64_t accumSteps) {
+        AccumConfig e = c;
+        e.microBatch = micro;
+        e.accumSteps = accumSteps;
+        return std::make_unique<AccumEngine>(e);
+    };
 
-    // 1. Measure what one micro-batch window needs, uncapped.
-    trainWindow(model, opt, data, config.microBatch, 1);
-    resetPeakMemory(r.device);
-    trainWindow(model, opt, data, config.microBatch, 1);
-    r.microPeakBytes = *peakMemoryBytes(r.device);
+    // 1. Measure what one micro-batch window needs, uncapped (its second window: the first
+    //    also creates the buffers that stay).
+    {
+        auto micro = engineFor(config.microBatch, 1);
+        micro->step();
+        resetPeakMemory(r.device);
+        micro->step();
+        r.microPeakBytes = *peakMemoryBytes(r.device);
+    }
 
     // 2. Cap the allocator at twice the micro-batch's peak: the full batch needs about
     //    accum_steps times the activations and cannot fit when accum_steps > 2.
     c10::cuda::CUDACachingAllocator::emptyCache();
     r.capBytes = 2 * r.microPeakBytes;
     c10::cuda::CUDACachingAllocator::setMemoryFraction(static_cast<double>(r.capBytes) / static_cast<double>(totalBytes), index);
+    // The cap is lifted however the demo ends (an error other than out of memory included).
+    struct Uncap {
+        int index;
+        ~Uncap() { c10::cuda::CUDACachingAllocator::setMemoryFraction(1.0, index); }
+    } uncap{index};
     try {
-        trainWindow(model, opt, data, r.effectiveBatch, 1);
+        auto full = engineFor(r.effectiveBatch, 1);
+        full->step();
     } catch (const c10::Error &e) {
         const std::string what = e.what();
         if (what.find("out of memory") == std::string::npos)
@@ -141,10 +146,13 @@ OomDemoResult runOomDemo(const OomDemoConfig &config)
     // 3. The same effective batch by accumulation, under the same cap.
     c10::cuda::CUDACachingAllocator::emptyCache();
     resetPeakMemory(r.device);
-    r.accumulationLoss = trainWindow(model, opt, data, config.microBatch, config.accumSteps);
-    r.accumulationSucceeded = true;
-    r.accumulationPeakBytes = *peakMemoryBytes(r.device);
-    c10::cuda::CUDACachingAllocator::setMemoryFraction(1.0, index);
+    {
+        auto accumulated = engineFor(config.microBatch, config.accumSteps);
+        r.accumulationLoss = accumulated->step().loss;
+        torch::cuda::synchronize();
+        r.accumulationSucceeded = true;
+        r.accumulationPeakBytes = *peakMemoryBytes(r.device);
+    }
     return r;
 #endif
 }

@@ -34,6 +34,16 @@ void FusedOptimizer::zeroGrad()
     m_flatGrad.zero_();
 }
 
+void FusedOptimizer::clipGradNorm(double maxNorm)
+{
+    torch::NoGradGuard noGrad;
+    // The total norm in float32 at least (as torch accumulates a bfloat16 norm), the coefficient
+    // clamped to 1 so that a small gradient is left as it is.
+    auto total = m_flatGrad.to(m_flatGrad.scalar_type() == torch::kFloat64 ? torch::kFloat64 : torch::kFloat32).norm();
+    auto coef = (maxNorm / (total + 1e-6)).clamp_max(1.0);
+    m_flatGrad.mul_(coef.to(m_flatGrad.scalar_type()));
+}
+
 torch::Tensor FusedOptimizer::gradNorms() const
 {
     torch::NoGradGuard noGrad;

@@ -26,6 +26,9 @@ public:
     void step();
     // Zeroes every gradient buffer in one op.
     void zeroGrad();
+    // torch.nn.utils.clip_grad_norm_ over every buffer: scales them by
+    // min(1, maxNorm / (total L2 norm + 1e-6)), on the device, with no host read.
+    void clipGradNorm(double maxNorm);
     // Per parameter tensor L2 norms of the gradient buffers: (P,) in float32 on the device.
     torch::Tensor gradNorms() const;
     // The same norms as P 0-d tensors in the parameters' dtype, for callers that stack them

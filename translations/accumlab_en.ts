@@ -314,6 +314,42 @@
         <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); teaching mode and the equivalence panel run one.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>zero_grad() before every micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>zero_grad() never called again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loss divided by N + 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>last micro-batch never runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>first micro-batch counted twice</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>gradient clipped after every micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bug: classic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A bug that real training loops have shipped with, planted in the engine&apos;s window: the equivalence panel, teaching mode and the sweep all run it.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>

@@ -314,6 +314,42 @@
         <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); teaching mode and the equivalence panel run one.</source>
         <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ حالت تدریس و پنل هم‌ارزی با یک رنک اجرا می‌شوند.</translation>
     </message>
+    <message>
+        <source>none</source>
+        <translation>هیچ</translation>
+    </message>
+    <message>
+        <source>zero_grad() before every micro-batch</source>
+        <translation>zero_grad()‎ پیش از هر میکروبچ</translation>
+    </message>
+    <message>
+        <source>zero_grad() never called again</source>
+        <translation>zero_grad()‎ دیگر هرگز فراخوانده نمی‌شود</translation>
+    </message>
+    <message>
+        <source>loss divided by N + 1</source>
+        <translation>زیان تقسیم بر N + 1</translation>
+    </message>
+    <message>
+        <source>last micro-batch never runs</source>
+        <translation>میکروبچ آخر هرگز اجرا نمی‌شود</translation>
+    </message>
+    <message>
+        <source>first micro-batch counted twice</source>
+        <translation>میکروبچ اول دو بار شمرده می‌شود</translation>
+    </message>
+    <message>
+        <source>gradient clipped after every micro-batch</source>
+        <translation>برش گرادیان پس از هر میکروبچ</translation>
+    </message>
+    <message>
+        <source>Bug: classic</source>
+        <translation>باگ: کلاسیک</translation>
+    </message>
+    <message>
+        <source>A bug that real training loops have shipped with, planted in the engine&apos;s window: the equivalence panel, teaching mode and the sweep all run it.</source>
+        <translation>باگی که حلقه‌های آموزش واقعی با آن منتشر شده‌اند، کاشته‌شده در پنجره‌ی موتور: پنل هم‌ارزی، حالت تدریس و پیمایش همه آن را اجرا می‌کنند.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>

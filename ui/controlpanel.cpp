@@ -131,6 +131,12 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_stepEveryMicroCheck = new QCheckBox;
     m_stepEveryMicroCheck->setObjectName(QStringLiteral("stepEveryMicroCheck"));
     addRow(trainForm, QStringLiteral("stepEveryMicro"), m_stepEveryMicroCheck);
+    // The classic bugs of real trainers, planted in the engine's one window (core/config.h).
+    m_bugCombo = new QComboBox;
+    m_bugCombo->setObjectName(QStringLiteral("bugCombo"));
+    for (const std::string &name : accumBugNames())
+        addItem(m_bugCombo, accumBugFromString(name));
+    addRow(trainForm, QStringLiteral("bug"), m_bugCombo);
     m_noSyncCheck = new QCheckBox;
     m_noSyncCheck->setObjectName(QStringLiteral("noSyncCheck"));
     addRow(trainForm, QStringLiteral("noSync"), m_noSyncCheck);
@@ -189,7 +195,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
         connect(s, &QSlider::valueChanged, this, &ControlPanel::updateValueLabels);
         connect(s, &QSlider::valueChanged, this, &ControlPanel::configChanged);
     }
-    for (QComboBox *c : {m_optimizerCombo, m_dtypeCombo, m_deviceCombo, m_modelCombo})
+    for (QComboBox *c : {m_optimizerCombo, m_bugCombo, m_dtypeCombo, m_deviceCombo, m_modelCombo})
         connect(c, &QComboBox::currentIndexChanged, this, &ControlPanel::configChanged);
     for (QCheckBox *c : {m_noDivisionCheck, m_stepEveryMicroCheck, m_noSyncCheck})
         connect(c, &QCheckBox::toggled, this, &ControlPanel::configChanged);
@@ -206,9 +212,24 @@ QStringList ControlPanel::controlKeys()
 {
     return {QStringLiteral("microBatch"), QStringLiteral("accumSteps"), QStringLiteral("worldSize"), QStringLiteral("lr"),
             QStringLiteral("optimizer"),  QStringLiteral("noDivision"), QStringLiteral("stepEveryMicro"),
+            QStringLiteral("bug"),
             QStringLiteral("noSync"),     QStringLiteral("dtype"),      QStringLiteral("device"),
             QStringLiteral("model"),      QStringLiteral("seed"),       QStringLiteral("pace"),
             QStringLiteral("accumGrid"),  QStringLiteral("numSteps")};
+}
+
+QString ControlPanel::bugTitle(AccumBug bug)
+{
+    switch (bug) {
+    case AccumBug::None: return tr("none");
+    case AccumBug::ZeroEveryMicro: return tr("zero_grad() before every micro-batch");
+    case AccumBug::NeverZero: return tr("zero_grad() never called again");
+    case AccumBug::DivideByNPlusOne: return tr("loss divided by N + 1");
+    case AccumBug::SkipLastMicro: return tr("last micro-batch never runs");
+    case AccumBug::CountMicroTwice: return tr("first micro-batch counted twice");
+    case AccumBug::ClipEachMicro: return tr("gradient clipped after every micro-batch");
+    }
+    return {};
 }
 
 QString ControlPanel::controlTitle(const QString &key) const
@@ -227,6 +248,8 @@ QString ControlPanel::controlTitle(const QString &key) const
         return tr("Bug: no division");
     if (key == QLatin1String("stepEveryMicro"))
         return tr("Bug: step every micro-batch");
+    if (key == QLatin1String("bug"))
+        return tr("Bug: classic");
     if (key == QLatin1String("noSync"))
         return tr("No-sync");
     if (key == QLatin1String("dtype"))
@@ -280,6 +303,10 @@ void ControlPanel::retranslateUi()
     m_noDivisionCheck->setToolTip(tr("Each micro-batch's loss goes to backward() undivided: the summed gradient is N times too large."));
     m_stepEveryMicroCheck->setText(tr("optimizer.step() inside the window"));
     m_stepEveryMicroCheck->setToolTip(tr("The optimizer steps after every micro-batch instead of once per effective batch."));
+    for (int i = 0; i < m_bugCombo->count(); ++i)
+        m_bugCombo->setItemText(i, bugTitle(accumBugFromString(m_bugCombo->itemData(i).toString().toStdString())));
+    m_bugCombo->setToolTip(tr("A bug that real training loops have shipped with, planted in the engine's window: "
+                              "the equivalence panel, teaching mode and the sweep all run it."));
     m_noSyncCheck->setText(tr("sync only on the last micro-batch"));
     m_noSyncCheck->setToolTip(tr("Like DDP's no_sync(): non-final micro-batches skip the gradient all-reduce."));
     m_worldSlider->setToolTip(tr("Run sweep starts this many real rank processes on this machine, which all-reduce "
@@ -360,6 +387,7 @@ Preset ControlPanel::preset() const
     c.optimizer.kind = comboValue<OptimizerKind>(m_optimizerCombo, optimizerFromString);
     c.scaling = m_noDivisionCheck->isChecked() ? Scaling::None : Scaling::Divide;
     c.stepEveryMicro = m_stepEveryMicroCheck->isChecked();
+    c.bug = comboValue<AccumBug>(m_bugCombo, accumBugFromString);
     c.noSync = m_noSyncCheck->isChecked();
     c.dtype = comboValue<DType>(m_dtypeCombo, dtypeFromString);
     c.device = comboValue<DeviceRequest>(m_deviceCombo, deviceFromString);
@@ -384,6 +412,7 @@ void ControlPanel::setPreset(const Preset &p)
                                            QSignalBlocker(m_worldSlider),
                                            QSignalBlocker(m_lrSlider),         QSignalBlocker(m_optimizerCombo),
                                            QSignalBlocker(m_noDivisionCheck),  QSignalBlocker(m_stepEveryMicroCheck),
+                                           QSignalBlocker(m_bugCombo),
                                            QSignalBlocker(m_noSyncCheck),      QSignalBlocker(m_dtypeCombo),
                                            QSignalBlocker(m_deviceCombo),      QSignalBlocker(m_modelCombo),
                                            QSignalBlocker(m_seedSpin),         QSignalBlocker(m_paceSlider),
@@ -395,6 +424,7 @@ void ControlPanel::setPreset(const Preset &p)
         selectValue(m_optimizerCombo, c.optimizer.kind);
         m_noDivisionCheck->setChecked(c.scaling == Scaling::None);
         m_stepEveryMicroCheck->setChecked(c.stepEveryMicro);
+        selectValue(m_bugCombo, c.bug);
         m_noSyncCheck->setChecked(c.noSync);
         selectValue(m_dtypeCombo, c.dtype);
         selectValue(m_deviceCombo, (c.device == DeviceRequest::Cuda && !m_cudaAvailable) ? DeviceRequest::Auto : c.device);

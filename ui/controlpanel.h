@@ -44,6 +44,8 @@ public:
     // Keys of the rows a classroom preset can hide.
     static QStringList controlKeys();
     QString controlTitle(const QString &key) const;
+    // The name the window gives a classic bug (AccumBug), in the UI language.
+    static QString bugTitle(AccumBug bug);
     // The row of `key` (its label and field), the widget that takes focus in it, and the live
     // identity label: what the lesson's links point at. Null for an unknown key.
     QWidget *rowField(const QString &key) const { return m_rowFields.value(key); }
@@ -93,6 +95,7 @@ private:
     QComboBox *m_optimizerCombo = nullptr;
     QCheckBox *m_noDivisionCheck = nullptr;
     QCheckBox *m_stepEveryMicroCheck = nullptr;
+    QComboBox *m_bugCombo = nullptr; // AccumBug, "none" first
     QCheckBox *m_noSyncCheck = nullptr;
     QComboBox *m_dtypeCombo = nullptr;
     QComboBox *m_deviceCombo = nullptr;

@@ -61,6 +61,7 @@ ExperimentSettings fixture(const ExperimentOptions &options)
     s.lr = reference.optimizer.lr;
     s.scaling = Scaling::Divide;
     s.stepEveryMicro = false;
+    s.bug = AccumBug::None;
     s.noSync = true;
     s.dtype = DType::Float32;
     s.seed = options.seed;
@@ -71,7 +72,7 @@ ExperimentSettings fixture(const ExperimentOptions &options)
 
 bool ExperimentSettings::isEmpty() const
 {
-    return !model && !microBatch && !accumSteps && !optimizer && !lr && !scaling && !stepEveryMicro && !noSync &&
+    return !model && !microBatch && !accumSteps && !optimizer && !lr && !scaling && !stepEveryMicro && !bug && !noSync &&
            !dtype && !seed && !accumGrid && !numSteps;
 }
 
@@ -94,6 +95,8 @@ void ExperimentSettings::applyTo(Preset &preset) const
         c.scaling = *scaling;
     if (stepEveryMicro)
         c.stepEveryMicro = *stepEveryMicro;
+    if (bug)
+        c.bug = *bug;
     if (noSync)
         c.noSync = *noSync;
     if (dtype)
@@ -117,6 +120,7 @@ ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions
             grid << QString::number(a);
         s.model = sweep.base.preset;
         s.microBatch = sweep.base.microBatch;
+        s.bug = AccumBug::None;
         s.noSync = true;
         s.seed = options.seed;
         s.accumGrid = grid.join(QLatin1Char(','));
@@ -156,6 +160,7 @@ ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions
         s.lr = 4 * defaults.optimizer.lr;
         s.scaling = Scaling::Divide;
         s.stepEveryMicro = false;
+        s.bug = AccumBug::None;
         s.dtype = DType::Float32;
         s.seed = options.seed;
     }

@@ -42,6 +42,7 @@ struct ExperimentSettings {
     std::optional<double> lr;
     std::optional<Scaling> scaling;
     std::optional<bool> stepEveryMicro;
+    std::optional<AccumBug> bug;
     std::optional<bool> noSync;
     std::optional<DType> dtype;
     std::optional<uint64_t> seed;

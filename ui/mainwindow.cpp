@@ -639,6 +639,7 @@ EquivalenceConfig MainWindow::equivalenceConfig() const
     e.optimizer = c.optimizer;
     e.scaling = c.scaling;
     e.stepEveryMicro = c.stepEveryMicro;
+    e.bug = c.bug;
     e.dtype = c.dtype;
     e.device = c.device;
     e.labels = c.labels;

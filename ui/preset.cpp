@@ -62,6 +62,7 @@ QByteArray presetToJson(const Preset &p)
     o[QStringLiteral("optimizer")] = str(toString(c.optimizer.kind));
     o[QStringLiteral("scaling")] = str(toString(c.scaling));
     o[QStringLiteral("step_every_micro")] = c.stepEveryMicro;
+    o[QStringLiteral("bug")] = str(toString(c.bug));
     o[QStringLiteral("no_sync")] = c.noSync;
     o[QStringLiteral("dtype")] = str(toString(c.dtype));
     o[QStringLiteral("device")] = str(toString(c.device));
@@ -126,6 +127,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         c.optimizer.kind = optimizerFromString(text("optimizer", toString(c.optimizer.kind)));
         c.scaling = scalingFromString(text("scaling", toString(c.scaling)));
         c.stepEveryMicro = o.value(QStringLiteral("step_every_micro")).toBool(c.stepEveryMicro);
+        c.bug = accumBugFromString(text("bug", toString(c.bug)));
         c.noSync = o.value(QStringLiteral("no_sync")).toBool(c.noSync);
         c.dtype = dtypeFromString(text("dtype", toString(c.dtype)));
         c.device = deviceFromString(text("device", toString(c.device)));

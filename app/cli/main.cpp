@@ -48,6 +48,7 @@ struct SweepFlags {
     int64_t repeats = 5;
     uint64_t seed = 0;
     double lr = 0.05;
+    double clipNorm = 0.0;
     bool noWrite = false;
     std::string outDir = "outputs";
     std::string optimizer = "sgd";
@@ -83,6 +84,7 @@ struct EquivalenceFlags {
     int64_t accumSteps = 4;
     std::string optimizer = "sgd";
     double lr = 0.1;
+    double clipNorm = 0.0;
     std::string scaling = "divide";
     bool stepEveryMicro = false;
     std::string bug = "none";
@@ -149,6 +151,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
     b.microBatch = f.microBatch;
     b.optimizer.kind = optimizerFromString(f.optimizer);
     b.optimizer.lr = f.lr;
+    b.optimizer.clipNorm = f.clipNorm;
     b.scaling = scalingFromString(f.scaling);
     b.stepEveryMicro = f.stepEveryMicro;
     b.bug = accumBugFromString(f.bug);
@@ -240,6 +243,7 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize
     c.accumSteps = f.accumSteps;
     c.optimizer.kind = optimizerFromString(f.optimizer);
     c.optimizer.lr = f.lr;
+    c.optimizer.clipNorm = f.clipNorm;
     c.scaling = scalingFromString(f.scaling);
     c.stepEveryMicro = f.stepEveryMicro;
     c.bug = accumBugFromString(f.bug);
@@ -298,6 +302,7 @@ std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const Sw
                {"--accum-steps", eq.accumSteps},
                {"--optimizer", toString(eq.optimizer.kind)},
                {"--lr", eq.optimizer.lr},
+               {"--clip-norm", eq.optimizer.clipNorm},
                {"--scaling", toString(eq.scaling)},
                {"--step-every-micro", eq.stepEveryMicro},
                {"--bug", toString(eq.bug)},
@@ -455,6 +460,9 @@ int runMain(int argc, char **argv)
         ->capture_default_str();
     app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
     app.add_option("--lr", s.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    app.add_option("--clip-norm", s.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
     app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
@@ -485,6 +493,9 @@ int runMain(int argc, char **argv)
     eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->transform(decimal<int64_t>())->capture_default_str();
     eqCmd->add_option("--optimizer", e.optimizer, "sgd | momentum | adamw")->capture_default_str();
     eqCmd->add_option("--lr", e.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    eqCmd->add_option("--clip-norm", e.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
     eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
     eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
     eqCmd->add_option("--bug", e.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
@@ -539,6 +550,8 @@ int runMain(int argc, char **argv)
                          "  divide-by-n-plus-1  loss / (N + 1) instead of loss / N\n"
                          "  skip-last-micro     the loop stops one micro-batch short\n"
                          "  count-micro-twice   the first micro-batch's backward runs twice\n"
+                         "  clip-each-micro     clip_grad_norm_() after every micro-batch instead of once per window\n"
+                         "                      (at --clip-norm, or 0.1 when it is 0; the correct loop clips once)\n"
                          "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
                          "--step-every-micro.\n";
             return 0;

@@ -274,6 +274,7 @@ private slots:
         QTest::newRow("divide-by-n-plus-1") << "divide-by-n-plus-1" << 1 << "divided by 5 instead of accum_steps (4)";
         QTest::newRow("skip-last-micro") << "skip-last-micro" << 1 << "(3 of 4 ran)";
         QTest::newRow("count-micro-twice") << "count-micro-twice" << 1 << "backward ran twice";
+        QTest::newRow("clip-each-micro") << "clip-each-micro" << 1 << "clip_grad_norm_() ran after every micro-batch";
         QTest::newRow("unknown") << "sometimes" << 2 << "bug";
     }
     void bugZoo()

@@ -264,6 +264,26 @@ private slots:
         QCOMPARE(QString::fromStdString(*(at + 1)), QString("256"));
     }
 
+    // Every setting the window can change reaches the ranks' command line; a dropped one (the
+    // planted bug: the ranks would run the correct loop while the window asked for a bug) fails.
+    void sweepArgsCarryTheSettings()
+    {
+        SweepConfig c;
+        c.base.bug = AccumBug::CountMicroTwice;
+        c.base.optimizer.clipNorm = 0.5;
+        c.repeats = 3;
+        c.base.stepEveryMicro = true;
+        const auto args = sweepCliArgs(c);
+        const auto valueOf = [&](const std::string &option) {
+            const auto at = std::find(args.begin(), args.end(), option);
+            return at != args.end() && at + 1 != args.end() ? QString::fromStdString(*(at + 1)) : QString();
+        };
+        QCOMPARE(valueOf("--bug"), QString("count-micro-twice"));
+        QCOMPARE(valueOf("--clip-norm"), QString("0.5"));
+        QCOMPARE(valueOf("--repeats"), QString("3"));
+        QVERIFY(std::find(args.begin(), args.end(), "--step-every-micro") != args.end());
+    }
+
     // What the desktop app calls: a 2-rank sweep through accumlab-cli, points parsed back
     // with their collective counters.
     void sweepOnLocalRanks_data()

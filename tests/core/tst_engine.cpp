@@ -218,6 +218,30 @@ private slots:
         QVERIFY2(std::abs(lastR - chance) < 0.25, qPrintable(QStringLiteral("random loss %1 vs ln C %2").arg(lastR).arg(chance)));
     }
 
+    // A clip norm below the window's gradient norm really clips: the norms read before the
+    // step are the clipped ones, max_norm, while the same run unclipped reads more.
+    void clipNormClipsTheWindow_data()
+    {
+        QTest::addColumn<qint64>("accum");
+        QTest::newRow("1 micro-batch") << qint64(1);
+        QTest::newRow("4 micro-batches") << qint64(4);
+    }
+    void clipNormClipsTheWindow()
+    {
+        QFETCH(qint64, accum);
+        auto c = smallConfig(4, accum);
+        AccumEngine plain(c);
+        const double unclipped = plain.step().gradNorm;
+        c.optimizer.clipNorm = 0.5 * unclipped;
+        AccumEngine clipped(c);
+        const double norm = clipped.step().gradNorm;
+        QVERIFY2(std::abs(norm - c.optimizer.clipNorm) < 1e-5 * c.optimizer.clipNorm,
+                 qPrintable(QStringLiteral("%1 vs max_norm %2").arg(norm).arg(c.optimizer.clipNorm)));
+        c.optimizer.clipNorm = 2.0 * unclipped; // above the norm: left as it is
+        AccumEngine loose(c);
+        QCOMPARE(loose.step().gradNorm, unclipped);
+    }
+
     void cancelBetweenMicroBatches()
     {
         AccumEngine engine(smallConfig(2, 8));

@@ -14,6 +14,7 @@
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
+#include "ui/preset.h"
 #include "ui/quizwidget.h"
 
 #include "core/device.h"
@@ -21,6 +22,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
@@ -98,6 +100,8 @@ private slots:
     void slidersReachTheEngine_data();
     void slidersReachTheEngine();
     void togglesReachTheEngine();
+    void bugListReachesTheEngineAndTheCheck_data();
+    void bugListReachesTheEngineAndTheCheck();
     void bufferRatio_data();
     void bufferRatio();
     void memoryViewMarksOutOfMemory();
@@ -153,6 +157,37 @@ void TestMainWindow::togglesReachTheEngine()
     QVERIFY(waitForEngine(w, [](const AccumConfig &c) {
         return c.scaling == Scaling::None && !c.noSync && c.stepEveryMicro;
     }));
+}
+
+// The window's "Bug: classic" list plants each bug of the zoo: the engine runs it, the
+// equivalence panel's check of the controls' split fails on it (none, the control row, holds),
+// and it travels in the preset.
+void TestMainWindow::bugListReachesTheEngineAndTheCheck_data()
+{
+    QTest::addColumn<QString>("bug");
+    for (const std::string &name : accumBugNames())
+        QTest::newRow(name.c_str()) << QString::fromStdString(name);
+}
+
+void TestMainWindow::bugListReachesTheEngineAndTheCheck()
+{
+    QFETCH(QString, bug);
+    const AccumBug planted = accumBugFromString(bug.toStdString());
+    MainWindow w(false);
+    auto *combo = w.findChild<QComboBox *>(QStringLiteral("bugCombo"));
+    QVERIFY(combo);
+    QCOMPARE(combo->count(), int(accumBugNames().size()));
+    QVERIFY(!combo->currentText().isEmpty());
+    combo->setCurrentIndex(combo->findData(bug));
+    QVERIFY(w.currentPreset().config.bug == planted);
+    QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return c.bug == planted && c.accumSteps == 4; }));
+    w.applyConfigNow();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.bug == planted, kWaitMs);
+    QCOMPARE(w.lastEquivalence()->holds, planted == AccumBug::None);
+    QString error;
+    const std::optional<Preset> back = presetFromJson(presetToJson(w.currentPreset()), &error);
+    QVERIFY2(back, qPrintable(error));
+    QVERIFY(back->config.bug == planted);
 }
 
 void TestMainWindow::bufferRatio_data()
