@@ -40,7 +40,8 @@ const std::pair<const char *, AccumBug> kBugs[] = {{"none", AccumBug::None},
                                                    {"divide-by-n-plus-1", AccumBug::DivideByNPlusOne},
                                                    {"skip-last-micro", AccumBug::SkipLastMicro},
                                                    {"count-micro-twice", AccumBug::CountMicroTwice},
-                                                   {"clip-each-micro", AccumBug::ClipEachMicro}};
+                                                   {"clip-each-micro", AccumBug::ClipEachMicro},
+                                                   {"schedule-every-micro", AccumBug::ScheduleEveryMicro}};
 const std::pair<const char *, DType> kDTypes[] = {
     {"float32", DType::Float32}, {"float64", DType::Float64}, {"bfloat16", DType::BFloat16}};
 const std::pair<const char *, DeviceRequest> kDevices[] = {
@@ -96,6 +97,8 @@ void validateOptimizer(const OptimizerConfig &o)
         throw ConfigError("weight decay must not be negative");
     if (!(o.clipNorm >= 0.0 && std::isfinite(o.clipNorm)))
         throw ConfigError("the clip norm must be a finite number >= 0 (0 turns clipping off)");
+    if (o.lrWarmup < 0 || o.lrWarmup > 1000000)
+        throw ConfigError("the learning-rate warmup must be between 0 (none) and 1000000 updates");
 }
 
 void validateShape(const ModelShape &s)
@@ -144,6 +147,20 @@ double effectiveClipNorm(const OptimizerConfig &o, AccumBug bug)
     if (o.clipNorm > 0.0)
         return o.clipNorm;
     return bug == AccumBug::ClipEachMicro ? kBugClipNorm : 0.0;
+}
+
+int64_t effectiveLrWarmup(const OptimizerConfig &o, AccumBug bug)
+{
+    if (o.lrWarmup > 0)
+        return o.lrWarmup;
+    return bug == AccumBug::ScheduleEveryMicro ? kBugLrWarmup : 0;
+}
+
+double scheduledLr(const OptimizerConfig &o, int64_t k, int64_t warmup)
+{
+    if (warmup <= 0)
+        return o.lr;
+    return o.lr * std::min(1.0, static_cast<double>(k + 1) / static_cast<double>(warmup));
 }
 
 double dtypeEpsilon(DType d)

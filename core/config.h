@@ -29,7 +29,18 @@ enum class Scaling { Divide, None };          // None is the "no division" teach
 //   ClipEachMicro    clip_grad_norm_() after every micro-batch's backward (on a partial sum)
 //                    instead of once on the window's sum (clips at kBugClipNorm unless
 //                    OptimizerConfig::clipNorm is set; the correct loop then clips once there)
-enum class AccumBug { None, ZeroEveryMicro, NeverZero, DivideByNPlusOne, SkipLastMicro, CountMicroTwice, ClipEachMicro };
+//   ScheduleEveryMicro scheduler.step() inside the micro-batch loop: the LR schedule advances N
+//                    times per update (warms up over kBugLrWarmup updates unless lrWarmup is set)
+enum class AccumBug {
+    None,
+    ZeroEveryMicro,
+    NeverZero,
+    DivideByNPlusOne,
+    SkipLastMicro,
+    CountMicroTwice,
+    ClipEachMicro,
+    ScheduleEveryMicro
+};
 enum class DType { Float32, Float64, BFloat16 };
 enum class DeviceRequest { Auto, Cpu, Cuda };
 enum class LabelKind { Teacher, Random };
@@ -76,12 +87,23 @@ struct OptimizerConfig {
     // clip_grad_norm_'s max_norm over all parameters, applied once per window after the sync
     // and before the step; 0 = no clipping.
     double clipNorm = 0.0;
+    // A linear warmup schedule (LambdaLR with min(1, (k + 1) / lrWarmup)): update k, counted
+    // from 0 by the scheduler, uses lr x that factor; 0 = a constant rate.
+    int64_t lrWarmup = 0;
 };
+
+// The learning rate of scheduler step k under the warmup of `o` (o.lr when there is none).
+double scheduledLr(const OptimizerConfig &o, int64_t k, int64_t warmup);
 
 // The max_norm the clip-each-micro bug clips to when no clipNorm is set: below the fixture's
 // full-batch gradient norm at the start, so that clipping acts on the partial sums of the
 // first window already (the bug) and on the window's sum (the correct loop).
 constexpr double kBugClipNorm = 0.1;
+// The warmup the schedule-every-micro bug runs when no lrWarmup is set: long enough that the
+// first windows already show the schedule running N times ahead.
+constexpr int64_t kBugLrWarmup = 8;
+// The warmup a window's schedule follows (0 = none): lrWarmup, or kBugLrWarmup for the bug.
+int64_t effectiveLrWarmup(const OptimizerConfig &, AccumBug);
 // The max_norm a window is clipped to (0 = none): clipNorm, or kBugClipNorm for the bug.
 double effectiveClipNorm(const OptimizerConfig &, AccumBug);
 

@@ -960,6 +960,7 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
                                   "--seed",        std::to_string(b.seed),
                                   "--lr",          lr,
                                   "--clip-norm",   toDecimalString(b.optimizer.clipNorm),
+                                  "--lr-warmup",   std::to_string(b.optimizer.lrWarmup),
                                   "--optimizer",   toString(b.optimizer.kind),
                                   "--scaling",     toString(b.scaling),
                                   "--no-sync",     b.noSync ? "on" : "off",

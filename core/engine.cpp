@@ -73,6 +73,9 @@ struct AccumEngine::Impl {
     StepResult last;
     WindowProbe *probe = nullptr;
     double clipNorm = 0.0; // effectiveClipNorm: 0, the configured max_norm, or the bug's
+    int64_t lrWarmup = 0;  // effectiveLrWarmup: 0 (a constant rate), the configured one, or the bug's
+    int64_t schedulerSteps = 0; // scheduler.step() calls so far
+    double lastLr = 0.0;        // the rate of the last optimizer step
     // The open window's full-batch gradient (referenceNorms), for the buffers' fills.
     std::vector<torch::Tensor> referenceGrads;
     int64_t referenceWindow = -1;
@@ -90,6 +93,7 @@ struct AccumEngine::Impl {
         names = accumlab::parameterNames(*model);
         optimizer = std::make_unique<FusedOptimizer>(params, c.optimizer);
         clipNorm = effectiveClipNorm(c.optimizer, c.bug);
+        lrWarmup = effectiveLrWarmup(c.optimizer, c.bug);
         // Every rank draws the same global window and keeps its own shard.
         data = std::make_unique<DataStream>(c.modelShape(), c.labels, c.seed, dtype, device);
         optimizer->zeroGrad();
@@ -194,12 +198,18 @@ struct AccumEngine::Impl {
         if (config.stepEveryMicro || lastMicro) {
             if (probe)
                 probe->beforeStep(optimizer->grads(), optimizer->params(), lastMicro);
+            lastLr = scheduledLr(config.optimizer, schedulerSteps, lrWarmup);
+            optimizer->setLearningRate(lastLr);
             optimizer->step();
             if (probe)
                 probe->afterStep(optimizer->params(), optimizer->stateStep(), lastMicro);
             ++optimizerSteps;
             stepped = true;
+            if (config.bug != AccumBug::ScheduleEveryMicro)
+                ++schedulerSteps; // scheduler.step() once per optimizer update
         }
+        if (config.bug == AccumBug::ScheduleEveryMicro)
+            ++schedulerSteps; // the bug: scheduler.step() in the micro-batch loop
 
         if (observer && observer->wantsMicroBatchDetail()) {
             MicroBatchEvent e;
@@ -247,6 +257,8 @@ struct AccumEngine::Impl {
         r.loggedLoss = windowLoss * static_cast<double>(n) / lossDivisor();
         r.layerGradNorms = std::move(hostNorms);
         r.gradNorm = l2(r.layerGradNorms);
+        r.lr = lastLr;
+        r.schedulerSteps = schedulerSteps;
         // A window whose loop ran no micro-batch (skip-last-micro at accum_steps 1) has no loss
         // to judge; its buffers still do.
         r.finite = (windowLosses.empty() || std::isfinite(r.loss)) && std::isfinite(r.gradNorm);

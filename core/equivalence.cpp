@@ -144,12 +144,31 @@ struct Fixture {
                 opt.clipGradNorm(clipNorm()); // the correct loop clips the window's sum once
             RunState s;
             s.grads = snapshot(opt.grads());
+            // The schedule steps once per update: update w uses the rate of scheduler step w.
+            opt.setLearningRate(
+                scheduledLr(config.optimizer, static_cast<int64_t>(w), effectiveLrWarmup(config.optimizer, config.bug)));
             opt.step();
             s.params = snapshot(opt.params());
             s.stateStep = opt.stateStep();
             out.push_back(std::move(s));
         }
         return out;
+    }
+
+    // The first window's full batch with its samples in reverse order, stepped once: the same
+    // mean, summed in another order. Its parameters show how far merely reordering the sum
+    // moves the update in this dtype.
+    std::vector<torch::Tensor> reorderedFirstStep() const
+    {
+        auto model = freshModel();
+        FusedOptimizer opt(model->parameters(), config.optimizer);
+        opt.zeroGrad();
+        torch::cross_entropy_loss(model->forward(xs[0].flip(0)), ys[0].flip(0)).backward();
+        if (clipNorm() > 0.0)
+            opt.clipGradNorm(clipNorm());
+        opt.setLearningRate(scheduledLr(config.optimizer, 0, effectiveLrWarmup(config.optimizer, config.bug)));
+        opt.step();
+        return snapshot(opt.params());
     }
 
     // The full-batch gradient of window w's batch at `params` (float64 host copies): what the
@@ -266,6 +285,18 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     for (size_t i = 0; i < full.grads.size(); ++i)
         dot += (acc.grads[i] * full.grads[i]).sum().item<double>();
     r.gradScale = fullGrad > 0.0 ? dot / (fullGrad * fullGrad) : 0.0;
+    // The same for the first update, theta_after - theta_0: what a wrong step size shifts.
+    // Its noise floor: the same scale for the full batch summed in reverse order.
+    const std::vector<torch::Tensor> reordered = f.reorderedFirstStep();
+    double updDot = 0.0, upd2 = 0.0, reorderDot = 0.0;
+    for (size_t i = 0; i < full.params.size(); ++i) {
+        const auto dFull = full.params[i] - initA[i];
+        updDot += ((acc.params[i] - initA[i]) * dFull).sum().item<double>();
+        reorderDot += ((reordered[i] - initA[i]) * dFull).sum().item<double>();
+        upd2 += dFull.pow(2).sum().item<double>();
+    }
+    r.updateScale = upd2 > 0.0 ? updDot / upd2 : 0.0;
+    r.reorderedUpdateScale = upd2 > 0.0 ? reorderDot / upd2 : 0.0;
     r.fullOptimizerStateStep = full.stateStep;
     r.accumOptimizerStateStep = acc.stateStep;
 
@@ -298,8 +329,19 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     // or a doubled micro-batch shifts every element alike (1/17 at 16x1 in bfloat16 hides under
     // the per-element bound, not here).
     r.gradScaleBound = eps;
+    // k times what reordering the full batch's sum did to the update (k = dtypeBoundFactor), and
+    // never below 4 eps(dtype): a stored update is the difference of two rounded parameters, so
+    // its scale carries rounding of order eps even where reordering changes nothing (bfloat16's
+    // matmuls accumulate in float32, and the reversed batch rounds to the same values).
+    // Accumulation is a reordering too, so a correct loop stays inside, while a wrong step size
+    // (a rate or a schedule that ran ahead) moves the update's scale as a wrong divisor moves
+    // the gradient's.
+    constexpr double kUpdateScaleFloor = 4.0;
+    r.updateScaleBound = std::max(config.dtypeBoundFactor * std::abs(r.reorderedUpdateScale - 1.0),
+                                  kUpdateScaleFloor * eps);
     r.holdsDtypeAware = r.paramsInitMatch && r.maxGradDiff <= r.gradBoundDtype && r.maxParamDiff <= r.paramBoundDtype &&
                         std::abs(r.gradScale - 1.0) <= r.gradScaleBound &&
+                        std::abs(r.updateScale - 1.0) <= r.updateScaleBound &&
                         r.secondWindowGradDiff <= r.secondWindowGradBoundDtype && sameSteps;
     r.holds = config.dtype == DType::BFloat16 ? r.holdsDtypeAware : r.holdsFixed;
 
@@ -372,6 +414,14 @@ std::string EquivalenceResult::cause() const
                       "the first micro-batch's backward ran twice, so its samples count double: the accumulated "
                       "gradient is %.4fx the full-batch one",
                       gradRatio);
+        return buf;
+    case AccumBug::ScheduleEveryMicro:
+        std::snprintf(buf, sizeof buf,
+                      "scheduler.step() ran after every micro-batch, so the warmup of %lld updates advanced %lld "
+                      "times per update: the window stepped at %.3gx the rate the full batch used "
+                      "(max |param diff| %.3g)",
+                      static_cast<long long>(effectiveLrWarmup(config.optimizer, config.bug)), static_cast<long long>(n),
+                      updateRatio, maxParamDiff);
         return buf;
     case AccumBug::ClipEachMicro:
         std::snprintf(buf, sizeof buf,

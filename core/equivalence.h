@@ -41,6 +41,9 @@ struct EquivalenceResult {
     double gradRatio = 0.0;     // ||g_acc|| / ||g_full||
     double gradScale = 0.0;     // <g_acc, g_full> / <g_full, g_full>: the accumulated gradient's scale
     double gradScaleBound = 0.0; // |gradScale - 1| allowed by the dtype-aware verdict: eps(dtype)
+    double updateScale = 0.0;   // <d_acc, d_full> / <d_full, d_full>, d = theta after the first step - theta_0
+    double reorderedUpdateScale = 0.0; // the same for the full batch summed in reverse sample order
+    double updateScaleBound = 0.0; // |updateScale - 1| allowed: k |reorderedUpdateScale - 1|, at least eps
     double maxAbsGrad = 0.0;    // max |g_full| over all tensors
     double maxAbsParam = 0.0;   // max |theta_full| after the step
     double gradBoundDtype = 0.0;  // k * eps(dtype) * max|g|

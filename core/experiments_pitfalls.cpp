@@ -1,14 +1,16 @@
 // Experiments 6-11: pitfalls beyond the lesson that production trainers hit (variable-length
 // sequences, a window cut short by the end of the data, BatchNorm, gradient clipping, the LR
-// schedule, the linear scaling rule). Clipping runs the engine's own window, where the
-// clip-each-micro bug is planted; the others build small loops of their own on LibTorch (a
-// token-weighted loss, a short window, a BatchNorm model, a per-update schedule) so the wrong
-// and the right way sit side by side against a full-batch reference. Not here: the catalog and JSON (experiments.cpp).
+// schedule, the linear scaling rule). Clipping and the LR schedule run the engine's own window,
+// where the clip-each-micro and schedule-every-micro bugs are planted; the others build small
+// loops of their own on LibTorch (a token-weighted loss, a short window, a BatchNorm model, a
+// held-out curve under a ramped rate) so the wrong and the right way sit side by side against a
+// full-batch reference. Not here: the catalog and JSON (experiments.cpp).
 #include "core/experiments_internal.h"
 
 #include "core/data.h"
 #include "core/engine.h"
 #include "core/equivalence.h"
+#include "core/window_probe.h"
 #include "core/model.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -552,73 +554,64 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
 
 namespace {
 
-// Linear warmup to `peak` over `warmup` scheduler steps, then constant (as a LambdaLR would).
-struct Warmup {
-    double peak = 0.1;
-    int64_t warmup = 8;
-    int64_t count = 0; // scheduler.step() calls so far
-    double lr() const { return peak * std::min(1.0, static_cast<double>(count + 1) / static_cast<double>(warmup)); }
-    void step() { ++count; }
+// The parameters after each window's optimizer step, as float64 host copies.
+struct ParamsProbe final : WindowProbe {
+    std::vector<torch::Tensor> params;
+    void beforeStep(const std::vector<torch::Tensor> &, const std::vector<torch::Tensor> &, bool) override {}
+    void afterStep(const std::vector<torch::Tensor> &ps, int64_t, bool closesWindow) override
+    {
+        if (closesWindow)
+            params = paramSnapshot(ps);
+    }
 };
 
 } // namespace
 
 ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cancel)
 {
+    // The engine's own window with its LR schedule (OptimizerConfig::lrWarmup): the full batch in
+    // one pass, the same samples in 4 micro-batches, and the schedule-every-micro bug
+    // (scheduler.step() in the micro-batch loop), each from the same seed and data.
     ExperimentResult r;
     constexpr double kPeakLr = 0.1;    // the fixture's learning rate
     constexpr int64_t kWarmup = 8;     // W: warmup length in effective steps
     const int64_t steps = o.fast ? 10 : 16; // effective steps trained, past the warmup
-    const auto dtype = torch::kFloat32;
 
-    enum class Mode { FullBatch, PerEffectiveStep, PerMicroBatch };
     struct Run {
         std::vector<torch::Tensor> params;
         std::vector<double> lrs;     // the lr used by each effective step's update
         int64_t warmupDoneAt = -1;   // 1-based effective step after which the warmup was complete
         int64_t peakFirstUsedAt = -1; // 1-based effective step whose update first used the peak
     };
-    const auto train = [&](Mode mode) {
-        auto model = makeModel(kFixtureShape, o.seed, dtype, kCpu);
-        const auto params = model->parameters();
-        DataStream data(kFixtureShape, LabelKind::Teacher, o.seed, dtype, kCpu);
-        Warmup sched{kPeakLr, kWarmup};
+    const auto train = [&](int64_t accum, AccumBug bug) {
+        AccumConfig c;
+        c.preset = ModelPreset::Fixture;
+        c.device = DeviceRequest::Cpu;
+        c.labels = LabelKind::Teacher;
+        c.seed = o.seed;
+        c.microBatch = kWindow / accum; // the same 16 samples per step in every run
+        c.accumSteps = accum;
+        c.optimizer.lr = kPeakLr;
+        c.optimizer.lrWarmup = kWarmup;
+        c.bug = bug;
+        AccumEngine engine(c);
+        ParamsProbe probe;
+        engine.setProbe(&probe);
         Run run;
         for (int64_t step = 0; step < steps; ++step) {
-            checkCancel(cancel);
-            auto [x, y] = data.next(kWindow); // the same 16 samples per step in every mode
-            zeroGrads(params);
-            double used = 0.0;
-            if (mode == Mode::FullBatch) {
-                torch::cross_entropy_loss(model->forward(x), y).backward();
-                used = sched.lr();
-                sgdStep(params, used);
-                sched.step();
-            } else {
-                const auto xs = x.split(kWindow / kAccum), ys = y.split(kWindow / kAccum);
-                for (int64_t i = 0; i < kAccum; ++i) {
-                    (torch::cross_entropy_loss(model->forward(xs[i]), ys[i]) / static_cast<double>(kAccum)).backward();
-                    if (i == kAccum - 1) {
-                        used = sched.lr();
-                        sgdStep(params, used);
-                    }
-                    // The bug: scheduler.step() sits in the micro-batch loop, outside the "last" guard.
-                    if (mode == Mode::PerMicroBatch || i == kAccum - 1)
-                        sched.step();
-                }
-            }
-            run.lrs.push_back(used);
-            if (run.warmupDoneAt < 0 && sched.count >= kWarmup)
+            const StepResult s = engine.step(nullptr, cancel);
+            run.lrs.push_back(s.lr);
+            if (run.warmupDoneAt < 0 && s.schedulerSteps >= kWarmup)
                 run.warmupDoneAt = step + 1;
-            if (run.peakFirstUsedAt < 0 && used >= kPeakLr)
+            if (run.peakFirstUsedAt < 0 && s.lr >= kPeakLr)
                 run.peakFirstUsedAt = step + 1;
         }
-        run.params = paramSnapshot(params);
+        run.params = probe.params;
         return run;
     };
-    const Run full = train(Mode::FullBatch);
-    const Run perStep = train(Mode::PerEffectiveStep);
-    const Run perMicro = train(Mode::PerMicroBatch);
+    const Run full = train(1, AccumBug::None);
+    const Run perStep = train(kAccum, AccumBug::None);
+    const Run perMicro = train(kAccum, AccumBug::ScheduleEveryMicro);
 
     const double perStepDiff = maxAbsDiff(perStep.params, full.params);
     const double perMicroDiff = maxAbsDiff(perMicro.params, full.params);

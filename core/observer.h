@@ -52,6 +52,8 @@ struct StepResult {
     double loggedLoss = 0.0;          // as the lesson's loop logs it: mean of scaled.item() * accum_steps
                                       // (equal to loss with division; N x loss without it)
     double gradNorm = 0.0;            // global L2 norm of the accumulated buffers, before the step
+    double lr = 0.0;                  // the learning rate of the window's (last) optimizer step
+    int64_t schedulerSteps = 0;       // running total of the LR schedule's steps
     std::vector<double> layerGradNorms; // per parameter tensor
     double wallMs = 0.0;
     bool finite = true;               // loss and gradient norm are finite

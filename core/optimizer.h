@@ -36,6 +36,8 @@ public:
     std::vector<torch::Tensor> gradNormList() const;
 
     int64_t stateStep() const { return m_step; }
+    // The rate the next step() uses (a schedule sets it before each update).
+    void setLearningRate(double lr) { m_config.lr = lr; }
     const OptimizerConfig &config() const { return m_config; }
     const std::vector<torch::Tensor> &params() const { return m_params; }
     const std::vector<torch::Tensor> &grads() const { return m_grads; }

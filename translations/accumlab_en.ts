@@ -350,6 +350,10 @@
         <source>A bug that real training loops have shipped with, planted in the engine&apos;s window: the equivalence panel, teaching mode and the sweep all run it.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>LR schedule stepped every micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -1020,19 +1024,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>JSON files (*.json)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Wrote %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Export skill markdown</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Markdown files (*.md)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1053,10 +1049,6 @@
     </message>
     <message>
         <source>Open preset</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>AccumLab presets (*.json)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1169,6 +1161,18 @@
     </message>
     <message>
         <source>Sweep round %1 of %2, point %3 of %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Markdown files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AccumLab presets</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

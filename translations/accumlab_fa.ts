@@ -350,6 +350,10 @@
         <source>A bug that real training loops have shipped with, planted in the engine&apos;s window: the equivalence panel, teaching mode and the sweep all run it.</source>
         <translation>باگی که حلقه‌های آموزش واقعی با آن منتشر شده‌اند، کاشته‌شده در پنجره‌ی موتور: پنل هم‌ارزی، حالت تدریس و پیمایش همه آن را اجرا می‌کنند.</translation>
     </message>
+    <message>
+        <source>LR schedule stepped every micro-batch</source>
+        <translation>زمان‌بندی نرخ یادگیری پس از هر میکروبچ جلو می‌رود</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -1020,20 +1024,12 @@
         <translation>خروجی accum-curve.json</translation>
     </message>
     <message>
-        <source>JSON files (*.json)</source>
-        <translation>فایل‌های JSON (*.json)‎</translation>
-    </message>
-    <message>
         <source>Wrote %1</source>
         <translation>%1 نوشته شد</translation>
     </message>
     <message>
         <source>Export skill markdown</source>
         <translation>خروجی دستورالعمل (Markdown)‎</translation>
-    </message>
-    <message>
-        <source>Markdown files (*.md)</source>
-        <translation>فایل‌های Markdown (*.md)‎</translation>
     </message>
     <message>
         <source>Folder for the chart PNGs</source>
@@ -1054,10 +1050,6 @@
     <message>
         <source>Open preset</source>
         <translation>باز کردن پیش‌تنظیم</translation>
-    </message>
-    <message>
-        <source>AccumLab presets (*.json)</source>
-        <translation>پیش‌تنظیم‌های AccumLab (*.json)‎</translation>
     </message>
     <message>
         <source>Save preset</source>
@@ -1170,6 +1162,18 @@
     <message>
         <source>Sweep round %1 of %2, point %3 of %4</source>
         <translation>دور %1 از %2 پیمایش، نقطه‌ی %3 از %4</translation>
+    </message>
+    <message>
+        <source>JSON files</source>
+        <translation>فایل‌های JSON</translation>
+    </message>
+    <message>
+        <source>Markdown files</source>
+        <translation>فایل‌های Markdown</translation>
+    </message>
+    <message>
+        <source>AccumLab presets</source>
+        <translation>پیش‌تنظیم‌های AccumLab</translation>
     </message>
 </context>
 <context>

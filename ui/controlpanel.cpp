@@ -228,6 +228,7 @@ QString ControlPanel::bugTitle(AccumBug bug)
     case AccumBug::SkipLastMicro: return tr("last micro-batch never runs");
     case AccumBug::CountMicroTwice: return tr("first micro-batch counted twice");
     case AccumBug::ClipEachMicro: return tr("gradient clipped after every micro-batch");
+    case AccumBug::ScheduleEveryMicro: return tr("LR schedule stepped every micro-batch");
     }
     return {};
 }

@@ -850,10 +850,24 @@ bool MainWindow::importCurve(const QString &path)
     return false;
 }
 
+QString MainWindow::fileFilter(FileKind kind)
+{
+    // Only the description is translated; the pattern is appended here. Qt reads a filter as
+    // "description (patterns)" with nothing after the closing parenthesis, and a translation
+    // that ended it with a direction mark (as Persian text around Latin tokens wants) made the
+    // dialog list no file at all.
+    switch (kind) {
+    case FileKind::Json: return tr("JSON files") + QStringLiteral(" (*.json)");
+    case FileKind::Markdown: return tr("Markdown files") + QStringLiteral(" (*.md)");
+    case FileKind::Preset: return tr("AccumLab presets") + QStringLiteral(" (*.json)");
+    }
+    return {};
+}
+
 void MainWindow::importCurveDialog()
 {
     const QString path = QFileDialog::getOpenFileName(this, tr("Import accum-curve.json"), lastFolder(),
-                                                      tr("JSON files (*.json)"));
+                                                      fileFilter(FileKind::Json));
     if (path.isEmpty())
         return;
     rememberFolder(path);
@@ -864,7 +878,7 @@ void MainWindow::exportCurveDialog()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export accum-curve.json"),
                                                       QDir(lastFolder()).filePath(QLatin1String(kCurveFileName)),
-                                                      tr("JSON files (*.json)"));
+                                                      fileFilter(FileKind::Json));
     if (path.isEmpty())
         return;
     rememberFolder(path);
@@ -879,7 +893,7 @@ void MainWindow::exportSkillDialog()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export skill markdown"),
                                                       QDir(lastFolder()).filePath(QLatin1String(kSkillFileName)),
-                                                      tr("Markdown files (*.md)"));
+                                                      fileFilter(FileKind::Markdown));
     if (path.isEmpty())
         return;
     rememberFolder(path);
@@ -991,7 +1005,7 @@ bool MainWindow::savePresetFile(const QString &path, QString *error) const
 
 void MainWindow::openPresetDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open preset"), lastFolder(), tr("AccumLab presets (*.json)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open preset"), lastFolder(), fileFilter(FileKind::Preset));
     if (path.isEmpty())
         return;
     rememberFolder(path);
@@ -1003,7 +1017,7 @@ void MainWindow::openPresetDialog()
 void MainWindow::savePresetDialog()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save preset"), QDir(lastFolder()).filePath(tr("lesson.json")),
-                                                      tr("AccumLab presets (*.json)"));
+                                                      fileFilter(FileKind::Preset));
     if (path.isEmpty())
         return;
     rememberFolder(path);

@@ -93,6 +93,9 @@ public:
 
     const std::optional<SweepResult> &lastSweep() const { return m_lastSweep; }
     const std::optional<EquivalenceResult> &lastEquivalence() const { return m_lastEquivalence; }
+    // The file dialogs' filters, in the UI language: a translated description and the pattern.
+    enum class FileKind { Json, Markdown, Preset };
+    static QString fileFilter(FileKind kind);
     bool exportCurveJson(const QString &path, QString *error) const;
     // Overlays an accum-curve.json (ours or the lesson's) on the throughput chart; a file the
     // reader refuses is reported in words (status bar, and a message box on screen). Returns

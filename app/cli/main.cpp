@@ -49,6 +49,7 @@ struct SweepFlags {
     uint64_t seed = 0;
     double lr = 0.05;
     double clipNorm = 0.0;
+    int64_t lrWarmup = 0;
     bool noWrite = false;
     std::string outDir = "outputs";
     std::string optimizer = "sgd";
@@ -85,6 +86,7 @@ struct EquivalenceFlags {
     std::string optimizer = "sgd";
     double lr = 0.1;
     double clipNorm = 0.0;
+    int64_t lrWarmup = 0;
     std::string scaling = "divide";
     bool stepEveryMicro = false;
     std::string bug = "none";
@@ -152,6 +154,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
     b.optimizer.kind = optimizerFromString(f.optimizer);
     b.optimizer.lr = f.lr;
     b.optimizer.clipNorm = f.clipNorm;
+    b.optimizer.lrWarmup = f.lrWarmup;
     b.scaling = scalingFromString(f.scaling);
     b.stepEveryMicro = f.stepEveryMicro;
     b.bug = accumBugFromString(f.bug);
@@ -244,6 +247,7 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize
     c.optimizer.kind = optimizerFromString(f.optimizer);
     c.optimizer.lr = f.lr;
     c.optimizer.clipNorm = f.clipNorm;
+    c.optimizer.lrWarmup = f.lrWarmup;
     c.scaling = scalingFromString(f.scaling);
     c.stepEveryMicro = f.stepEveryMicro;
     c.bug = accumBugFromString(f.bug);
@@ -303,6 +307,7 @@ std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const Sw
                {"--optimizer", toString(eq.optimizer.kind)},
                {"--lr", eq.optimizer.lr},
                {"--clip-norm", eq.optimizer.clipNorm},
+               {"--lr-warmup", eq.optimizer.lrWarmup},
                {"--scaling", toString(eq.scaling)},
                {"--step-every-micro", eq.stepEveryMicro},
                {"--bug", toString(eq.bug)},
@@ -463,6 +468,9 @@ int runMain(int argc, char **argv)
     app.add_option("--clip-norm", s.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
         ->transform(decimal<double>())
         ->capture_default_str();
+    app.add_option("--lr-warmup", s.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
     app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
@@ -495,6 +503,9 @@ int runMain(int argc, char **argv)
     eqCmd->add_option("--lr", e.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
     eqCmd->add_option("--clip-norm", e.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
         ->transform(decimal<double>())
+        ->capture_default_str();
+    eqCmd->add_option("--lr-warmup", e.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
         ->capture_default_str();
     eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
     eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
@@ -552,6 +563,8 @@ int runMain(int argc, char **argv)
                          "  count-micro-twice   the first micro-batch's backward runs twice\n"
                          "  clip-each-micro     clip_grad_norm_() after every micro-batch instead of once per window\n"
                          "                      (at --clip-norm, or 0.1 when it is 0; the correct loop clips once)\n"
+                         "  schedule-every-micro  scheduler.step() after every micro-batch: the LR warmup runs N times ahead\n"
+                         "                      (over --lr-warmup updates, or 8 when it is 0)\n"
                          "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
                          "--step-every-micro.\n";
             return 0;

@@ -275,6 +275,7 @@ private slots:
         QTest::newRow("skip-last-micro") << "skip-last-micro" << 1 << "(3 of 4 ran)";
         QTest::newRow("count-micro-twice") << "count-micro-twice" << 1 << "backward ran twice";
         QTest::newRow("clip-each-micro") << "clip-each-micro" << 1 << "clip_grad_norm_() ran after every micro-batch";
+        QTest::newRow("schedule-every-micro") << "schedule-every-micro" << 1 << "the warmup of 8 updates advanced 4 times";
         QTest::newRow("unknown") << "sometimes" << 2 << "bug";
     }
     void bugZoo()

@@ -574,8 +574,10 @@ private slots:
         const QString port = QString::number(freePort());
         QTemporaryDir a, b;
         Run ra;
-        const QStringList args = fastSweep("1,2", "3") + QStringList{"--world-size", "2", "--master-port", port,
-                                                                     "--dist-timeout", "10"};
+        // Long enough (about half a second of steps) that the two runs overlap: with a few
+        // steps one launcher could finish before the other looked, and both would succeed.
+        const QStringList args = fastSweep("1,2", "1500") + QStringList{"--world-size", "2", "--master-port", port,
+                                                                        "--dist-timeout", "10"};
         std::thread t([&] { ra = runCli(args + QStringList{"--out-dir", a.filePath("out")}); });
         const Run rb = runCli(args + QStringList{"--out-dir", b.filePath("out")});
         t.join();

@@ -271,6 +271,7 @@ private slots:
         SweepConfig c;
         c.base.bug = AccumBug::CountMicroTwice;
         c.base.optimizer.clipNorm = 0.5;
+        c.base.optimizer.lrWarmup = 6;
         c.repeats = 3;
         c.base.stepEveryMicro = true;
         const auto args = sweepCliArgs(c);
@@ -281,6 +282,7 @@ private slots:
         QCOMPARE(valueOf("--bug"), QString("count-micro-twice"));
         QCOMPARE(valueOf("--clip-norm"), QString("0.5"));
         QCOMPARE(valueOf("--repeats"), QString("3"));
+        QCOMPARE(valueOf("--lr-warmup"), QString("6"));
         QVERIFY(std::find(args.begin(), args.end(), "--step-every-micro") != args.end());
     }
 

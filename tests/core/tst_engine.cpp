@@ -242,6 +242,36 @@ private slots:
         QCOMPARE(loose.step().gradNorm, unclipped);
     }
 
+    // A warmup schedule steps once per update: window k uses lr x min(1, (k + 1) / W), whatever
+    // accum_steps is. scheduler.step() in the micro-batch loop (the planted bug) runs it N times
+    // ahead: window k uses lr x min(1, (k + 1) N / W) at N > 1, and nothing changes at N = 1.
+    void warmupStepsOncePerUpdate_data()
+    {
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("bug");
+        for (qint64 a : {1, 4})
+            for (bool bug : {false, true})
+                QTest::addRow("accum %lld%s", static_cast<long long>(a), bug ? " schedule-every-micro" : "") << a << bug;
+    }
+    void warmupStepsOncePerUpdate()
+    {
+        QFETCH(qint64, accum);
+        QFETCH(bool, bug);
+        auto c = smallConfig(2, accum);
+        c.optimizer.lrWarmup = 8;
+        if (bug)
+            c.bug = AccumBug::ScheduleEveryMicro;
+        AccumEngine engine(c);
+        const int64_t ahead = bug ? accum : 1; // scheduler steps per update
+        for (int64_t k = 0; k < 10; ++k) {
+            const StepResult r = engine.step();
+            const double expected = c.optimizer.lr * std::min(1.0, double(k * ahead + 1 + (ahead - 1)) / 8.0);
+            QVERIFY2(std::abs(r.lr - expected) < 1e-15, qPrintable(QStringLiteral("window %1: lr %2, expected %3")
+                                                                      .arg(k).arg(r.lr).arg(expected)));
+            QCOMPARE(r.schedulerSteps, (k + 1) * ahead);
+        }
+    }
+
     void cancelBetweenMicroBatches()
     {
         AccumEngine engine(smallConfig(2, 8));

@@ -105,13 +105,15 @@ private slots:
         QTest::addColumn<bool>("holds");
         QTest::addColumn<QString>("cause");
         const QStringList bugs{"zero-every-micro", "never-zero", "divide-by-n-plus-1", "skip-last-micro",
-                               "count-micro-twice", "clip-each-micro", "no-division", "step-every-micro"};
+                               "count-micro-twice", "clip-each-micro", "schedule-every-micro", "no-division",
+                               "step-every-micro"};
         const QMap<QString, QString> causes{{"zero-every-micro", "zero_grad() ran before every micro-batch"},
                                             {"never-zero", "zero_grad() was never called"},
                                             {"divide-by-n-plus-1", "the loss was divided by"},
                                             {"skip-last-micro", "stopped one micro-batch short"},
                                             {"count-micro-twice", "backward ran twice"},
                                             {"clip-each-micro", "clip_grad_norm_() ran after every micro-batch"},
+                                            {"schedule-every-micro", "scheduler.step() ran after every micro-batch"},
                                             {"no-division", "not divided by accum_steps"},
                                             {"step-every-micro", "stepped after every micro-batch"}};
         for (int d : {int(DType::Float32), int(DType::Float64)})
@@ -119,7 +121,8 @@ private slots:
                 for (qint64 a : {1, 4, 16})
                     for (const QString &bug : bugs) {
                         const bool noOp = a == 1 && (bug == "zero-every-micro" || bug == "no-division" ||
-                                                     bug == "step-every-micro" || bug == "clip-each-micro");
+                                                     bug == "step-every-micro" || bug == "clip-each-micro" ||
+                                                     bug == "schedule-every-micro");
                         QTest::addRow("%s %s %lldx%lld %s", toString(DType(d)).c_str(),
                                       toString(OptimizerKind(o)).c_str(), static_cast<long long>(a),
                                       static_cast<long long>(16 / a), qPrintable(bug))
@@ -190,6 +193,49 @@ private slots:
             QVERIFY2(r.cause().find("max_norm 0.05") != std::string::npos, r.cause().c_str());
     }
 
+    // The update's scale along the full batch's, <d_acc, d_full> / <d_full, d_full>: a correct
+    // loop stays within its bound in every dtype, optimizer and split, with and without a
+    // warmup schedule, and the bound stays tight enough (at most 4 eps in bfloat16) that a step
+    // 5% too large cannot hide under it; the schedule that runs N times ahead (the planted
+    // case) moves it by far more.
+    void updateScaleJudgesTheStepSize_data()
+    {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("optimizer");
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("bug");
+        for (int d : {int(DType::Float32), int(DType::Float64), int(DType::BFloat16)})
+            for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
+                for (qint64 a : {1, 4, 16})
+                    for (bool bug : {false, true})
+                        QTest::addRow("%s %s %lldx%lld%s", toString(DType(d)).c_str(), toString(OptimizerKind(o)).c_str(),
+                                      static_cast<long long>(a), static_cast<long long>(16 / a),
+                                      bug ? " schedule-every-micro" : "")
+                            << d << o << a << bug;
+    }
+    void updateScaleJudgesTheStepSize()
+    {
+        QFETCH(int, dtype);
+        QFETCH(int, optimizer);
+        QFETCH(qint64, accum);
+        QFETCH(bool, bug);
+        EquivalenceConfig c;
+        c.dtype = DType(dtype);
+        c.optimizer.kind = OptimizerKind(optimizer);
+        c.optimizer.lrWarmup = 4;
+        c.accumSteps = accum;
+        if (bug)
+            c.bug = AccumBug::ScheduleEveryMicro;
+        const auto r = runEquivalence(c);
+        QVERIFY(r.updateScaleBound <= std::max(4.0 * dtypeEpsilon(c.dtype), 8.0 * std::abs(r.reorderedUpdateScale - 1.0)));
+        QVERIFY(r.updateScaleBound < 0.05);
+        const bool ahead = bug && accum > 1;
+        QCOMPARE(std::abs(r.updateScale - 1.0) <= r.updateScaleBound, !ahead);
+        QCOMPARE(r.holds, !ahead);
+        if (ahead) // the first update used the rate of scheduler step N - 1, not 0: min(N, 4) times it
+            QVERIFY2(r.updateScale > 1.5, qPrintable(QString::number(r.updateScale)));
+    }
+
     // The never-zero bug leaves the first window exact: only the second window, part of the
     // check, sees the leak. A one-window check would pass it.
     void secondWindowCatchesWhatTheFirstCannot()
@@ -215,7 +261,7 @@ private slots:
             for (qint64 a : {1, 4, 16})
                 for (const QString &bug : {QString("none"), QString("never-zero"), QString("skip-last-micro"),
                                            QString("count-micro-twice"), QString("divide-by-n-plus-1"),
-                                           QString("clip-each-micro")})
+                                           QString("clip-each-micro"), QString("schedule-every-micro")})
                     QTest::addRow("%s %lldx%lld %s", toString(OptimizerKind(o)).c_str(), static_cast<long long>(a),
                                   static_cast<long long>(16 / a), qPrintable(bug))
                         << o << a << bug;
@@ -232,7 +278,7 @@ private slots:
         c.bug = accumBugFromString(bug.toStdString());
         const auto r = runEquivalence(c);
         // Clipping after the one backward of a 1x16 split is clipping once: the correct loop.
-        if (bug == "none" || (bug == "clip-each-micro" && accum == 1)) {
+        if (bug == "none" || ((bug == "clip-each-micro" || bug == "schedule-every-micro") && accum == 1)) {
             QVERIFY2(r.holds, r.cause().c_str());
             return;
         }

@@ -13,6 +13,11 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QFile>
+#include <QFileDialog>
+#include <QListView>
+#include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QFontDatabase>
 #include <QLabel>
 #include <QMenuBar>
@@ -67,6 +72,8 @@ private slots:
     void switchRetranslatesAndMirrors();
     void digitsFollowTheLocale();
     void lessonLinksReachWidgets();
+    void fileFiltersListFilesInEveryLanguage_data();
+    void fileFiltersListFilesInEveryLanguage();
 };
 
 void TestLanguage::initTestCase()
@@ -206,6 +213,55 @@ void TestLanguage::lessonLinksReachWidgets()
     QVERIFY(w.showLessonTarget(QStringLiteral("control/accumSteps")));
     QVERIFY(w.lastLessonTarget() == w.controlPanel()->rowField(QStringLiteral("accumSteps")));
     QVERIFY(!w.showLessonTarget(QStringLiteral("view/nowhere")));
+}
+
+// Every file dialog's filter, in every language, lists the files it names and only those: a
+// real (non-native) dialog over a folder with one file of each kind. A translated filter that
+// Qt cannot parse (a direction mark after its parenthesis) shows an empty folder and fails.
+void TestLanguage::fileFiltersListFilesInEveryLanguage_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("listed");
+    for (const QString &lang : {QStringLiteral("en"), QStringLiteral("fa")}) {
+        QTest::addRow("%s json", qPrintable(lang)) << lang << int(MainWindow::FileKind::Json) << "a.json";
+        QTest::addRow("%s markdown", qPrintable(lang)) << lang << int(MainWindow::FileKind::Markdown) << "b.md";
+        QTest::addRow("%s preset", qPrintable(lang)) << lang << int(MainWindow::FileKind::Preset) << "a.json";
+    }
+}
+
+void TestLanguage::fileFiltersListFilesInEveryLanguage()
+{
+    QFETCH(QString, language);
+    QFETCH(int, kind);
+    QFETCH(QString, listed);
+    LanguageManager::instance()->setLanguage(LanguageManager::fromCode(language));
+    settle();
+    QTemporaryDir dir;
+    for (const char *name : {"a.json", "b.md", "c.txt"}) {
+        QFile f(dir.filePath(QString::fromLatin1(name)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+    }
+    const QString filter = MainWindow::fileFilter(MainWindow::FileKind(kind));
+    if (language == QLatin1String("fa"))
+        QVERIFY2(filter.contains(QRegularExpression(QStringLiteral("[\\x{0600}-\\x{06FF}]"))), qPrintable(filter));
+    QFileDialog dialog(nullptr, QString(), dir.path());
+    dialog.setOption(QFileDialog::DontUseNativeDialog);
+    dialog.setNameFilter(filter);
+    dialog.show();
+    auto *view = dialog.findChild<QListView *>(QStringLiteral("listView"));
+    QVERIFY(view);
+    QStringList shown;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            shown.clear();
+            const QModelIndex root = view->rootIndex();
+            for (int row = 0; row < view->model()->rowCount(root); ++row)
+                shown << view->model()->index(row, 0, root).data().toString();
+            return !shown.isEmpty();
+        }(),
+        5000);
+    QCOMPARE(shown, QStringList{listed});
 }
 
 QTEST_MAIN(TestLanguage)
