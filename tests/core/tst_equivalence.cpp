@@ -9,6 +9,41 @@
 
 using namespace accumlab;
 
+namespace {
+
+// Rows over float32/float64/bfloat16, SGD/momentum/AdamW and splits 1x16, 4x4, 16x1, each
+// without and with `bug` planted; plantedConfig() reads a row back.
+void plantedRows(AccumBug bug)
+{
+    QTest::addColumn<int>("dtype");
+    QTest::addColumn<int>("optimizer");
+    QTest::addColumn<qint64>("accum");
+    QTest::addColumn<int>("bug");
+    for (int d : {int(DType::Float32), int(DType::Float64), int(DType::BFloat16)})
+        for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
+            for (qint64 a : {1, 4, 16})
+                for (AccumBug b : {AccumBug::None, bug})
+                    QTest::addRow("%s %s %lldx%lld %s", toString(DType(d)).c_str(), toString(OptimizerKind(o)).c_str(),
+                                  static_cast<long long>(a), static_cast<long long>(16 / a), toString(b).c_str())
+                        << d << o << a << int(b);
+}
+
+EquivalenceConfig plantedConfig()
+{
+    QFETCH(int, dtype);
+    QFETCH(int, optimizer);
+    QFETCH(qint64, accum);
+    QFETCH(int, bug);
+    EquivalenceConfig c;
+    c.dtype = DType(dtype);
+    c.optimizer.kind = OptimizerKind(optimizer);
+    c.accumSteps = accum;
+    c.bug = AccumBug(bug);
+    return c;
+}
+
+} // namespace
+
 class TestEquivalence : public QObject {
     Q_OBJECT
 private slots:
@@ -161,32 +196,14 @@ private slots:
     // planted case, clips partial sums and fails wherever a window has two micro-batches.
     void clippingOnceMatchesTheFullBatch_data()
     {
-        QTest::addColumn<int>("dtype");
-        QTest::addColumn<int>("optimizer");
-        QTest::addColumn<qint64>("accum");
-        QTest::addColumn<bool>("bug");
-        for (int d : {int(DType::Float32), int(DType::Float64), int(DType::BFloat16)})
-            for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
-                for (qint64 a : {1, 4, 16})
-                    for (bool bug : {false, true})
-                        QTest::addRow("%s %s %lldx%lld%s", toString(DType(d)).c_str(), toString(OptimizerKind(o)).c_str(),
-                                      static_cast<long long>(a), static_cast<long long>(16 / a),
-                                      bug ? " clip-each-micro" : "")
-                            << d << o << a << bug;
+        plantedRows(AccumBug::ClipEachMicro);
     }
     void clippingOnceMatchesTheFullBatch()
     {
-        QFETCH(int, dtype);
-        QFETCH(int, optimizer);
-        QFETCH(qint64, accum);
-        QFETCH(bool, bug);
-        EquivalenceConfig c;
-        c.dtype = DType(dtype);
-        c.optimizer.kind = OptimizerKind(optimizer);
+        EquivalenceConfig c = plantedConfig();
         c.optimizer.clipNorm = 0.05;
-        c.accumSteps = accum;
-        if (bug)
-            c.bug = AccumBug::ClipEachMicro;
+        const bool bug = c.bug != AccumBug::None;
+        const qint64 accum = c.accumSteps;
         const auto r = runEquivalence(c);
         QCOMPARE(r.holds, !bug || accum == 1);
         if (!r.holds)
@@ -200,32 +217,14 @@ private slots:
     // case) moves it by far more.
     void updateScaleJudgesTheStepSize_data()
     {
-        QTest::addColumn<int>("dtype");
-        QTest::addColumn<int>("optimizer");
-        QTest::addColumn<qint64>("accum");
-        QTest::addColumn<bool>("bug");
-        for (int d : {int(DType::Float32), int(DType::Float64), int(DType::BFloat16)})
-            for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
-                for (qint64 a : {1, 4, 16})
-                    for (bool bug : {false, true})
-                        QTest::addRow("%s %s %lldx%lld%s", toString(DType(d)).c_str(), toString(OptimizerKind(o)).c_str(),
-                                      static_cast<long long>(a), static_cast<long long>(16 / a),
-                                      bug ? " schedule-every-micro" : "")
-                            << d << o << a << bug;
+        plantedRows(AccumBug::ScheduleEveryMicro);
     }
     void updateScaleJudgesTheStepSize()
     {
-        QFETCH(int, dtype);
-        QFETCH(int, optimizer);
-        QFETCH(qint64, accum);
-        QFETCH(bool, bug);
-        EquivalenceConfig c;
-        c.dtype = DType(dtype);
-        c.optimizer.kind = OptimizerKind(optimizer);
+        EquivalenceConfig c = plantedConfig();
         c.optimizer.lrWarmup = 4;
-        c.accumSteps = accum;
-        if (bug)
-            c.bug = AccumBug::ScheduleEveryMicro;
+        const bool bug = c.bug != AccumBug::None;
+        const qint64 accum = c.accumSteps;
         const auto r = runEquivalence(c);
         QVERIFY(r.updateScaleBound <= std::max(4.0 * dtypeEpsilon(c.dtype), 8.0 * std::abs(r.reorderedUpdateScale - 1.0)));
         QVERIFY(r.updateScaleBound < 0.05);
