@@ -359,94 +359,145 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     return r;
 }
 
-std::string EquivalenceResult::cause() const
+EquivalenceCause EquivalenceResult::causeCode() const
 {
     if (holds)
-        return {};
-    char buf[512];
+        return EquivalenceCause::None;
     const auto n = config.accumSteps;
     if (!paramsInitMatch)
+        return EquivalenceCause::InitMismatch;
+    if (config.scaling == Scaling::None && std::abs(gradRatio - static_cast<double>(n)) < 0.05 * n && n > 1)
+        return EquivalenceCause::NoDivision;
+    if (config.stepEveryMicro && n > 1)
+        return EquivalenceCause::StepEveryMicro;
+    // The classic bugs: what each did, measured.
+    switch (config.bug) {
+    case AccumBug::None: break;
+    case AccumBug::ZeroEveryMicro: return EquivalenceCause::ZeroEveryMicro;
+    case AccumBug::NeverZero: return EquivalenceCause::NeverZero;
+    case AccumBug::DivideByNPlusOne: return EquivalenceCause::DivideByNPlusOne;
+    case AccumBug::SkipLastMicro: return EquivalenceCause::SkipLastMicro;
+    case AccumBug::CountMicroTwice: return EquivalenceCause::CountMicroTwice;
+    case AccumBug::ScheduleEveryMicro: return EquivalenceCause::ScheduleEveryMicro;
+    case AccumBug::ClipEachMicro: return EquivalenceCause::ClipEachMicro;
+    }
+    const bool bf16 = config.dtype == DType::BFloat16;
+    if (maxGradDiff >= (bf16 ? gradBoundDtype : config.fixedTolerance))
+        return EquivalenceCause::GradDiffAboveTolerance;
+    if (maxParamDiff >= (bf16 ? paramBoundDtype : config.fixedTolerance))
+        return EquivalenceCause::ParamDiffAboveTolerance;
+    if (bf16 && std::abs(gradScale - 1.0) > gradScaleBound)
+        return EquivalenceCause::GradScaleOff;
+    if (bf16 && std::abs(updateScale - 1.0) > updateScaleBound)
+        return EquivalenceCause::UpdateScaleOff;
+    return EquivalenceCause::SecondWindow;
+}
+
+double EquivalenceResult::appliedGradTolerance() const
+{
+    return config.dtype == DType::BFloat16 ? gradBoundDtype : config.fixedTolerance;
+}
+
+double EquivalenceResult::appliedParamTolerance() const
+{
+    return config.dtype == DType::BFloat16 ? paramBoundDtype : config.fixedTolerance;
+}
+
+std::string EquivalenceResult::cause() const
+{
+    char buf[512];
+    const auto n = static_cast<long long>(config.accumSteps);
+    const bool bf16 = config.dtype == DType::BFloat16;
+    switch (causeCode()) {
+    case EquivalenceCause::None:
+        return {};
+    case EquivalenceCause::InitMismatch:
         return "the two models did not start from identical parameters, so nothing can be compared";
-    if (config.scaling == Scaling::None && std::abs(gradRatio - static_cast<double>(n)) < 0.05 * n && n > 1) {
+    case EquivalenceCause::NoDivision:
         std::snprintf(buf, sizeof buf,
                       "the accumulated gradient is %.2fx the full-batch one because the loss was not divided "
                       "by accum_steps (%lld) before backward()",
-                      gradRatio, static_cast<long long>(n));
+                      gradRatio, n);
         return buf;
-    }
-    if (config.stepEveryMicro && n > 1) {
+    case EquivalenceCause::StepEveryMicro:
         std::snprintf(buf, sizeof buf,
                       "the optimizer stepped after every micro-batch (%lld steps instead of 1), so the parameters "
                       "moved %.2fx as far as the full-batch step",
                       static_cast<long long>(accumOptimizerStateStep), updateRatio);
         return buf;
-    }
-    // The classic bugs: what each did, measured.
-    switch (config.bug) {
-    case AccumBug::None:
-        break;
-    case AccumBug::ZeroEveryMicro:
+    case EquivalenceCause::ZeroEveryMicro:
         std::snprintf(buf, sizeof buf,
                       "zero_grad() ran before every micro-batch, so the buffers kept only the last micro-batch's "
                       "share: the accumulated gradient is %.2fx the full-batch one",
                       gradRatio);
         return buf;
-    case AccumBug::NeverZero:
+    case EquivalenceCause::NeverZero:
         std::snprintf(buf, sizeof buf,
                       "zero_grad() was never called after the first window, so the second window's buffers still "
                       "held the first one's gradient (max |grad diff| %.3g in the second window, %.3g in the first)",
                       secondWindowGradDiff, maxGradDiff);
         return buf;
-    case AccumBug::DivideByNPlusOne:
+    case EquivalenceCause::DivideByNPlusOne:
         std::snprintf(buf, sizeof buf,
                       "the loss was divided by %lld instead of accum_steps (%lld): the accumulated gradient is %.4fx "
                       "the full-batch one",
-                      static_cast<long long>(n + 1), static_cast<long long>(n), gradRatio);
+                      n + 1, n, gradRatio);
         return buf;
-    case AccumBug::SkipLastMicro:
+    case EquivalenceCause::SkipLastMicro:
         std::snprintf(buf, sizeof buf,
                       "the loop stopped one micro-batch short (%lld of %lld ran), so its samples never reached the "
                       "buffers: the accumulated gradient is %.2fx the full-batch one",
-                      static_cast<long long>(n - 1), static_cast<long long>(n), gradRatio);
+                      n - 1, n, gradRatio);
         return buf;
-    case AccumBug::CountMicroTwice:
+    case EquivalenceCause::CountMicroTwice:
         std::snprintf(buf, sizeof buf,
                       "the first micro-batch's backward ran twice, so its samples count double: the accumulated "
                       "gradient is %.4fx the full-batch one",
                       gradRatio);
         return buf;
-    case AccumBug::ScheduleEveryMicro:
+    case EquivalenceCause::ScheduleEveryMicro:
         std::snprintf(buf, sizeof buf,
                       "scheduler.step() ran after every micro-batch, so the warmup of %lld updates advanced %lld "
                       "times per update: the window stepped at %.3gx the rate the full batch used "
                       "(max |param diff| %.3g)",
-                      static_cast<long long>(effectiveLrWarmup(config.optimizer, config.bug)), static_cast<long long>(n),
-                      updateRatio, maxParamDiff);
+                      static_cast<long long>(effectiveLrWarmup(config.optimizer, config.bug)), n, updateRatio,
+                      maxParamDiff);
         return buf;
-    case AccumBug::ClipEachMicro:
+    case EquivalenceCause::ClipEachMicro:
         std::snprintf(buf, sizeof buf,
                       "clip_grad_norm_() ran after every micro-batch, on a partial sum, instead of once on the "
                       "window's sum (max_norm %.3g): the clipped buffers point elsewhere, max |grad diff| %.3g",
                       effectiveClipNorm(config.optimizer, config.bug), maxGradDiff);
         return buf;
-    }
-    const bool bf16 = config.dtype == DType::BFloat16;
-    const double gradTol = bf16 ? gradBoundDtype : config.fixedTolerance;
-    const double paramTol = bf16 ? paramBoundDtype : config.fixedTolerance;
-    if (maxGradDiff >= gradTol)
+    case EquivalenceCause::GradDiffAboveTolerance:
         std::snprintf(buf, sizeof buf, "max |grad diff| %.3g exceeds the %s tolerance %.3g", maxGradDiff,
-                      bf16 ? "dtype-aware" : "fixed", gradTol);
-    else if (maxParamDiff >= paramTol)
+                      bf16 ? "dtype-aware" : "fixed", appliedGradTolerance());
+        return buf;
+    case EquivalenceCause::ParamDiffAboveTolerance:
         std::snprintf(buf, sizeof buf, "max |param diff| %.3g exceeds the %s tolerance %.3g", maxParamDiff,
-                      bf16 ? "dtype-aware" : "fixed", paramTol);
-    else
+                      bf16 ? "dtype-aware" : "fixed", appliedParamTolerance());
+        return buf;
+    case EquivalenceCause::GradScaleOff:
+        std::snprintf(buf, sizeof buf,
+                      "the accumulated gradient's scale along the full batch's is %.6g, more than %.3g from 1",
+                      gradScale, gradScaleBound);
+        return buf;
+    case EquivalenceCause::UpdateScaleOff:
+        std::snprintf(buf, sizeof buf,
+                      "the first update's scale along the full batch's is %.6g, more than %.3g from 1: the step "
+                      "size differs",
+                      updateScale, updateScaleBound);
+        return buf;
+    case EquivalenceCause::SecondWindow:
         std::snprintf(buf, sizeof buf,
                       "the first window matched, but the second did not (max |grad diff| %.3g against the full "
                       "batch at the same parameters, optimizer state step %lld after two windows where the "
                       "full batch has %lld)",
                       secondWindowGradDiff, static_cast<long long>(secondWindowStateStep),
                       static_cast<long long>(fullSecondWindowStateStep));
-    return buf;
+        return buf;
+    }
+    return {};
 }
 
 } // namespace accumlab

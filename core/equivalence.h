@@ -31,6 +31,27 @@ struct SplitComparison {
     double vsFirstParamDiff = 0.0;
 };
 
+// Why an equivalence check failed, in the order they are looked for: the models, the two
+// teaching bugs, the planted classic bug, then what the verdict measured.
+enum class EquivalenceCause {
+    None,
+    InitMismatch,
+    NoDivision,
+    StepEveryMicro,
+    ZeroEveryMicro,
+    NeverZero,
+    DivideByNPlusOne,
+    SkipLastMicro,
+    CountMicroTwice,
+    ScheduleEveryMicro,
+    ClipEachMicro,
+    GradDiffAboveTolerance,
+    ParamDiffAboveTolerance,
+    GradScaleOff,
+    UpdateScaleOff,
+    SecondWindow
+};
+
 struct EquivalenceResult {
     EquivalenceConfig config;
     std::string device;
@@ -63,7 +84,13 @@ struct EquivalenceResult {
     std::vector<LayerDiff> layers;
     std::vector<SplitComparison> comparisons;
 
-    // One sentence naming why the check failed ("" when it holds).
+    // Why the check failed (None when it holds): one code, its figures in the fields above.
+    EquivalenceCause causeCode() const;
+    // The tolerances the verdict applied: dtype-aware in bfloat16, the fixed one otherwise.
+    double appliedGradTolerance() const;
+    double appliedParamTolerance() const;
+    // The English sentence for causeCode() ("" when it holds); the window words it in its
+    // own language from the same code and fields.
     std::string cause() const;
 };
 

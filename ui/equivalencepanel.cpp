@@ -108,6 +108,80 @@ void EquivalencePanel::setResult(const EquivalenceUpdate &update)
 }
 
 QString EquivalencePanel::verdictText() const { return m_verdictLabel->text(); }
+QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
+
+QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
+{
+    const QLocale loc = locale();
+    const auto fixed = [&](double v, int digits) { return loc.toString(v, 'f', digits); };
+    const auto count = [&](int64_t v) { return loc.toString(static_cast<qint64>(v)); };
+    const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
+    const int64_t n = r.config.accumSteps;
+    const bool bf16 = r.config.dtype == DType::BFloat16;
+    switch (r.causeCode()) {
+    case EquivalenceCause::None:
+        return {};
+    case EquivalenceCause::InitMismatch:
+        return tr("The two models did not start from identical parameters, so nothing can be compared.");
+    case EquivalenceCause::NoDivision:
+        return tr("The accumulated gradient is %1× the full-batch one because the loss was not divided by "
+                  "accum_steps (%2) before %3.")
+            .arg(fixed(r.gradRatio, 2), count(n), code("backward()"));
+    case EquivalenceCause::StepEveryMicro:
+        return tr("The optimizer stepped after every micro-batch (%1 steps instead of 1), so the parameters moved "
+                  "%2× as far as the full-batch step.")
+            .arg(count(r.accumOptimizerStateStep), fixed(r.updateRatio, 2));
+    case EquivalenceCause::ZeroEveryMicro:
+        return tr("%1 ran before every micro-batch, so the buffers kept only the last micro-batch's share: the "
+                  "accumulated gradient is %2× the full-batch one.")
+            .arg(code("zero_grad()"), fixed(r.gradRatio, 2));
+    case EquivalenceCause::NeverZero:
+        return tr("%1 was never called after the first window, so the second window's buffers still held the first "
+                  "one's gradient (max |grad diff| %2 in the second window, %3 in the first).")
+            .arg(code("zero_grad()"), sci(loc, r.secondWindowGradDiff), sci(loc, r.maxGradDiff));
+    case EquivalenceCause::DivideByNPlusOne:
+        return tr("The loss was divided by %1 instead of accum_steps (%2): the accumulated gradient is %3× the "
+                  "full-batch one.")
+            .arg(count(n + 1), count(n), fixed(r.gradRatio, 4));
+    case EquivalenceCause::SkipLastMicro:
+        return tr("The loop stopped one micro-batch short (%1 of %2 ran), so its samples never reached the buffers: "
+                  "the accumulated gradient is %3× the full-batch one.")
+            .arg(count(n - 1), count(n), fixed(r.gradRatio, 2));
+    case EquivalenceCause::CountMicroTwice:
+        return tr("The first micro-batch's backward ran twice, so its samples count double: the accumulated "
+                  "gradient is %1× the full-batch one.")
+            .arg(fixed(r.gradRatio, 4));
+    case EquivalenceCause::ScheduleEveryMicro:
+        return tr("%1 ran after every micro-batch, so the warmup of %2 updates advanced %3 times per update: the "
+                  "window stepped at %4× the rate the full batch used.")
+            .arg(code("scheduler.step()"), count(effectiveLrWarmup(r.config.optimizer, r.config.bug)), count(n),
+                 fixed(r.updateRatio, 2));
+    case EquivalenceCause::ClipEachMicro:
+        return tr("%1 ran after every micro-batch, on a partial sum, instead of once on the window's sum "
+                  "(max_norm %2): the clipped buffers point elsewhere, max |grad diff| %3.")
+            .arg(code("clip_grad_norm_()"), loc.toString(effectiveClipNorm(r.config.optimizer, r.config.bug), 'g', 3),
+                 sci(loc, r.maxGradDiff));
+    case EquivalenceCause::GradDiffAboveTolerance:
+        return (bf16 ? tr("Max |grad diff| %1 exceeds the dtype-aware tolerance %2.")
+                     : tr("Max |grad diff| %1 exceeds the fixed tolerance %2."))
+            .arg(sci(loc, r.maxGradDiff), sci(loc, r.appliedGradTolerance()));
+    case EquivalenceCause::ParamDiffAboveTolerance:
+        return (bf16 ? tr("Max |param diff| %1 exceeds the dtype-aware tolerance %2.")
+                     : tr("Max |param diff| %1 exceeds the fixed tolerance %2."))
+            .arg(sci(loc, r.maxParamDiff), sci(loc, r.appliedParamTolerance()));
+    case EquivalenceCause::GradScaleOff:
+        return tr("The accumulated gradient's scale along the full batch's is %1, more than %2 from 1.")
+            .arg(fixed(r.gradScale, 6), sci(loc, r.gradScaleBound));
+    case EquivalenceCause::UpdateScaleOff:
+        return tr("The first update's scale along the full batch's is %1, more than %2 from 1: the step size differs.")
+            .arg(fixed(r.updateScale, 6), sci(loc, r.updateScaleBound));
+    case EquivalenceCause::SecondWindow:
+        return tr("The first window matched, but the second did not (max |grad diff| %1 against the full batch at the "
+                  "same parameters; optimizer state step %2 after two windows where the full batch has %3).")
+            .arg(sci(loc, r.secondWindowGradDiff), count(r.secondWindowStateStep), count(r.fullSecondWindowStateStep));
+    }
+    return {};
+}
 
 void EquivalencePanel::showResult()
 {
@@ -143,7 +217,7 @@ void EquivalencePanel::showResult()
     m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(loc, r.gradBoundDtype), sci(loc, r.paramBoundDtype))
                                          : tr("%1 (fixed)").arg(sci(loc, r.config.fixedTolerance)));
     m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(loc.toString(r.updateRatio, 'f', 4)));
-    m_causeLabel->setText(r.holds ? QString() : QString::fromStdString(r.cause()));
+    m_causeLabel->setText(describeCause(r));
     m_causeLabel->setVisible(!m_causeLabel->text().isEmpty());
     m_layerTable->setRowCount(static_cast<int>(r.layers.size()));
     for (int i = 0; i < static_cast<int>(r.layers.size()); ++i) {

@@ -21,6 +21,10 @@ public:
     void setPending(const EquivalenceConfig &config);
     void setResult(const EquivalenceUpdate &update);
     QString verdictText() const;
+    QString causeText() const;
+    // Why the check failed, in the UI language, from the result's cause code and figures (the
+    // CLI prints core's English sentence from the same code).
+    QString describeCause(const EquivalenceResult &r) const;
 
 protected:
     void changeEvent(QEvent *event) override;

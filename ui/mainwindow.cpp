@@ -22,6 +22,8 @@
 #include "core/experiments.h"
 #include "core/lesson.h"
 
+#include <cmath>
+
 #include <QLocale>
 #include <QAction>
 #include <QActionGroup>
@@ -605,7 +607,8 @@ void MainWindow::showMicroBatch()
     m_counterValues[OptimizerSteps]->setText(loc.toString(u.optimizerSteps));
     m_counterValues[StateStep]->setText(loc.toString(u.optimizerStateStep));
     m_counterValues[SyncCalls]->setText(loc.toString(u.syncCalls));
-    m_counterValues[MicroLoss]->setText(loc.toString(u.microLoss, 'f', 4));
+    // A micro-batch the loop never ran (skip-last-micro) has no loss to show.
+    m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : loc.toString(u.microLoss, 'f', 4));
 }
 
 void MainWindow::onPlayingChanged(bool) { updateActions(); }

@@ -3,6 +3,10 @@
 // request), --lang overrides the stored choice and is remembered, the bundled font loads, and
 // every lesson link leads to a widget of the window.
 #include "ui/controlpanel.h"
+#include "ui/equivalencepanel.h"
+#include "ui/updates.h"
+
+#include "core/equivalence.h"
 #include "ui/enginecontroller.h"
 #include "ui/gradientbufferview.h"
 #include "ui/language.h"
@@ -28,6 +32,7 @@
 #include <QTextBrowser>
 #include <QtTest>
 
+using namespace accumlab;
 using namespace accumlab::ui;
 
 namespace {
@@ -72,6 +77,8 @@ private slots:
     void switchRetranslatesAndMirrors();
     void digitsFollowTheLocale();
     void lessonLinksReachWidgets();
+    void equivalenceCauseInTheWindowsLanguage_data();
+    void equivalenceCauseInTheWindowsLanguage();
     void fileFiltersListFilesInEveryLanguage_data();
     void fileFiltersListFilesInEveryLanguage();
 };
@@ -213,6 +220,58 @@ void TestLanguage::lessonLinksReachWidgets()
     QVERIFY(w.showLessonTarget(QStringLiteral("control/accumSteps")));
     QVERIFY(w.lastLessonTarget() == w.controlPanel()->rowField(QStringLiteral("accumSteps")));
     QVERIFY(!w.showLessonTarget(QStringLiteral("view/nowhere")));
+}
+
+// Why the equivalence check failed, in the window's language: every cause the bug zoo and the
+// tolerances produce is worded in Persian, with no English prose left beside the code tokens
+// (core's English sentence used to be shown as it was), and in English too.
+void TestLanguage::equivalenceCauseInTheWindowsLanguage_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("bug");
+    QStringList bugs;
+    for (const std::string &name : accumBugNames())
+        if (name != "none")
+            bugs << QString::fromStdString(name);
+    bugs << "no-division" << "step-every-micro" << "tight-tolerance";
+    for (const QString &lang : {QStringLiteral("en"), QStringLiteral("fa")})
+        for (const QString &bug : bugs)
+            QTest::addRow("%s %s", qPrintable(lang), qPrintable(bug)) << lang << bug;
+}
+
+void TestLanguage::equivalenceCauseInTheWindowsLanguage()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, bug);
+    LanguageManager::instance()->setLanguage(LanguageManager::fromCode(language));
+    settle();
+    EquivalenceConfig c;
+    if (bug == "no-division")
+        c.scaling = Scaling::None;
+    else if (bug == "step-every-micro")
+        c.stepEveryMicro = true;
+    else if (bug == "tight-tolerance")
+        c.fixedTolerance = 1e-12; // below float32's summation noise: a tolerance failure
+    else
+        c.bug = accumBugFromString(bug.toStdString());
+    EquivalenceUpdate u;
+    u.ok = true;
+    u.result = runEquivalence(c);
+    QVERIFY(!u.result.holds);
+    EquivalencePanel panel;
+    panel.setResult(u);
+    const QString text = panel.causeText();
+    QVERIFY2(!text.isEmpty(), qPrintable(bug));
+    if (language == QLatin1String("en")) {
+        QVERIFY2(text.endsWith(QLatin1Char('.')), qPrintable(text));
+        return;
+    }
+    QVERIFY2(text.contains(QRegularExpression(QStringLiteral("[\\x{0600}-\\x{06FF}]{3}"))), qPrintable(text));
+    // What may stay Latin: code tokens and identifiers, not words of a sentence.
+    QString rest = text;
+    rest.remove(QRegularExpression(QStringLiteral(
+        "zero_grad\\(\\)|clip_grad_norm_\\(\\)|scheduler\\.step\\(\\)|backward\\(\\)|accum_steps|max_norm|dtype|[eE][-+]\\d+")));
+    QVERIFY2(!rest.contains(QRegularExpression(QStringLiteral("[A-Za-z]{2,}"))), qPrintable(text));
 }
 
 // Every file dialog's filter, in every language, lists the files it names and only those: a
