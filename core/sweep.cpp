@@ -58,32 +58,6 @@ double SweepResult::plateauSamplesPerSec() const
     return best;
 }
 
-double SweepPoint::blockMedian() const { return blockSamplesPerSec.empty() ? samplesPerSec : median(blockSamplesPerSec); }
-
-double SweepPoint::blockMin() const
-{
-    return blockSamplesPerSec.empty() ? samplesPerSec
-                                      : *std::min_element(blockSamplesPerSec.begin(), blockSamplesPerSec.end());
-}
-
-double SweepPoint::blockMax() const
-{
-    return blockSamplesPerSec.empty() ? samplesPerSec
-                                      : *std::max_element(blockSamplesPerSec.begin(), blockSamplesPerSec.end());
-}
-
-double SweepPoint::blockQuantile(double q) const
-{
-    if (blockSamplesPerSec.empty())
-        return samplesPerSec;
-    std::vector<double> v = blockSamplesPerSec;
-    std::sort(v.begin(), v.end());
-    const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
-    const auto below = static_cast<size_t>(std::floor(at));
-    const size_t above = std::min(below + 1, v.size() - 1);
-    return v[below] + (at - static_cast<double>(below)) * (v[above] - v[below]);
-}
-
 namespace {
 
 // One point of a running sweep: its engine and what its timed blocks have gathered so far.

@@ -6,6 +6,8 @@
 #include "core/config.h"
 #include "core/observer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <limits>
 #include <optional>
@@ -53,6 +55,23 @@ struct SweepPoint {
     std::string dtype;
     int threads = 0;
 };
+
+// Inline, so that the torch-free reader (and its fuzz target, built from core/curve_io.cpp
+// alone) has them too.
+inline double SweepPoint::blockQuantile(double q) const
+{
+    if (blockSamplesPerSec.empty())
+        return samplesPerSec;
+    std::vector<double> v = blockSamplesPerSec;
+    std::sort(v.begin(), v.end());
+    const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+    const auto below = static_cast<size_t>(std::floor(at));
+    const size_t above = std::min(below + 1, v.size() - 1);
+    return v[below] + (at - static_cast<double>(below)) * (v[above] - v[below]);
+}
+inline double SweepPoint::blockMedian() const { return blockQuantile(0.5); }
+inline double SweepPoint::blockMin() const { return blockQuantile(0.0); }
+inline double SweepPoint::blockMax() const { return blockQuantile(1.0); }
 
 // "diverged at step k of effective batch B (...)": the report of a diverged point.
 std::string divergenceSentence(const SweepPoint &);
