@@ -723,6 +723,21 @@ bool ExperimentResult::holds() const
                        [](const ExperimentClaim &c) { return c.holds || c.inconclusive || c.observation; });
 }
 
+ClaimTally ExperimentResult::tally() const
+{
+    ClaimTally t;
+    for (const auto &c : claims) {
+        if (c.observation) {
+            ++t.observations;
+            continue;
+        }
+        ++t.verdicts;
+        t.holding += c.holds ? 1 : 0;
+        t.inconclusive += c.inconclusive ? 1 : 0;
+    }
+    return t;
+}
+
 double ExperimentResult::value(const std::string &name) const
 {
     for (const auto &v : values)
@@ -821,12 +836,10 @@ std::string toText(const ExperimentResult &r)
             << "                 (" << c.criterion << (c.timing ? "; timing-based" : "") << ")\n";
     }
     out << "\n" << r.explanation << "\n";
-    const bool anyInconclusive =
-        std::any_of(r.claims.begin(), r.claims.end(), [](const ExperimentClaim &c) { return c.inconclusive; });
     out << "\n"
-        << (!r.holds()          ? "some claims do not hold"
-            : anyInconclusive ? "no claim fails; some timing claims are inconclusive (within the measured spread)"
-                              : "all claims hold")
+        << (!r.holds()                 ? "some claims do not hold"
+            : r.tally().inconclusive > 0 ? "no claim fails; some timing claims are inconclusive (within the measured spread)"
+                                       : "all claims hold")
         << "\n";
     return out.str();
 }

@@ -64,6 +64,15 @@ struct ExperimentSeries {
     std::vector<double> y;
 };
 
+// How a result's claims came out: verdicts (claims that are not observations), how many of
+// them hold, how many timing claims were inconclusive, and the observations.
+struct ClaimTally {
+    int verdicts = 0;
+    int holding = 0;
+    int inconclusive = 0;
+    int observations = 0;
+};
+
 struct ExperimentResult {
     std::string id;
     std::string title;
@@ -74,6 +83,7 @@ struct ExperimentResult {
     std::vector<ExperimentClaim> claims;
 
     bool holds() const; // no verdict failed (observations and inconclusive timing claims aside)
+    ClaimTally tally() const;
     // The named value; throws std::out_of_range when absent.
     double value(const std::string &name) const;
     const ExperimentClaim &claim(const std::string &id) const;

@@ -67,6 +67,18 @@ double l2(const std::vector<torch::Tensor> &ts)
     return std::sqrt(s);
 }
 
+// The engine on the lesson's fixture, on the CPU, with the teacher's labels: what the
+// experiments that run the engine's window start from.
+AccumConfig fixtureEngine(uint64_t seed)
+{
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.device = DeviceRequest::Cpu;
+    c.labels = LabelKind::Teacher;
+    c.seed = seed;
+    return c;
+}
+
 void zeroGrads(const std::vector<torch::Tensor> &params)
 {
     for (const auto &p : params)
@@ -476,12 +488,8 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
     ExperimentResult r;
     // max_norm as a fraction of the full-batch gradient norm, so clipping is active.
     constexpr double kClipFraction = 0.2;
-    AccumConfig c;
-    c.preset = ModelPreset::Fixture;
-    c.device = DeviceRequest::Cpu;
+    AccumConfig c = fixtureEngine(o.seed);
     c.dtype = DType::Float64;
-    c.labels = LabelKind::Teacher;
-    c.seed = o.seed;
 
     // The full batch's gradient norm, unclipped: one window of 16 in one pass.
     c.microBatch = kWindow;
@@ -584,11 +592,7 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
         int64_t peakFirstUsedAt = -1; // 1-based effective step whose update first used the peak
     };
     const auto train = [&](int64_t accum, AccumBug bug) {
-        AccumConfig c;
-        c.preset = ModelPreset::Fixture;
-        c.device = DeviceRequest::Cpu;
-        c.labels = LabelKind::Teacher;
-        c.seed = o.seed;
+        AccumConfig c = fixtureEngine(o.seed);
         c.microBatch = kWindow / accum; // the same 16 samples per step in every run
         c.accumSteps = accum;
         c.optimizer.lr = kPeakLr;

@@ -22,8 +22,28 @@ bool isCuda(const std::string &device) { return device.rfind("cuda", 0) == 0; }
 
 #ifdef ACCUMLAB_WITH_CUDA
 int deviceIndex(const std::string &device) { return torch::Device(device).has_index() ? torch::Device(device).index() : 0; }
-
 #endif
+
+// The caching allocator's allocated bytes on a CUDA `device`, after a synchronize: the peak
+// since the last reset, or what is allocated now. Empty elsewhere.
+std::optional<int64_t> allocatedBytes(const std::string &device, bool peak)
+{
+#ifdef ACCUMLAB_WITH_CUDA
+    if (isCuda(device)) {
+        torch::cuda::synchronize();
+        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(device));
+        // StatType::AGGREGATE, the first entry: the enum lives in c10::cuda::CUDACachingAllocator
+        // in LibTorch 1.13 and in c10::CachingAllocator in 2.x, its value is 0 in both.
+        constexpr size_t kAggregate = 0;
+        const auto &allocated = stats.allocated_bytes[kAggregate];
+        return peak ? allocated.peak : allocated.current;
+    }
+#else
+    (void)device;
+    (void)peak;
+#endif
+    return std::nullopt;
+}
 
 } // namespace
 
@@ -48,37 +68,9 @@ void resetPeakMemory(const std::string &device)
 #endif
 }
 
-std::optional<int64_t> peakMemoryBytes(const std::string &device)
-{
-#ifdef ACCUMLAB_WITH_CUDA
-    if (isCuda(device)) {
-        torch::cuda::synchronize();
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(device));
-        // StatType::AGGREGATE, the first entry: the enum lives in c10::cuda::CUDACachingAllocator
-        // in LibTorch 1.13 and in c10::CachingAllocator in 2.x, its value is 0 in both.
-        constexpr size_t kAggregate = 0;
-        return stats.allocated_bytes[kAggregate].peak;
-    }
-#else
-    (void)device;
-#endif
-    return std::nullopt;
-}
+std::optional<int64_t> peakMemoryBytes(const std::string &device) { return allocatedBytes(device, /*peak=*/true); }
 
-std::optional<int64_t> currentMemoryBytes(const std::string &device)
-{
-#ifdef ACCUMLAB_WITH_CUDA
-    if (isCuda(device)) {
-        torch::cuda::synchronize();
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(device));
-        constexpr size_t kAggregate = 0; // as in peakMemoryBytes
-        return stats.allocated_bytes[kAggregate].current;
-    }
-#else
-    (void)device;
-#endif
-    return std::nullopt;
-}
+std::optional<int64_t> currentMemoryBytes(const std::string &device) { return allocatedBytes(device, /*peak=*/false); }
 
 OomDemoResult runOomDemo(const OomDemoConfig &config)
 {

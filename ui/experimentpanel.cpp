@@ -443,19 +443,12 @@ void ExperimentPanel::showResult()
         m_statusLabel->setText(tr("Running “%1”…").arg(info ? localized(info->title) : currentExperiment()));
     } else if (m_result) {
         // Observations carry no verdict; inconclusive timing claims are counted apart.
-        int holding = 0, verdicts = 0, inconclusive = 0;
-        for (const auto &c : m_result->claims) {
-            if (c.observation)
-                continue;
-            ++verdicts;
-            holding += c.holds ? 1 : 0;
-            inconclusive += c.inconclusive ? 1 : 0;
-        }
-        QString status = holding == verdicts ? tr("All %1 claims hold.").arg(locale.toString(verdicts))
-                                             : tr("%1 of %2 claims hold.")
-                                                   .arg(locale.toString(holding), locale.toString(verdicts));
-        if (inconclusive > 0)
-            status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(locale.toString(inconclusive));
+        const ClaimTally t = m_result->tally();
+        QString status = t.holding == t.verdicts ? tr("All %1 claims hold.").arg(locale.toString(t.verdicts))
+                                                 : tr("%1 of %2 claims hold.")
+                                                       .arg(locale.toString(t.holding), locale.toString(t.verdicts));
+        if (t.inconclusive > 0)
+            status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(locale.toString(t.inconclusive));
         m_statusLabel->setText(status);
     } else if (m_state == RunState::Cancelled) {
         m_statusLabel->setText(tr("The experiment was cancelled."));

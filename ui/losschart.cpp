@@ -77,6 +77,11 @@ void LossChart::retranslateUi()
     m_yAxis->setTitleText(LanguageManager::natural(tr("loss")));
     for (auto it = m_series.begin(); it != m_series.end(); ++it)
         it.value()->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(m_effective.value(it.key())))));
+    nameLoggedSeries();
+}
+
+void LossChart::nameLoggedSeries()
+{
     // One legend entry speaks for every dashed curve.
     bool first = true;
     for (QLineSeries *s : std::as_const(m_loggedSeries)) {
@@ -117,7 +122,8 @@ QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
     logged->attachAxis(m_yAxis);
     logged->setPen(QPen(s->color(), 1.5, Qt::DashLine));
     m_loggedSeries.insert(pointIndex, logged);
-    retranslateUi();
+    s->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(effectiveBatch))));
+    nameLoggedSeries();
     return s;
 }
 

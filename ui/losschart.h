@@ -40,6 +40,7 @@ protected:
 
 private:
     void retranslateUi();
+    void nameLoggedSeries();
     void redraw();
     void scheduleRedraw();
     QLineSeries *seriesFor(int pointIndex, qint64 effectiveBatch);

@@ -951,17 +951,9 @@ void MainWindow::onExperimentFinished(const QString &id, bool ok)
         return;
     if (ok) {
         const ExperimentResult &r = *m_experimentPanel->result();
-        int holding = 0, verdicts = 0, inconclusive = 0, observations = 0;
-        for (const auto &c : r.claims) {
-            observations += c.observation ? 1 : 0;
-            if (c.observation)
-                continue;
-            ++verdicts;
-            holding += c.holds ? 1 : 0;
-            inconclusive += c.inconclusive ? 1 : 0;
-        }
-        std::printf("experiment %s: %d of %d claims hold, %d inconclusive, %d observations\n", r.id.c_str(), holding,
-                    verdicts, inconclusive, observations);
+        const ClaimTally t = r.tally();
+        std::printf("experiment %s: %d of %d claims hold, %d inconclusive, %d observations\n", r.id.c_str(), t.holding,
+                    t.verdicts, t.inconclusive, t.observations);
     } else {
         std::fprintf(stderr, "accumlab: the experiment %s did not complete\n", qPrintable(id));
         m_autorunExit = 1;
