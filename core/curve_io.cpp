@@ -10,6 +10,7 @@
 namespace accumlab {
 
 const char *const kCurveSchema = "accum-curve.v1";
+const char *const kTradeoffSchema = "accum-tradeoff.v1";
 
 using nlohmann::json;
 
@@ -52,8 +53,16 @@ json toJson(const SweepPoint &p)
     // The logged loss, where it was measured (a point read from a file without it has none).
     if (!std::isnan(p.avgLoggedLoss) || p.diverged)
         j["avg_logged_loss"] = p.avgLoggedLoss;
-    // Measured on CUDA only; null says "not measured" rather than zero.
+    // Null says "not measured" rather than zero (the CPU counter kept off).
     j["peak_mem_bytes"] = p.peakMemBytes ? json(*p.peakMemBytes) : json(nullptr);
+    // What the engine holds, from its tensors (the rest of the peak is one micro-batch's
+    // activations and the temporaries).
+    if (p.held) {
+        j["weights_bytes"] = p.held->weights;
+        j["grad_bytes"] = p.held->gradients;
+        j["optimizer_state_bytes"] = p.held->optimizerState;
+        j["window_samples_bytes"] = p.held->windowSamples;
+    }
     return j;
 }
 
@@ -223,6 +232,14 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.warmupSteps = requireCount(pj, "warmup_steps", i, 0);
     if (pj.contains("peak_mem_bytes") && !pj.at("peak_mem_bytes").is_null())
         p.peakMemBytes = requireCount(pj, "peak_mem_bytes", i, 0);
+    if (pj.contains("weights_bytes")) {
+        HeldBytes h;
+        h.weights = requireCount(pj, "weights_bytes", i, 0);
+        h.gradients = requireCount(pj, "grad_bytes", i, 0);
+        h.optimizerState = requireCount(pj, "optimizer_state_bytes", i, 0);
+        h.windowSamples = requireCount(pj, "window_samples_bytes", i, 0);
+        p.held = h;
+    }
     if (pj.contains("final_loss"))
         p.finalLoss = lossValue(pj.at("final_loss"), p.diverged, i, "final_loss");
     if (pj.contains("avg_logged_loss"))
@@ -259,36 +276,138 @@ SweepPoint parsePoint(const json &pj, size_t i)
 
 } // namespace
 
-CurveFile parseCurveJson(const std::string &text)
+namespace {
+
+// The checks every file of ours gets before its points: size, JSON, nesting, an object, the
+// schema, a non-empty 'points' list.
+json parseTop(const std::string &text, const char *schema, const char *what)
 {
     if (text.size() > kMaxCurveFileBytes)
         failFile(CurveErrorCode::FileTooLarge,
-                 "the file is " + std::to_string(text.size() >> 20) + " MiB; an accum-curve file is at most " +
+                 "the file is " + std::to_string(text.size() >> 20) + " MiB; an " + what + " file is at most " +
                      std::to_string(kMaxCurveFileBytes >> 20) + " MiB",
                  static_cast<int64_t>(text.size() >> 20), static_cast<int64_t>(kMaxCurveFileBytes >> 20));
-    CurveFile file;
+    json j;
     try {
-        file.raw = json::parse(text, depthGuard);
+        j = json::parse(text, depthGuard);
     } catch (const json::parse_error &e) {
         failFile(CurveErrorCode::NotJson, std::string("not valid JSON: ") + e.what(), static_cast<int64_t>(e.byte));
     } catch (const json::exception &e) {
         failFile(CurveErrorCode::NotJson, std::string("not valid JSON: ") + e.what());
     }
-    const json &j = file.raw;
     if (!j.is_object())
         failFile(CurveErrorCode::NotAnObject, "the file is not a JSON object");
-    const auto schema = j.find("schema");
-    if (schema == j.end() || !schema->is_string() || *schema != kCurveSchema)
-        failFile(CurveErrorCode::WrongSchema, std::string("the schema is not ") + kCurveSchema, 0, 0,
-                 schema != j.end() && schema->is_string() ? schema->get<std::string>() : std::string());
+    const auto found = j.find("schema");
+    if (found == j.end() || !found->is_string() || *found != schema)
+        failFile(CurveErrorCode::WrongSchema, std::string("the schema is not ") + schema, 0, 0,
+                 found != j.end() && found->is_string() ? found->get<std::string>() : std::string());
     const auto points = j.find("points");
     if (points == j.end() || !points->is_array())
         failFile(CurveErrorCode::NoPoints, "the file has no 'points' list");
     if (points->empty())
         failFile(CurveErrorCode::EmptyPoints, "the 'points' list is empty");
-    file.points.reserve(points->size());
-    for (size_t i = 0; i < points->size(); ++i)
-        file.points.push_back(parsePoint((*points)[i], i));
+    return j;
+}
+
+bool requireBool(const json &pj, const char *name, size_t i)
+{
+    const auto it = pj.find(name);
+    if (it == pj.end())
+        fail(i, CurveErrorCode::MissingField, name, std::string("has no field '") + name + "'");
+    if (!it->is_boolean())
+        fail(i, CurveErrorCode::NotTrueOrFalse, name, std::string("field '") + name + "' is not true or false");
+    return it->get<bool>();
+}
+
+// A byte count that may be null (not measured on that device).
+std::optional<int64_t> optionalCount(const json &pj, const char *name, size_t i)
+{
+    if (!pj.contains(name) || pj.at(name).is_null())
+        return std::nullopt;
+    return requireCount(pj, name, i, 0);
+}
+
+TradeoffPoint parseTradeoffPoint(const json &pj, size_t i, int64_t worldSize, int64_t effective,
+                                 std::optional<int64_t> budget)
+{
+    if (!pj.is_object())
+        fail(i, CurveErrorCode::PointNotAnObject, nullptr, "is not an object");
+    TradeoffPoint p;
+    p.microBatch = requireBatchCount(pj, "micro_batch", i);
+    p.accumSteps = requireBatchCount(pj, "accum_steps", i);
+    p.effectiveBatch = requireBatchCount(pj, "effective_batch", i);
+    const __int128 product = static_cast<__int128>(p.microBatch) * p.accumSteps * worldSize; // 2^40 each: no overflow
+    if (p.effectiveBatch != effective || product != effective) {
+        CurveErrorDetail d = pointDetail(i, CurveErrorCode::BatchIdentity, "effective_batch");
+        d.number = p.effectiveBatch;
+        throw CurveFormatError(std::move(d), "point " + std::to_string(i + 1) + ": effective_batch " +
+                                                 std::to_string(p.effectiveBatch) + " is not the file's " +
+                                                 std::to_string(effective) + " = micro_batch x accum_steps x world_size");
+    }
+    p.outOfMemory = requireBool(pj, "out_of_memory", i);
+    if (const auto it = pj.find("error"); it != pj.end() && it->is_string())
+        p.error = it->get<std::string>();
+    p.steps = requireCount(pj, "steps", i, 0);
+    if (p.outOfMemory != (p.steps == 0))
+        fail(i, CurveErrorCode::OutOfRange, "steps",
+             p.outOfMemory ? "ran out of memory yet has timed steps" : "has no timed steps yet did not run out of memory");
+    p.stepMsMedian = requireMeasure(pj, "step_ms_median", i, kMaxStepMs);
+    p.samplesPerSec = requireMeasure(pj, "samples_per_sec", i, kMaxSamplesPerSec);
+    if (!p.outOfMemory && (p.stepMsMedian == 0.0 || p.samplesPerSec == 0.0))
+        fail(i, CurveErrorCode::OutOfRange, "samples_per_sec", "ran but has no time per step");
+    p.peakMemBytes = optionalCount(pj, "peak_mem_bytes", i);
+    if (budget && p.peakMemBytes && !p.outOfMemory && *p.peakMemBytes > *budget)
+        fail(i, CurveErrorCode::OutOfRange, "peak_mem_bytes",
+             "field 'peak_mem_bytes' is above the budget, yet the point did not run out of memory");
+    p.memory.peakBytes = p.peakMemBytes.value_or(0);
+    p.memory.held.weights = optionalCount(pj, "weights_bytes", i).value_or(0);
+    p.memory.held.gradients = optionalCount(pj, "grad_bytes", i).value_or(0);
+    p.memory.held.optimizerState = optionalCount(pj, "optimizer_state_bytes", i).value_or(0);
+    p.memory.held.windowSamples = optionalCount(pj, "window_samples_bytes", i).value_or(0);
+    return p;
+}
+
+} // namespace
+
+CurveFile parseCurveJson(const std::string &text)
+{
+    CurveFile file;
+    file.raw = parseTop(text, kCurveSchema, "accum-curve");
+    const json &points = file.raw.at("points");
+    file.points.reserve(points.size());
+    for (size_t i = 0; i < points.size(); ++i)
+        file.points.push_back(parsePoint(points[i], i));
+    return file;
+}
+
+TradeoffFile parseTradeoffJson(const std::string &text)
+{
+    TradeoffFile file;
+    file.raw = parseTop(text, kTradeoffSchema, "accum-tradeoff");
+    const json &j = file.raw;
+    // The file-wide counts: whole numbers from `minimum` to `maximum`.
+    const auto top = [&](const char *name, int64_t minimum, int64_t maximum) {
+        const auto it = j.find(name);
+        const bool whole = it != j.end() && it->is_number_integer() &&
+                           !(it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(INT64_MAX));
+        if (!whole || it->get<int64_t>() < minimum || it->get<int64_t>() > maximum) {
+            CurveErrorDetail d;
+            d.code = it == j.end() ? CurveErrorCode::MissingField : CurveErrorCode::NotAWholeNumber;
+            d.field = name;
+            d.limit = minimum;
+            throw CurveFormatError(std::move(d), std::string("the file's field '") + name + "' must be a whole number from " +
+                                                     std::to_string(minimum) + " to " + std::to_string(maximum));
+        }
+        return it->get<int64_t>();
+    };
+    file.effectiveBatch = top("effective_batch", 1, kMaxBatchCount);
+    file.worldSize = top("world_size", 1, kMaxBatchCount);
+    if (j.contains("budget_bytes") && !j.at("budget_bytes").is_null())
+        file.budgetBytes = top("budget_bytes", 1, INT64_MAX);
+    const json &points = j.at("points");
+    file.points.reserve(points.size());
+    for (size_t i = 0; i < points.size(); ++i)
+        file.points.push_back(parseTradeoffPoint(points[i], i, file.worldSize, file.effectiveBatch, file.budgetBytes));
     return file;
 }
 

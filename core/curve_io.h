@@ -5,6 +5,7 @@
 // environment, equivalence): that is core/export.h.
 #pragma once
 
+#include "core/memory_lab.h"
 #include "core/sweep.h"
 
 #include <nlohmann/json.hpp>
@@ -18,7 +19,8 @@
 
 namespace accumlab {
 
-extern const char *const kCurveSchema; // "accum-curve.v1"
+extern const char *const kCurveSchema;    // "accum-curve.v1"
+extern const char *const kTradeoffSchema; // "accum-tradeoff.v1"
 
 // Files larger than this are refused before parsing (a curve of a few hundred points is a
 // few hundred kilobytes; a classroom's stray video file is not a curve).
@@ -91,5 +93,17 @@ struct CurveFile {
 // Validates schema and each point's lesson fields; throws CurveFormatError with a sentence.
 // A diverged point (ours: "diverged": true) may carry null where a loss was not finite.
 CurveFile parseCurveJson(const std::string &text);
+
+// A parsed accum-tradeoff.v1 file (accumlab-cli tradeoff; README documents its fields):
+// the same checks as a curve, and per point the batch identity, timed steps exactly when the
+// point did not run out of memory, and no point that fitted with a peak above the budget.
+struct TradeoffFile {
+    int64_t effectiveBatch = 0;
+    int64_t worldSize = 1;
+    std::optional<int64_t> budgetBytes;
+    std::vector<TradeoffPoint> points;
+    nlohmann::json raw;
+};
+TradeoffFile parseTradeoffJson(const std::string &text);
 
 } // namespace accumlab

@@ -35,19 +35,29 @@ DataStream::DataStream(const ModelShape &shape, LabelKind labels, uint64_t seed,
                    torch::randn({shape.classes, shape.inFeatures}, teacherGen, torch::dtype(torch::kFloat32).device(device));
 }
 
-std::pair<torch::Tensor, torch::Tensor> DataStream::next(int64_t batch)
+std::pair<torch::Tensor, torch::Tensor> DataStream::draw(int64_t batch)
 {
     // Drawn on the device itself (no host-to-device copy on CUDA). The CPU stream is the same on
     // every machine; a CUDA stream is reproducible on its device but differs from the CPU's.
     const auto onDevice = torch::TensorOptions().device(m_device);
-    auto x = torch::randn({batch, m_shape.inFeatures}, m_gen, onDevice.dtype(torch::kFloat32)); // x: (batch, in)
-    torch::Tensor y;                                                                              // y: (batch,)
-    // Both kinds draw the class ids after the noise, from the same generator; random labels
-    // keep the noise alone, the teacher's samples sit around their class's prototype.
-    y = torch::randint(0, m_shape.classes, {batch}, m_gen, onDevice.dtype(torch::kInt64));
-    if (m_labels == LabelKind::Teacher)
-        x = x + m_prototypes.index_select(/*dim=*/0, y); // (batch, in): noise + prototype of its class
-    return {x.scalar_type() == m_dtype ? x : x.to(m_dtype), y};
+    auto noise = torch::randn({batch, m_shape.inFeatures}, m_gen, onDevice.dtype(torch::kFloat32)); // (batch, in)
+    // Both kinds draw the class ids after the noise, from the same generator.
+    auto y = torch::randint(0, m_shape.classes, {batch}, m_gen, onDevice.dtype(torch::kInt64)); // (batch,)
+    return {noise, y};
+}
+
+torch::Tensor DataStream::inputs(const torch::Tensor &noise, const torch::Tensor &y) const
+{
+    // Random labels keep the noise alone; the teacher's samples sit around their class's
+    // prototype. Row by row the same sums whatever rows are composed together.
+    auto x = m_labels == LabelKind::Teacher ? noise + m_prototypes.index_select(/*dim=*/0, y) : noise; // (rows, in)
+    return x.scalar_type() == m_dtype ? x : x.to(m_dtype);
+}
+
+std::pair<torch::Tensor, torch::Tensor> DataStream::next(int64_t batch)
+{
+    auto [noise, y] = draw(batch);
+    return {inputs(noise, y), y};
 }
 
 } // namespace accumlab

@@ -20,6 +20,13 @@ public:
     // x: (batch, in) in the model's dtype on the device; y: (batch,) int64 class ids.
     std::pair<torch::Tensor, torch::Tensor> next(int64_t batch);
 
+    // next() in two halves, for a window that holds its samples once and composes each
+    // micro-batch's inputs only when it runs (no window-sized temporaries): draw() gives the
+    // noise (batch, in) in float32 and the ids (batch,), in the stream's order; inputs() of any
+    // rows of them gives exactly the x that next() gives for those rows.
+    std::pair<torch::Tensor, torch::Tensor> draw(int64_t batch);
+    torch::Tensor inputs(const torch::Tensor &noise, const torch::Tensor &y) const;
+
 private:
     ModelShape m_shape;
     LabelKind m_labels;

@@ -12,6 +12,7 @@
 // accumulation window: the sweep, teaching mode and the equivalence check all run it.
 #include "core/engine.h"
 
+#include "core/cpu_memory.h"
 #include "core/data.h"
 #include "core/device.h"
 #include "core/grad_sync.h"
@@ -59,7 +60,7 @@ struct AccumEngine::Impl {
 
     // The open window: its micro-batches, how many ran, their detached raw losses.
     bool open = false;
-    std::vector<torch::Tensor> windowX; // each (micro, in)
+    std::vector<torch::Tensor> windowX; // each (micro, in): the drawn noise, composed when it runs
     std::vector<torch::Tensor> windowY; // each (micro,)
     std::vector<torch::Tensor> windowLosses;
     std::vector<torch::Tensor> windowStartParams; // kept only for referenceGradNorms with stepEveryMicro
@@ -83,6 +84,7 @@ struct AccumEngine::Impl {
     Impl(const AccumConfig &c, std::shared_ptr<GradSync> s)
         : config(c), device(resolveDevice(c.device)), dtype(toTorch(c.dtype)), sync(std::move(s))
     {
+        installCpuMemoryCounter(); // before the first tensor, so that all of them are counted
         if (!sync)
             sync = std::make_shared<LocalSync>();
         if (sync->worldSize() != c.worldSize)
@@ -103,7 +105,11 @@ struct AccumEngine::Impl {
     {
         windowStart = Clock::now();
         const int64_t perRank = config.microBatch * config.accumSteps;
-        auto [x, y] = data->next(perRank * config.worldSize); // x: (effective, in), y: (effective,)
+        // The last window's samples go before the next ones are drawn: a window holds its
+        // samples once, as a loader that yields micro-batches would hold its batch.
+        windowX.clear();
+        windowY.clear();
+        auto [x, y] = data->draw(perRank * config.worldSize); // x: (effective, in) noise, y: (effective,)
         if (config.worldSize > 1) {
             x = x.narrow(/*dim=*/0, sync->rank() * perRank, perRank);
             y = y.narrow(/*dim=*/0, sync->rank() * perRank, perRank);
@@ -157,8 +163,9 @@ struct AccumEngine::Impl {
         torch::Tensor raw;
         if (!skipped) {
             const int passes = config.bug == AccumBug::CountMicroTwice && micro == 0 ? 2 : 1;
+            const auto x = data->inputs(windowX[micro], windowY[micro]); // x: (micro, in)
             for (int pass = 0; pass < passes; ++pass) {
-                auto logits = model->forward(windowX[micro]);            // logits: (micro, classes)
+                auto logits = model->forward(x);                         // logits: (micro, classes)
                 raw = torch::cross_entropy_loss(logits, windowY[micro]); // raw: () mean over the micro-batch
                 auto scaled = divisor != 1.0 ? raw / divisor : raw;
                 scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
@@ -291,8 +298,8 @@ struct AccumEngine::Impl {
             for (size_t i = 0; i < refParams.size(); ++i)
                 refParams[i].copy_(source[i]);
         }
-        auto x = torch::cat(windowX); // x: (micro * accum, in)
-        auto y = torch::cat(windowY); // y: (micro * accum,)
+        auto y = torch::cat(windowY);                     // y: (micro * accum,)
+        auto x = data->inputs(torch::cat(windowX), y); // x: (micro * accum, in)
         FusedOptimizer refBuffers(ref->parameters(), config.optimizer); // only for its flat norms
         torch::cross_entropy_loss(ref->forward(x), y).backward();
         referenceGrads.clear();
@@ -337,5 +344,38 @@ int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep
 int64_t AccumEngine::microBatches() const { return d->microBatches; }
 SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
 void AccumEngine::setProbe(WindowProbe *probe) { d->probe = probe; }
+
+double AccumEngine::maxAbsParamDiff(const AccumEngine &other) const
+{
+    torch::NoGradGuard noGrad;
+    const auto &mine = d->optimizer->params();
+    const auto &theirs = other.d->optimizer->params();
+    if (mine.size() != theirs.size())
+        throw ConfigError("the two engines' models differ in shape");
+    double worst = 0.0;
+    for (size_t i = 0; i < mine.size(); ++i) {
+        if (!mine[i].sizes().equals(theirs[i].sizes()))
+            throw ConfigError("the two engines' models differ in shape");
+        const double diff = (mine[i].to(torch::kFloat64) - theirs[i].to(mine[i].device(), torch::kFloat64))
+                                .abs().max().item<double>();
+        if (!std::isfinite(diff))
+            return std::nan("");
+        worst = std::max(worst, diff);
+    }
+    return worst;
+}
+
+HeldBytes AccumEngine::heldBytes() const
+{
+    HeldBytes h;
+    h.weights = d->optimizer->paramBytes();
+    h.gradients = d->optimizer->gradBytes();
+    h.optimizerState = d->optimizer->stateBytes();
+    // The micro-batches are views of one draw: count each storage once.
+    for (const auto *part : {&d->windowX, &d->windowY})
+        if (!part->empty())
+            h.windowSamples += static_cast<int64_t>(part->front().storage().nbytes());
+    return h;
+}
 
 } // namespace accumlab

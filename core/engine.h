@@ -6,6 +6,7 @@
 
 #include "core/config.h"
 #include "core/distributed.h"
+#include "core/memory.h"
 #include "core/observer.h"
 
 #include <memory>
@@ -50,6 +51,12 @@ public:
     int64_t microBatches() const;
     // The collectives the gradient sync has issued (all-reduces, bytes, ms); zero for one rank.
     SyncStats syncStats() const;
+
+    // What it holds between windows (core/memory.h), from its tensors' sizes.
+    HeldBytes heldBytes() const;
+    // The largest absolute difference between this engine's parameters and `other`'s (same
+    // model shape), in float64; NaN when a parameter is not finite.
+    double maxAbsParamDiff(const AccumEngine &other) const;
 
     // Called around every optimizer step (null: none). For the equivalence check.
     void setProbe(WindowProbe *probe);

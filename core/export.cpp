@@ -120,6 +120,50 @@ json environmentJson(const SweepConfig &)
             {"accumlab_version", kVersion}};
 }
 
+json tradeoffJson(const TradeoffResult &r)
+{
+    const MemoryLabConfig &lab = r.config.lab;
+    const auto orNull = [](std::optional<int64_t> v) { return v ? json(*v) : json(nullptr); };
+    json points = json::array();
+    for (const TradeoffPoint &p : r.points) {
+        const HeldBytes &h = p.memory.held;
+        const bool held = !p.outOfMemory;
+        points.push_back({{"micro_batch", p.microBatch},
+                          {"accum_steps", p.accumSteps},
+                          {"effective_batch", p.effectiveBatch},
+                          {"out_of_memory", p.outOfMemory},
+                          {"error", p.outOfMemory ? json(p.error) : json(nullptr)},
+                          {"steps", p.steps},
+                          {"step_ms_median", p.stepMsMedian},
+                          {"samples_per_sec", p.samplesPerSec},
+                          {"peak_mem_bytes", orNull(p.peakMemBytes)},
+                          {"weights_bytes", held ? json(h.weights) : json(nullptr)},
+                          {"grad_bytes", held ? json(h.gradients) : json(nullptr)},
+                          {"optimizer_state_bytes", held ? json(h.optimizerState) : json(nullptr)},
+                          {"window_samples_bytes", held ? json(h.windowSamples) : json(nullptr)},
+                          {"transient_bytes", held && p.peakMemBytes ? json(p.memory.transientBytes()) : json(nullptr)}});
+    }
+    return {{"schema", kTradeoffSchema},
+            {"effective_batch", lab.effectiveBatch},
+            {"world_size", lab.base.worldSize},
+            {"budget_bytes", r.budgetBytes > 0 ? json(r.budgetBytes) : json(nullptr)},
+            {"fails_after_samples", lab.failsAfterSamples > 0 ? json(lab.failsAfterSamples) : json(nullptr)},
+            {"model", toString(lab.base.preset)},
+            {"optimizer", toString(lab.base.optimizer.kind)},
+            {"dtype", toString(lab.base.dtype)},
+            {"device", r.device},
+            {"timed_steps", r.config.numSteps},
+            {"warmup_steps", r.config.warmupSteps},
+            {"seed", lab.base.seed},
+            {"measured_region", "peak_mem_bytes: the most bytes allocated at once on the device during the point's "
+                                "windows (warm-up and timed), counted from before its engine was built: weights, gradient "
+                                "buffers, optimizer state, the window's samples, one micro-batch's activations and the "
+                                "backward's and the step's temporaries; step_ms_median: the median wall time of the timed "
+                                "optimizer steps, under the budget"},
+            {"environment", {{"torch_version", torchVersion()}, {"threads", r.threads}, {"accumlab_version", kVersion}}},
+            {"points", points}};
+}
+
 json curveJson(const SweepResult &sweep, const EquivalenceResult *equivalence)
 {
     json points = json::array();

@@ -18,6 +18,8 @@ namespace accumlab {
 nlohmann::json toJson(const EquivalenceResult &);
 nlohmann::json toJson(const SweepConfig &);
 nlohmann::json environmentJson(const SweepConfig &);
+// accum-tradeoff.v1 (README: "The trade-off file"); parseTradeoffJson reads it back.
+nlohmann::json tradeoffJson(const TradeoffResult &);
 // {"schema", "points", "timed_region", "config", "environment", "equivalence"?}
 nlohmann::json curveJson(const SweepResult &, const EquivalenceResult *equivalence = nullptr);
 

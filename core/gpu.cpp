@@ -1,13 +1,13 @@
-// CUDA peak memory and the out-of-memory demo. Compiled everywhere; the CUDA calls only
+// Measured memory per device and the CUDA cap. Compiled everywhere; the CUDA calls only
 // where ACCUMLAB_WITH_CUDA is defined (the build found a LibTorch with CUDA).
 #include "core/gpu.h"
 
+#include "core/cpu_memory.h"
 #include "core/device.h"
-#include "core/engine.h"
 
 #include <torch/torch.h>
 
-#include <memory>
+#include <algorithm>
 
 #ifdef ACCUMLAB_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -19,15 +19,23 @@ namespace accumlab {
 namespace {
 
 bool isCuda(const std::string &device) { return device.rfind("cuda", 0) == 0; }
+bool isCpu(const std::string &device) { return device == "cpu"; }
 
 #ifdef ACCUMLAB_WITH_CUDA
 int deviceIndex(const std::string &device) { return torch::Device(device).has_index() ? torch::Device(device).index() : 0; }
 #endif
 
-// The caching allocator's allocated bytes on a CUDA `device`, after a synchronize: the peak
-// since the last reset, or what is allocated now. Empty elsewhere.
+// The allocated bytes on `device`: on CUDA the caching allocator's, after a synchronize; on
+// the CPU the counting allocator's. The peak since the last reset, or what is allocated now.
+// Empty where nothing is measured (the counter kept off).
 std::optional<int64_t> allocatedBytes(const std::string &device, bool peak)
 {
+    if (isCpu(device)) {
+        installCpuMemoryCounter();
+        if (!cpuMemoryCounted())
+            return std::nullopt;
+        return peak ? cpuPeakBytes() : cpuLiveBytes();
+    }
 #ifdef ACCUMLAB_WITH_CUDA
     if (isCuda(device)) {
         torch::cuda::synchronize();
@@ -58,6 +66,11 @@ bool builtWithCuda()
 
 void resetPeakMemory(const std::string &device)
 {
+    if (isCpu(device)) {
+        installCpuMemoryCounter();
+        resetCpuPeakBytes();
+        return;
+    }
 #ifdef ACCUMLAB_WITH_CUDA
     if (isCuda(device)) {
         torch::cuda::synchronize();
@@ -72,81 +85,44 @@ std::optional<int64_t> peakMemoryBytes(const std::string &device) { return alloc
 
 std::optional<int64_t> currentMemoryBytes(const std::string &device) { return allocatedBytes(device, /*peak=*/false); }
 
-OomDemoResult runOomDemo(const OomDemoConfig &config)
+void capCudaMemory(const std::string &device, std::optional<int64_t> bytes, int64_t baselineBytes)
 {
+#ifdef ACCUMLAB_WITH_CUDA
     if (!cudaAvailable())
-        throw ConfigError("the out-of-memory demo needs a CUDA device, and none is available on this machine");
-#ifndef ACCUMLAB_WITH_CUDA
-    throw ConfigError("this build has no CUDA support; rebuild against a LibTorch with CUDA for the out-of-memory demo");
+        throw ConfigError("a CUDA memory budget needs a CUDA device, and none is available on this machine");
+    const int index = deviceIndex(device);
+    c10::cuda::CUDACachingAllocator::emptyCache();
+    if (!bytes) {
+        c10::cuda::CUDACachingAllocator::setMemoryFraction(1.0, index);
+        return;
+    }
+    const double total = static_cast<double>(cudaTotalBytes(device));
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(
+        std::min(1.0, static_cast<double>(baselineBytes + *bytes) / total), index);
 #else
-    OomDemoResult r;
-    r.device = "cuda:0";
-    const int index = 0;
-    const auto shape = shapeOf(config.preset);
-    r.effectiveBatch = config.microBatch * config.accumSteps;
-
-    size_t freeBytes = 0, totalBytes = 0;
-    cudaMemGetInfo(&freeBytes, &totalBytes);
-    r.totalDeviceBytes = static_cast<int64_t>(totalBytes);
-
-    // Every phase runs the engine's own window (core/engine.cpp): one engine per phase, from
-    // the same seed, so what fails and what fits is the loop the sweep and the lesson run.
-    AccumConfig c;
-    c.shape = shape;
-    c.dtype = config.dtype;
-    c.device = DeviceRequest::Cuda;
-    c.seed = config.seed;
-    c.optimizer = OptimizerConfig{OptimizerKind::Sgd, 0.01};
-    const auto engineFor = [&](int64_t micro, int64_t accumSteps) {
-        AccumConfig e = c;
-        e.microBatch = micro;
-        e.accumSteps = accumSteps;
-        return std::make_unique<AccumEngine>(e);
-    };
-
-    // 1. Measure what one micro-batch window needs, uncapped (its second window: the first
-    //    also creates the buffers that stay).
-    {
-        auto micro = engineFor(config.microBatch, 1);
-        micro->step();
-        resetPeakMemory(r.device);
-        micro->step();
-        r.microPeakBytes = *peakMemoryBytes(r.device);
-    }
-
-    // 2. Cap the allocator at twice the micro-batch's peak: the full batch needs about
-    //    accum_steps times the activations and cannot fit when accum_steps > 2.
-    c10::cuda::CUDACachingAllocator::emptyCache();
-    r.capBytes = 2 * r.microPeakBytes;
-    c10::cuda::CUDACachingAllocator::setMemoryFraction(static_cast<double>(r.capBytes) / static_cast<double>(totalBytes), index);
-    // The cap is lifted however the demo ends (an error other than out of memory included).
-    struct Uncap {
-        int index;
-        ~Uncap() { c10::cuda::CUDACachingAllocator::setMemoryFraction(1.0, index); }
-    } uncap{index};
-    try {
-        auto full = engineFor(r.effectiveBatch, 1);
-        full->step();
-    } catch (const c10::Error &e) {
-        const std::string what = e.what();
-        if (what.find("out of memory") == std::string::npos)
-            throw;
-        r.fullBatchOutOfMemory = true;
-        r.fullBatchError = what.substr(0, what.find('\n'));
-    }
-
-    // 3. The same effective batch by accumulation, under the same cap.
-    c10::cuda::CUDACachingAllocator::emptyCache();
-    resetPeakMemory(r.device);
-    {
-        auto accumulated = engineFor(config.microBatch, config.accumSteps);
-        r.accumulationLoss = accumulated->step().loss;
-        torch::cuda::synchronize();
-        r.accumulationSucceeded = true;
-        r.accumulationPeakBytes = *peakMemoryBytes(r.device);
-    }
-    return r;
+    (void)device;
+    (void)bytes;
+    (void)baselineBytes;
+    throw ConfigError("this build has no CUDA support; a CUDA memory budget needs a LibTorch with CUDA");
 #endif
+}
+
+int64_t cudaTotalBytes(const std::string &device)
+{
+#ifdef ACCUMLAB_WITH_CUDA
+    if (isCuda(device) && cudaAvailable()) {
+        size_t freeBytes = 0, totalBytes = 0;
+        torch::Device d(device);
+        const int previous = [] { int i = 0; cudaGetDevice(&i); return i; }();
+        cudaSetDevice(d.has_index() ? d.index() : 0);
+        cudaMemGetInfo(&freeBytes, &totalBytes);
+        cudaSetDevice(previous);
+        return static_cast<int64_t>(totalBytes);
+    }
+#else
+    (void)device;
+#endif
+    return 0;
 }
 
 } // namespace accumlab

@@ -1,6 +1,6 @@
-// CUDA-only measurements: peak device memory per sweep point and the out-of-memory demo
-// (cap the caching allocator so the full effective batch really fails, then run the same
-// effective batch by accumulation). In a build without CUDA every query says so plainly.
+// Measured memory per device: on CUDA the caching allocator's figures and its cap; on the CPU
+// the counting allocator's (core/cpu_memory.h). In a build without CUDA the CUDA calls say so
+// plainly. The budgets built on them are in core/memory_lab.h.
 #pragma once
 
 #include "core/config.h"
@@ -13,35 +13,19 @@ namespace accumlab {
 
 // True when this binary was built against a LibTorch with CUDA.
 bool builtWithCuda();
-// Starts a new peak-memory window on `device` ("cuda:0"); no-op elsewhere.
+// Starts a new peak-memory window on `device` ("cpu", "cuda:0").
 void resetPeakMemory(const std::string &device);
-// Peak bytes allocated on `device` since the last reset; empty on the CPU.
+// Peak bytes allocated on `device` since the last reset; empty where nothing is measured
+// (the CPU counter kept off).
 std::optional<int64_t> peakMemoryBytes(const std::string &device);
-// Bytes allocated on `device` now; empty on the CPU.
+// Bytes allocated on `device` now; empty where nothing is measured.
 std::optional<int64_t> currentMemoryBytes(const std::string &device);
 
-struct OomDemoConfig {
-    ModelPreset preset = ModelPreset::Wide;
-    int64_t microBatch = 256;
-    int64_t accumSteps = 16;
-    DType dtype = DType::Float32;
-    uint64_t seed = 0;
-};
-
-struct OomDemoResult {
-    std::string device;
-    int64_t totalDeviceBytes = 0;
-    int64_t capBytes = 0;               // the allocator's cap during the demo
-    int64_t microPeakBytes = 0;         // measured peak of one micro-batch's forward+backward
-    int64_t effectiveBatch = 0;
-    bool fullBatchOutOfMemory = false;  // the full effective batch in one pass failed with CUDA OOM
-    std::string fullBatchError;         // the allocator's message, first line
-    bool accumulationSucceeded = false; // the same effective batch by accumulation ran
-    int64_t accumulationPeakBytes = 0;
-    double accumulationLoss = 0.0;
-};
-
-// Throws ConfigError when CUDA is not available.
-OomDemoResult runOomDemo(const OomDemoConfig &config);
+// CUDA: holds the caching allocator to `bytes` above `baselineBytes` allocated (its cache
+// emptied, then setMemoryFraction), so that an allocation beyond fails with CUDA's out of
+// memory; nullopt lifts the cap. Throws ConfigError in a build or on a machine without CUDA.
+void capCudaMemory(const std::string &device, std::optional<int64_t> bytes, int64_t baselineBytes = 0);
+// The GPU's total memory in bytes; 0 without CUDA.
+int64_t cudaTotalBytes(const std::string &device);
 
 } // namespace accumlab

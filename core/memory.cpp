@@ -32,22 +32,31 @@ int64_t activationElementsPerSample(const ModelShape &s)
 
 } // namespace
 
-MemoryEstimate estimateTrainingMemory(const ModelShape &shape, int64_t batch, DType dtype)
+MemoryEstimate estimateTrainingMemory(const AccumConfig &config, int64_t passBatch, int64_t windowSamples)
 {
-    const int64_t bytes = bytesPerElement(dtype);
+    const ModelShape shape = config.modelShape();
+    const int64_t bytes = bytesPerElement(config.dtype);
+    const int64_t params = parameterCount(shape) * bytes;
     MemoryEstimate m;
-    m.activationBytes = batch * activationElementsPerSample(shape) * bytes;
-    m.gradientBytes = parameterCount(shape) * bytes;
+    m.weightBytes = params;
+    m.gradientBytes = params;
+    switch (config.optimizer.kind) {
+    case OptimizerKind::Sgd: m.optimizerStateBytes = 0; break;
+    case OptimizerKind::Momentum: m.optimizerStateBytes = params; break;
+    case OptimizerKind::AdamW: m.optimizerStateBytes = 2 * params; break;
+    }
+    m.windowSampleBytes = windowSamples * (shape.inFeatures * 4 + 8);
+    m.activationBytes = passBatch * activationElementsPerSample(shape) * bytes;
     return m;
 }
 
-int64_t largestBatchWithin(const ModelShape &shape, DType dtype, int64_t budgetBytes)
+int64_t largestBatchWithin(const AccumConfig &config, int64_t windowSamples, int64_t budgetBytes)
 {
-    const int64_t bytes = bytesPerElement(dtype);
-    const int64_t fixed = parameterCount(shape) * bytes;
-    if (budgetBytes <= fixed)
+    const MemoryEstimate none = estimateTrainingMemory(config, 0, windowSamples);
+    if (budgetBytes <= none.fixedBytes())
         return 0;
-    return (budgetBytes - fixed) / (activationElementsPerSample(shape) * bytes);
+    const int64_t perSample = activationElementsPerSample(config.modelShape()) * bytesPerElement(config.dtype);
+    return (budgetBytes - none.fixedBytes()) / perSample;
 }
 
 } // namespace accumlab

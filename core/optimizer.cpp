@@ -99,4 +99,13 @@ void FusedOptimizer::step()
     }
 }
 
+int64_t FusedOptimizer::stateBytes() const
+{
+    int64_t bytes = 0;
+    for (const auto *t : {&m_momentum, &m_expAvg, &m_expAvgSq})
+        if (t->defined())
+            bytes += static_cast<int64_t>(t->nbytes());
+    return bytes;
+}
+
 } // namespace accumlab

@@ -36,6 +36,10 @@ public:
     std::vector<torch::Tensor> gradNormList() const;
 
     int64_t stateStep() const { return m_step; }
+    // Bytes of the flat buffers: parameters, gradients, and the optimizer's state.
+    int64_t paramBytes() const { return static_cast<int64_t>(m_flatParam.nbytes()); }
+    int64_t gradBytes() const { return static_cast<int64_t>(m_flatGrad.nbytes()); }
+    int64_t stateBytes() const;
     // The rate the next step() uses (a schedule sets it before each update).
     void setLearningRate(double lr) { m_config.lr = lr; }
     const OptimizerConfig &config() const { return m_config; }

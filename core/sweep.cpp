@@ -140,6 +140,7 @@ void finish(PointRun &run)
         return; // reported by warmUp, nothing was timed
     if (run.residentBytes && run.transientPeak)
         p.peakMemBytes = *run.residentBytes + *run.transientPeak;
+    p.held = engine.heldBytes();
     p.steps = static_cast<int64_t>(run.stepMs.size());
     p.syncCalls = engine.syncCalls() - run.syncBefore;
     p.microBatches = engine.microBatches() - run.microBefore;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/config.h"
+#include "core/memory.h"
 #include "core/observer.h"
 
 #include <algorithm>
@@ -31,7 +32,8 @@ struct SweepPoint {
     int64_t allreduceCalls = 0; // collectives issued during the timed steps (0 with one rank)
     int64_t allreduceBytes = 0; // bytes all-reduced during the timed steps
     double allreduceMs = 0.0;   // wall time spent in those collectives
-    std::optional<int64_t> peakMemBytes; // CUDA: peak bytes allocated during the timed steps
+    std::optional<int64_t> peakMemBytes; // what the engine holds after its warm-up plus the largest rise in a block
+    std::optional<HeldBytes> held;       // of that, the weights, gradient buffers, optimizer state, samples
     int64_t microBatches = 0;  // timed micro-batches
     int64_t optimizerStateStep = 0;
     int64_t warmupSteps = 0;

@@ -75,16 +75,24 @@ log "sweep: lesson preset on $device"
 "$python" -c "import json,sys; p=json.load(open(sys.argv[1]))['points']; print('peak_mem_bytes:', [x.get('peak_mem_bytes') for x in p])" \
   "$out/sweep-wide/accum-curve.json"
 
-log "out-of-memory demo"
+log "out-of-memory demo on the CPU (the counting allocator's budget): fails after 32 samples"
+"$cli" oom-demo --device cpu | tee "$out/oom-demo-cpu.txt"
+log "out-of-memory demo on CUDA"
 if ((dry)); then
   code=0
-  "$cli" oom-demo --model wide --micro-batch 256 --accum-steps 16 >"$out/oom-demo.json" 2>"$out/oom-demo.err" || code=$?
+  "$cli" oom-demo --device cuda --model wide --fails-after 256 --effective-batch 4096 --json >"$out/oom-demo.json" 2>"$out/oom-demo.err" || code=$?
   [[ $code == 2 ]] && grep -q "CUDA" "$out/oom-demo.err" ||
     { cat "$out/oom-demo.err"; echo "gpu-check: without CUDA the OOM demo should refuse with exit 2, got $code" >&2; exit 1; }
   log "without CUDA it refuses, as it should: $(cat "$out/oom-demo.err")"
 else
-  "$cli" oom-demo --model wide --micro-batch 256 --accum-steps 16 >"$out/oom-demo.json" || log "the OOM demo did not show the contrast"
+  "$cli" oom-demo --device cuda --model wide --fails-after 256 --effective-batch 4096 --json >"$out/oom-demo.json" ||
+    log "the OOM demo did not show the contrast"
   cat "$out/oom-demo.json"
+  log "trade-off sweep and finder on CUDA (wide, effective 4096, fails after 256)"
+  "$cli" tradeoff --device cuda --model wide --fails-after 256 --effective-batch 4096 --out-dir "$out/tradeoff" |
+    tee "$out/tradeoff.txt" || log "the trade-off sweep failed"
+  "$cli" find-micro-batch --device cuda --model wide --fails-after 256 --effective-batch 4096 | tee "$out/finder.txt" ||
+    log "the finder failed"
 fi
 
 if ((gpus >= 2 && !dry)); then

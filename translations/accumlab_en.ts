@@ -370,15 +370,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>It needs a CUDA GPU, and this build of AccumLab was made without CUDA.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>It needs a CUDA GPU, and this machine has none.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The out-of-memory demo was cancelled.</source>
+        <source>The memory run was cancelled.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1251,26 +1243,6 @@
 <context>
     <name>accumlab::ui::MemoryView</name>
     <message>
-        <source>Memory of one training pass: the micro-batch vs the whole effective batch</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Accelerator memory budget</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Estimate from the model shape and dtype: activations kept for backward plus the gradient buffers; allocator overhead and workspaces are not included.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>micro-batch (%1 samples): %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>effective batch in one pass (%1 samples): %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>budget: fails after %1 samples</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1287,55 +1259,167 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Measured peak (CUDA): %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Measured peak: not measured on this device.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Run the out-of-memory demo</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Caps the GPU&apos;s allocator so the whole effective batch in one pass runs out of memory, then runs the same effective batch by accumulation under the same cap.</source>
+        <source>Memory of one training pass: the micro-batch vs the whole effective batch, estimated and measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Out-of-memory demo unavailable: %1</source>
+        <source>Effective batch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Running the out-of-memory demo on the GPU…</source>
+        <source>Memory fails after (samples)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The out-of-memory demo was cancelled.</source>
+        <source>Memory budget</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The out-of-memory demo failed: %1</source>
+        <source>Light bars: the estimate from the model shape, dtype and optimizer (weights, gradient buffers, optimizer state, the window&apos;s samples, one pass&apos;s activations). Solid bars: measured on this device by the out-of-memory demo, temporaries of the backward and the step included.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>On %1 the allocator was capped at %2: twice the measured peak of one micro-batch of %3 samples, %4.</source>
+        <source>Runs the whole effective batch in one pass under the budget, where it fails with LibTorch&apos;s out-of-memory error, then the same samples by accumulation under the same budget, and compares the parameters with the full batch&apos;s.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The full effective batch of %1 samples in one pass failed with CUDA out of memory: %2</source>
+        <source>Trade-off sweep</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The full effective batch of %1 samples in one pass fitted under the cap this time; no out-of-memory error was raised.</source>
+        <source>At the effective batch, every micro-batch from 1 up: time per optimizer step and measured peak memory; the points beyond the budget fail.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The same effective batch by accumulation of %1 micro-batches of %2 samples succeeded, with a measured peak of %3.</source>
+        <source>Find the micro-batch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The same effective batch by accumulation did not complete.</source>
+        <source>Doubles the micro-batch, then bisects, until the largest that fits the budget is found; accum_steps makes up the effective batch.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, measured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, estimated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch of %1, estimate: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch of %1, measured: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch of %1, measured: run the demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch of %1 in one pass, estimate: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch of %1 in one pass, measured: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch of %1 in one pass, measured: run the demo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget: the estimate fits %1 samples per pass</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A micro-batch of %1 does not divide the effective batch of %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running the out-of-memory demo…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running the trade-off sweep…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finding the largest micro-batch that fits…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory run was cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The memory run failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Budget %1 on %2: measured so that a micro-batch of %3 samples fits and the next one that divides the effective batch does not.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Budget %1 on %2, as set on the slider.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside LibTorch: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no out-of-memory error was raised.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step the parameters differ from the full batch&apos;s by at most %4 (the lesson&apos;s bound: %5).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>By accumulation the same effective batch ran out of memory too: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 fits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 does not</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 samples fit; effective %2 = %3 × %4 × %5 (budget %6).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not even one sample fits in %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tried: %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1461,6 +1545,49 @@
 %4 samples/sec
 median step %5 ms
 %6 timing blocks: %7 to %8 samples/sec, median %9</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::TradeoffChart</name>
+    <message>
+        <source>Trade-off at an effective batch of %1: time per step and peak memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trade-off: time per step and peak memory against the micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch (log2 axis)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ms / step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>peak, MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>peak, KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ms per step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>measured peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>out of memory</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

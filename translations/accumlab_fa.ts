@@ -370,16 +370,8 @@
         <translation>برنامه‌ی accumlab-cli که رنک‌ها را اجرا می‌کند کنار برنامه پیدا نشد.</translation>
     </message>
     <message>
-        <source>It needs a CUDA GPU, and this build of AccumLab was made without CUDA.</source>
-        <translation>به یک GPU با CUDA نیاز دارد و این نسخه‌ی AccumLab بدون CUDA ساخته شده است.</translation>
-    </message>
-    <message>
-        <source>It needs a CUDA GPU, and this machine has none.</source>
-        <translation>به یک GPU با CUDA نیاز دارد و این رایانه چنین GPUای ندارد.</translation>
-    </message>
-    <message>
-        <source>The out-of-memory demo was cancelled.</source>
-        <translation>نمایش کمبود حافظه لغو شد.</translation>
+        <source>The memory run was cancelled.</source>
+        <translation>اجرای حافظه لغو شد.</translation>
     </message>
 </context>
 <context>
@@ -1251,26 +1243,6 @@
 <context>
     <name>accumlab::ui::MemoryView</name>
     <message>
-        <source>Memory of one training pass: the micro-batch vs the whole effective batch</source>
-        <translation>حافظه‌ی یک گذر آموزشی: میکروبچ در برابر کل دسته‌ی مؤثر</translation>
-    </message>
-    <message>
-        <source>Accelerator memory budget</source>
-        <translation>بودجه‌ی حافظه‌ی شتاب‌دهنده</translation>
-    </message>
-    <message>
-        <source>Estimate from the model shape and dtype: activations kept for backward plus the gradient buffers; allocator overhead and workspaces are not included.</source>
-        <translation>برآورد از روی شکل مدل و dtype: فعال‌سازی‌هایی که برای backward نگه داشته می‌شوند به‌علاوه‌ی بافرهای گرادیان؛ سربار تخصیص‌دهنده و فضاهای کاری به حساب نیامده‌اند.</translation>
-    </message>
-    <message>
-        <source>micro-batch (%1 samples): %2</source>
-        <translation>میکروبچ (%1 نمونه): %2</translation>
-    </message>
-    <message>
-        <source>effective batch in one pass (%1 samples): %2</source>
-        <translation>دسته‌ی مؤثر در یک گذر (%1 نمونه): %2</translation>
-    </message>
-    <message>
         <source>budget: fails after %1 samples</source>
         <translation>بودجه: بیش از %1 نمونه جا نمی‌شود</translation>
     </message>
@@ -1287,56 +1259,168 @@
         <translation>هر دو جا می‌شوند: با این بودجه برای حافظه نیازی به انباشت نیست.</translation>
     </message>
     <message>
-        <source>Measured peak (CUDA): %1</source>
-        <translation>اوج اندازه‌گیری‌شده (CUDA)‎: %1</translation>
-    </message>
-    <message>
-        <source>Measured peak: not measured on this device.</source>
-        <translation>اوج حافظه: روی این دستگاه اندازه‌گیری نمی‌شود.</translation>
-    </message>
-    <message>
         <source>Run the out-of-memory demo</source>
         <translation>اجرای نمایش کمبود حافظه</translation>
     </message>
     <message>
-        <source>Caps the GPU&apos;s allocator so the whole effective batch in one pass runs out of memory, then runs the same effective batch by accumulation under the same cap.</source>
-        <translation>برای تخصیص‌دهنده‌ی حافظه‌ی GPU سقف می‌گذارد تا کل دسته‌ی مؤثر در یک گذر با کمبود حافظه روبه‌رو شود، سپس همان دسته‌ی مؤثر را با انباشت زیر همان سقف اجرا می‌کند.</translation>
+        <source>Memory of one training pass: the micro-batch vs the whole effective batch, estimated and measured</source>
+        <translation>حافظه‌ی یک گذر آموزش: میکروبچ در برابر کل دسته‌ی مؤثر، برآوردشده و اندازه‌گیری‌شده</translation>
     </message>
     <message>
-        <source>Out-of-memory demo unavailable: %1</source>
-        <translation>نمایش کمبود حافظه در دسترس نیست: %1</translation>
+        <source>Effective batch</source>
+        <translation>دسته‌ی مؤثر</translation>
     </message>
     <message>
-        <source>Running the out-of-memory demo on the GPU…</source>
-        <translation>در حال اجرای نمایش کمبود حافظه روی GPU…</translation>
+        <source>Memory fails after (samples)</source>
+        <translation>حافظه پس از این تعداد نمونه کم می‌آید</translation>
     </message>
     <message>
-        <source>The out-of-memory demo was cancelled.</source>
-        <translation>نمایش کمبود حافظه لغو شد.</translation>
+        <source>Memory budget</source>
+        <translation>بودجه‌ی حافظه</translation>
     </message>
     <message>
-        <source>The out-of-memory demo failed: %1</source>
-        <translation>نمایش کمبود حافظه ناموفق بود: %1</translation>
+        <source>Light bars: the estimate from the model shape, dtype and optimizer (weights, gradient buffers, optimizer state, the window&apos;s samples, one pass&apos;s activations). Solid bars: measured on this device by the out-of-memory demo, temporaries of the backward and the step included.</source>
+        <translation>میله‌های کم‌رنگ: برآورد از شکل مدل، نوع داده و بهینه‌ساز (وزن‌ها، بافرهای گرادیان، وضعیت بهینه‌ساز، نمونه‌های پنجره، فعال‌سازی‌های یک گذر). میله‌های پررنگ: اندازه‌گیری‌شده روی همین دستگاه با نمایش کمبود حافظه، با احتساب داده‌های موقت گذر رو به عقب و گام.</translation>
     </message>
     <message>
-        <source>On %1 the allocator was capped at %2: twice the measured peak of one micro-batch of %3 samples, %4.</source>
-        <translation>روی %1 سقف تخصیص‌دهنده %2 گذاشته شد: دو برابر اوج اندازه‌گیری‌شده‌ی یک میکروبچ %3 نمونه‌ای، یعنی %4.</translation>
+        <source>Runs the whole effective batch in one pass under the budget, where it fails with LibTorch&apos;s out-of-memory error, then the same samples by accumulation under the same budget, and compares the parameters with the full batch&apos;s.</source>
+        <translation>کل دسته‌ی مؤثر را در یک گذر زیر این بودجه اجرا می‌کند که با خطای کمبود حافظه‌ی خود LibTorch شکست می‌خورد، سپس همان نمونه‌ها را با انباشت زیر همان بودجه اجرا می‌کند و پارامترها را با پارامترهای دسته‌ی کامل مقایسه می‌کند.</translation>
     </message>
     <message>
-        <source>The full effective batch of %1 samples in one pass failed with CUDA out of memory: %2</source>
-        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر با خطای کمبود حافظه‌ی CUDA شکست خورد: %2</translation>
+        <source>Trade-off sweep</source>
+        <translation>پیمایش بده‌بستان</translation>
     </message>
     <message>
-        <source>The full effective batch of %1 samples in one pass fitted under the cap this time; no out-of-memory error was raised.</source>
-        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر این بار زیر سقف جا شد؛ خطای کمبود حافظه رخ نداد.</translation>
+        <source>At the effective batch, every micro-batch from 1 up: time per optimizer step and measured peak memory; the points beyond the budget fail.</source>
+        <translation>در همین دسته‌ی مؤثر، هر میکروبچ از ۱ به بالا: زمان هر گام بهینه‌ساز و اوج اندازه‌گیری‌شده‌ی حافظه؛ نقطه‌های فراتر از بودجه شکست می‌خورند.</translation>
     </message>
     <message>
-        <source>The same effective batch by accumulation of %1 micro-batches of %2 samples succeeded, with a measured peak of %3.</source>
-        <translation>همان دسته‌ی مؤثر با انباشت %1 میکروبچ %2 نمونه‌ای با موفقیت اجرا شد، با اوج اندازه‌گیری‌شده‌ی %3.</translation>
+        <source>Find the micro-batch</source>
+        <translation>یافتن میکروبچ</translation>
     </message>
     <message>
-        <source>The same effective batch by accumulation did not complete.</source>
-        <translation>همان دسته‌ی مؤثر با انباشت به پایان نرسید.</translation>
+        <source>Doubles the micro-batch, then bisects, until the largest that fits the budget is found; accum_steps makes up the effective batch.</source>
+        <translation>میکروبچ را دوبرابر و سپس نصف‌به‌نصف جست‌وجو می‌کند تا بزرگ‌ترین میکروبچی که در بودجه جا می‌شود پیدا شود؛ accum_steps بقیه‌ی دسته‌ی مؤثر را می‌سازد.</translation>
+    </message>
+    <message>
+        <source>%1, measured</source>
+        <translation>%1، اندازه‌گیری‌شده</translation>
+    </message>
+    <message>
+        <source>%1, estimated</source>
+        <translation>%1، برآوردشده</translation>
+    </message>
+    <message>
+        <source>micro-batch of %1, estimate: %2</source>
+        <translation>میکروبچ %1 نمونه‌ای، برآورد: %2</translation>
+    </message>
+    <message>
+        <source>micro-batch of %1, measured: %2</source>
+        <translation>میکروبچ %1 نمونه‌ای، اندازه‌گیری‌شده: %2</translation>
+    </message>
+    <message>
+        <source>micro-batch of %1, measured: run the demo</source>
+        <translation>میکروبچ %1 نمونه‌ای، اندازه‌گیری‌شده: نمایش را اجرا کنید</translation>
+    </message>
+    <message>
+        <source>effective batch of %1 in one pass, estimate: %2</source>
+        <translation>دسته‌ی مؤثر %1 نمونه‌ای در یک گذر، برآورد: %2</translation>
+    </message>
+    <message>
+        <source>effective batch of %1 in one pass, measured: %2</source>
+        <translation>دسته‌ی مؤثر %1 نمونه‌ای در یک گذر، اندازه‌گیری‌شده: %2</translation>
+    </message>
+    <message>
+        <source>effective batch of %1 in one pass, measured: run the demo</source>
+        <translation>دسته‌ی مؤثر %1 نمونه‌ای در یک گذر، اندازه‌گیری‌شده: نمایش را اجرا کنید</translation>
+    </message>
+    <message>
+        <source>budget: the estimate fits %1 samples per pass</source>
+        <translation>بودجه: طبق برآورد %1 نمونه در هر گذر جا می‌شود</translation>
+    </message>
+    <message>
+        <source>A micro-batch of %1 does not divide the effective batch of %2.</source>
+        <translation>میکروبچ %1 نمونه‌ای دسته‌ی مؤثر %2 نمونه‌ای را بخش نمی‌کند.</translation>
+    </message>
+    <message>
+        <source>Running the out-of-memory demo…</source>
+        <translation>در حال اجرای نمایش کمبود حافظه…</translation>
+    </message>
+    <message>
+        <source>Running the trade-off sweep…</source>
+        <translation>در حال اجرای پیمایش بده‌بستان…</translation>
+    </message>
+    <message>
+        <source>Finding the largest micro-batch that fits…</source>
+        <translation>در حال یافتن بزرگ‌ترین میکروبچی که جا می‌شود…</translation>
+    </message>
+    <message>
+        <source>The memory run was cancelled.</source>
+        <translation>اجرای حافظه لغو شد.</translation>
+    </message>
+    <message>
+        <source>The memory run failed: %1</source>
+        <translation>اجرای حافظه ناموفق بود: %1</translation>
+    </message>
+    <message>
+        <source>Budget %1 on %2: measured so that a micro-batch of %3 samples fits and the next one that divides the effective batch does not.</source>
+        <translation>بودجه‌ی %1 روی %2: طوری اندازه‌گیری شده که میکروبچ %3 نمونه‌ای جا شود و میکروبچ بعدی که دسته‌ی مؤثر را بخش می‌کند جا نشود.</translation>
+    </message>
+    <message>
+        <source>Budget %1 on %2, as set on the slider.</source>
+        <translation>بودجه‌ی %1 روی %2، همان‌طور که روی لغزنده تنظیم شده است.</translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside LibTorch: %3</source>
+        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر به %2 نیاز دارد؛ زیر این بودجه درون LibTorch شکست خورد: %3</translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no out-of-memory error was raised.</source>
+        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر به %2 نیاز دارد و زیر این بودجه جا شد؛ خطای کمبود حافظه‌ای رخ نداد.</translation>
+    </message>
+    <message>
+        <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step the parameters differ from the full batch&apos;s by at most %4 (the lesson&apos;s bound: %5).</source>
+        <translation>با انباشت، %1 میکروبچ %2 نمونه‌ای جا شدند، با اوج اندازه‌گیری‌شده‌ی %3؛ پس از گام، پارامترها حداکثر %4 با پارامترهای دسته‌ی کامل فرق دارند (کران درس: %5‎).</translation>
+    </message>
+    <message>
+        <source>By accumulation the same effective batch ran out of memory too: %1</source>
+        <translation>با انباشت هم همان دسته‌ی مؤثر با کمبود حافظه روبه‌رو شد: %1</translation>
+    </message>
+    <message>
+        <source>Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.</source>
+        <translation>بده‌بستان در دسته‌ی مؤثر %1: %2 از %3 میکروبچ در بودجه‌ی %4 جا شدند.</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>هیچ</translation>
+    </message>
+    <message>
+        <source>The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.</source>
+        <translation>سریع‌ترینی که جا می‌شود: %1 نمونه × %2 گام، %3 میلی‌ثانیه بر گام بهینه‌ساز.</translation>
+    </message>
+    <message>
+        <source>%1 fits</source>
+        <translation>%1 جا می‌شود</translation>
+    </message>
+    <message>
+        <source>%1 does not</source>
+        <translation>%1 جا نمی‌شود</translation>
+    </message>
+    <message>
+        <source>%1 samples fit; effective %2 = %3 × %4 × %5 (budget %6).</source>
+        <translation>%1 نمونه جا می‌شود؛ مؤثر %2 = %3 × %4 × %5 (بودجه %6‎).</translation>
+    </message>
+    <message>
+        <source>Not even one sample fits in %1.</source>
+        <translation>حتی یک نمونه هم در %1 جا نمی‌شود.</translation>
+    </message>
+    <message>
+        <source>Tried: %1.</source>
+        <translation>آزموده‌شده: %1.</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>، </translation>
     </message>
 </context>
 <context>
@@ -1465,6 +1549,49 @@ median step %5 ms
 %4 نمونه در ثانیه
 میانه‌ی زمان گام %5 میلی‌ثانیه
 %6 بلوک زمان‌گیری: %7 تا %8 نمونه در ثانیه، میانه %9</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::TradeoffChart</name>
+    <message>
+        <source>Trade-off at an effective batch of %1: time per step and peak memory</source>
+        <translation>بده‌بستان در دسته‌ی مؤثر %1: زمان هر گام و اوج حافظه</translation>
+    </message>
+    <message>
+        <source>Trade-off: time per step and peak memory against the micro-batch</source>
+        <translation>بده‌بستان: زمان هر گام و اوج حافظه بر حسب میکروبچ</translation>
+    </message>
+    <message>
+        <source>micro-batch (log2 axis)</source>
+        <translation>میکروبچ (محور log2)‎</translation>
+    </message>
+    <message>
+        <source>ms / step</source>
+        <translation>میلی‌ثانیه بر گام</translation>
+    </message>
+    <message>
+        <source>peak, MiB</source>
+        <translation>اوج، مگابایت</translation>
+    </message>
+    <message>
+        <source>peak, KiB</source>
+        <translation>اوج، کیلوبایت</translation>
+    </message>
+    <message>
+        <source>ms per step</source>
+        <translation>میلی‌ثانیه بر گام</translation>
+    </message>
+    <message>
+        <source>measured peak</source>
+        <translation>اوج اندازه‌گیری‌شده</translation>
+    </message>
+    <message>
+        <source>budget</source>
+        <translation>بودجه</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>کمبود حافظه</translation>
     </message>
 </context>
 </TS>

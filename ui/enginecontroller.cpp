@@ -22,7 +22,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::sweepFinished, this, &EngineController::onSweepFinished);
     connect(m_worker, &EngineWorker::equivalenceFinished, this, &EngineController::equivalenceFinished);
     connect(m_worker, &EngineWorker::experimentFinished, this, &EngineController::onExperimentFinished);
-    connect(m_worker, &EngineWorker::oomDemoFinished, this, &EngineController::onOomDemoFinished);
+    connect(m_worker, &EngineWorker::memoryLabFinished, this, &EngineController::onMemoryLabFinished);
     connect(m_worker, &EngineWorker::jobStarted, this, &EngineController::jobStarted);
     m_thread.setObjectName(QStringLiteral("accumlab-engine"));
     m_thread.start();
@@ -124,19 +124,19 @@ void EngineController::onExperimentFinished(const ExperimentUpdate &update)
     emit experimentFinished(update);
 }
 
-quint64 EngineController::runOomDemo(const OomDemoConfig &config)
+quint64 EngineController::runMemoryLab(const MemoryLabRequest &request)
 {
-    const quint64 serial = ++m_oomDemoSerial;
-    ++m_oomDemosInFlight;
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, config, serial, t = m_token] { w->runOomDemo(config, serial, t); },
-                              Qt::QueuedConnection);
+    const quint64 serial = ++m_memoryLabSerial;
+    ++m_memoryLabsInFlight;
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, request, serial, t = m_token] { w->runMemoryLab(request, serial, t); }, Qt::QueuedConnection);
     return serial;
 }
 
-void EngineController::onOomDemoFinished(const OomDemoUpdate &update)
+void EngineController::onMemoryLabFinished(const MemoryLabUpdate &update)
 {
-    --m_oomDemosInFlight;
-    emit oomDemoFinished(update);
+    --m_memoryLabsInFlight;
+    emit memoryLabFinished(update);
 }
 
 void EngineController::cancel()

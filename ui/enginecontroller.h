@@ -46,10 +46,10 @@ public:
     // as experimentFinished() carrying the returned serial. cancel() stops it.
     quint64 runExperiment(const QString &id, const ExperimentOptions &options);
     bool isExperimentRunning() const { return m_experimentsInFlight > 0; }
-    // Runs the out-of-memory demo (core/gpu.h) in the worker thread; the answer, a result or
-    // an error in words (on a machine without CUDA too), arrives as oomDemoFinished().
-    quint64 runOomDemo(const OomDemoConfig &config);
-    bool isOomDemoRunning() const { return m_oomDemosInFlight > 0; }
+    // Runs the memory lab's demo, trade-off sweep or finder (core/memory_lab.h) in the worker
+    // thread; the answer, a result or an error in words, arrives as memoryLabFinished().
+    quint64 runMemoryLab(const MemoryLabRequest &request);
+    bool isMemoryLabRunning() const { return m_memoryLabsInFlight > 0; }
     // Cancels the running job and all queued ones; teaching mode pauses.
     void cancel();
 
@@ -67,7 +67,7 @@ signals:
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
     void experimentStarted(quint64 serial, const QString &id);
     void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
-    void oomDemoFinished(const accumlab::ui::OomDemoUpdate &update);
+    void memoryLabFinished(const accumlab::ui::MemoryLabUpdate &update);
     // The worker has begun `job` (serial 0 for a sweep): the job is in its running phase.
     void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
 
@@ -76,7 +76,7 @@ private:
     void onSweepFinished(const SweepDoneUpdate &update);
     void onPlayingChanged(bool playing);
     void onExperimentFinished(const ExperimentUpdate &update);
-    void onOomDemoFinished(const OomDemoUpdate &update);
+    void onMemoryLabFinished(const MemoryLabUpdate &update);
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
@@ -89,8 +89,8 @@ private:
     quint64 m_equivalenceSerial = 0;
     quint64 m_experimentSerial = 0;
     int m_experimentsInFlight = 0;
-    quint64 m_oomDemoSerial = 0;
-    int m_oomDemosInFlight = 0;
+    quint64 m_memoryLabSerial = 0;
+    int m_memoryLabsInFlight = 0;
 };
 
 } // namespace accumlab::ui

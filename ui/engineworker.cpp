@@ -330,40 +330,29 @@ void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &opt
     emit experimentFinished(u);
 }
 
-QString EngineWorker::oomDemoUnavailableReason()
+void EngineWorker::runMemoryLab(const MemoryLabRequest &request, quint64 serial, std::shared_ptr<const CancelToken> cancel)
 {
-    if (!builtWithCuda())
-        return tr("It needs a CUDA GPU, and this build of AccumLab was made without CUDA.");
-    if (!cudaAvailable())
-        return tr("It needs a CUDA GPU, and this machine has none.");
-    return {};
-}
-
-void EngineWorker::runOomDemo(const OomDemoConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel)
-{
-    OomDemoUpdate u;
+    MemoryLabUpdate u;
     u.serial = serial;
-    u.config = config;
-    // The demo is a few passes on the GPU; core takes no token, so it is checked once here.
-    if (cancel->cancelled()) {
-        u.cancelled = true;
-        u.error = tr("The out-of-memory demo was cancelled.");
-        emit oomDemoFinished(u);
-        return;
-    }
-    // Said in the user's language rather than core's English ConfigError.
-    u.error = oomDemoUnavailableReason();
-    if (u.error.isEmpty()) {
-        try {
-            emit jobStarted(EngineJob::OomDemo, serial);
-            u.result = accumlab::runOomDemo(config);
-            u.ok = true;
-        } catch (const std::exception &ex) {
-            // LibTorch's errors carry a C++ backtrace after their first line.
-            u.error = QString::fromStdString(ex.what()).section(QLatin1Char('\n'), 0, 0);
+    u.request = request;
+    try {
+        if (cancel->cancelled())
+            throw Cancelled{};
+        emit jobStarted(EngineJob::MemoryLab, serial);
+        switch (request.kind) {
+        case MemoryLabKind::OomDemo: u.demo = accumlab::runOomDemo(request.tradeoff.lab, cancel.get()); break;
+        case MemoryLabKind::Tradeoff: u.tradeoff = accumlab::runTradeoff(request.tradeoff, cancel.get()); break;
+        case MemoryLabKind::Finder: u.finding = accumlab::findMicroBatch(request.tradeoff.lab, cancel.get()); break;
         }
+        u.ok = true;
+    } catch (const Cancelled &) {
+        u.cancelled = true;
+        u.error = tr("The memory run was cancelled.");
+    } catch (const std::exception &ex) {
+        // LibTorch's errors carry a C++ backtrace after their first line.
+        u.error = QString::fromStdString(ex.what()).section(QLatin1Char('\n'), 0, 0);
     }
-    emit oomDemoFinished(u);
+    emit memoryLabFinished(u);
 }
 
 } // namespace accumlab::ui

@@ -42,11 +42,7 @@ public:
     void runEquivalence(const EquivalenceConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel);
     void runExperiment(const QString &id, const ExperimentOptions &options, quint64 serial,
                        std::shared_ptr<const CancelToken> cancel);
-    void runOomDemo(const OomDemoConfig &config, quint64 serial, std::shared_ptr<const CancelToken> cancel);
-
-    // Why the out-of-memory demo cannot run here, in words; empty when a CUDA device is
-    // available. Safe from any thread (a LibTorch query and tr()).
-    static QString oomDemoUnavailableReason();
+    void runMemoryLab(const MemoryLabRequest &request, quint64 serial, std::shared_ptr<const CancelToken> cancel);
 
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
@@ -60,7 +56,7 @@ signals:
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
     void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
-    void oomDemoFinished(const accumlab::ui::OomDemoUpdate &update);
+    void memoryLabFinished(const accumlab::ui::MemoryLabUpdate &update);
     void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
 
 private:

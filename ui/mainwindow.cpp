@@ -137,10 +137,10 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::sweepPointDone, this, &MainWindow::onSweepPoint);
     connect(m_controller, &EngineController::sweepFinished, this, &MainWindow::onSweepFinished);
     connect(m_controller, &EngineController::equivalenceFinished, this, &MainWindow::onEquivalence);
-    // The out-of-memory demo as the CLI's oom-demo runs it by default (the wide model, 16
-    // micro-batches of 256), whatever the teaching controls say.
-    connect(m_memoryView, &MemoryView::oomDemoRequested, this, [this] { m_controller->runOomDemo(OomDemoConfig{}); });
-    connect(m_controller, &EngineController::oomDemoFinished, m_memoryView, &MemoryView::showOomDemoResult);
+    // The memory lab runs the teaching controls' model, dtype, device and optimizer at the
+    // memory tab's own effective batch and budget.
+    connect(m_memoryView, &MemoryView::memoryLabRequested, m_controller, &EngineController::runMemoryLab);
+    connect(m_controller, &EngineController::memoryLabFinished, m_memoryView, &MemoryView::showMemoryLabResult);
 
     resize(kDefaultSize);
     retranslateUi();
@@ -730,8 +730,6 @@ void MainWindow::onSweepPoint(const SweepPointUpdate &u)
 {
     const SweepPoint &p = u.point;
     m_throughputChart->addPoint(p);
-    if (p.peakMemBytes) // measured on CUDA only
-        m_memoryView->setMeasuredPeakBytes(*p.peakMemBytes);
     m_lossChart->finishSeries(u.pointIndex, p);
     const QLocale loc = locale();
     const int row = m_sweepTable->rowCount();

@@ -1,18 +1,21 @@
 // The memory view. The budget slider moves in quarter powers of two of bytes.
 #include "ui/memoryview.h"
 
+#include "core/cpu_memory.h"
 #include "core/memory.h"
-#include "ui/engineworker.h"
 #include "ui/language.h"
+#include "ui/tradeoffchart.h"
 
-#include <QLocale>
 #include <QEvent>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLocale>
 #include <QPainter>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSlider>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -24,7 +27,8 @@ namespace {
 constexpr int kStepsPerDoubling = 4;
 constexpr int kMinBudgetLog2 = 10; // 1 KiB
 constexpr int kMaxBudgetLog2 = 36; // 64 GiB
-constexpr int64_t kDefaultBudgetSamples = 32; // the default budget fits this many samples
+constexpr int kDefaultEffective = 512; // the lesson's effective batch
+constexpr int kDefaultFailsAfter = 32; // "your accelerator fails after 32 samples"
 
 int sliderFor(double bytes) { return static_cast<int>(std::ceil(std::log2(std::max(bytes, 1.0)) * kStepsPerDoubling)); }
 
@@ -32,20 +36,23 @@ QString formatBytes(const QLocale &loc, qint64 bytes) { return loc.formattedData
 
 } // namespace
 
-// Two horizontal bars against the budget line; painted left to right in every direction.
+// Bars against the budget line, estimate and measurement one above the other; painted left
+// to right in every direction.
 class MemoryBars : public QWidget {
 public:
     explicit MemoryBars(QWidget *parent = nullptr) : QWidget(parent)
     {
         setLayoutDirection(Qt::LeftToRight);
-        setMinimumHeight(90);
+        setMinimumHeight(120);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     }
+    struct Row {
+        std::optional<qint64> bytes; // empty: not measured yet (a hatched outline)
+        QString text;
+        bool measured = false;
+    };
     qint64 m_budget = 1;
-    qint64 m_micro = 0;
-    qint64 m_effective = 0;
-    QString m_microText;
-    QString m_effectiveText;
+    QList<Row> m_rows;
     QString m_budgetText;
 
 protected:
@@ -55,33 +62,46 @@ protected:
         p.setLayoutDirection(Qt::LeftToRight); // a painter starts in the application's direction
         p.setRenderHint(QPainter::Antialiasing);
         const QFontMetrics fm(font());
-        const double top = std::max<double>({static_cast<double>(m_budget), static_cast<double>(m_effective), 1.0}) * 1.1;
+        double top = std::max<double>(static_cast<double>(m_budget), 1.0);
+        for (const Row &r : m_rows)
+            top = std::max(top, static_cast<double>(r.bytes.value_or(0)));
+        top *= 1.1;
         const QRectF area(8, fm.height() + 6, width() - 16, height() - fm.height() - 12);
-        const double rowH = area.height() / 2.0;
+        const double rowH = area.height() / std::max<qsizetype>(1, m_rows.size());
         auto xOf = [&](double b) { return area.left() + area.width() * std::min(b, top) / top; };
-        const QList<std::pair<qint64, QString>> rows{{m_micro, m_microText}, {m_effective, m_effectiveText}};
-        for (int i = 0; i < rows.size(); ++i) {
-            const bool fits = rows[i].first <= m_budget;
-            const QRectF bar(area.left(), area.top() + i * rowH + rowH * 0.15, xOf(rows[i].first) - area.left(), rowH * 0.7);
-            p.fillRect(bar, fits ? QColor(0x2e, 0x9e, 0x55) : QColor(0xd9, 0x48, 0x2b));
+        for (int i = 0; i < m_rows.size(); ++i) {
+            const Row &r = m_rows[i];
+            const QRectF slot(area.left(), area.top() + i * rowH + rowH * 0.12, area.width(), rowH * 0.76);
+            if (r.bytes) {
+                const bool fits = *r.bytes <= m_budget;
+                QColor c = fits ? QColor(0x2e, 0x9e, 0x55) : QColor(0xd9, 0x48, 0x2b);
+                const QRectF bar(slot.left(), slot.top(), xOf(static_cast<double>(*r.bytes)) - slot.left(), slot.height());
+                if (r.measured) {
+                    p.fillRect(bar, c);
+                } else {
+                    c.setAlpha(110); // the estimate: a lighter bar
+                    p.fillRect(bar, c);
+                }
+            } else {
+                p.setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DotLine));
+                p.drawRect(slot.adjusted(0, 0, -1, -1));
+            }
             p.setPen(palette().color(QPalette::Text));
-            QRectF textRect = bar.adjusted(6, 0, 0, 0);
-            textRect.setWidth(area.width());
-            p.drawText(textRect, Qt::AlignLeft | Qt::AlignVCenter, LanguageManager::natural(rows[i].second));
+            p.drawText(slot.adjusted(6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, LanguageManager::natural(r.text));
         }
-        QPen pen(palette().color(QPalette::Text), 2, Qt::DashLine);
-        p.setPen(pen);
+        p.setPen(QPen(palette().color(QPalette::Text), 2, Qt::DashLine));
         const double xb = xOf(static_cast<double>(m_budget));
         p.drawLine(QPointF(xb, area.top() - 2), QPointF(xb, area.bottom()));
-        p.drawText(QRectF(std::min(xb - 150.0, width() - 300.0), 2, 300, fm.height()), Qt::AlignHCenter, LanguageManager::natural(m_budgetText));
+        const double labelW = std::min(width() - 4.0, fm.horizontalAdvance(m_budgetText) + 12.0);
+        p.drawText(QRectF(std::clamp(xb - labelW / 2, 2.0, width() - labelW - 2), 2, labelW, fm.height()), Qt::AlignHCenter,
+                   LanguageManager::natural(m_budgetText));
     }
 };
 
 MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("memoryView"));
-    // The view scrolls rather than making the window taller than its default size: the tab
-    // holds the bars, four lines of words and the out-of-memory demo.
+    // The view scrolls rather than making the window taller than its default size.
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     auto *scroll = new QScrollArea;
@@ -94,17 +114,59 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
     m_title = new QLabel;
     m_title->setWordWrap(true);
     layout->addWidget(m_title);
-    auto *row = new QHBoxLayout;
+
+    auto *settings = new QGridLayout;
+    m_effectiveCaption = new QLabel;
+    m_effectiveSpin = new QSpinBox;
+    m_effectiveSpin->setObjectName(QStringLiteral("memoryEffectiveBatch"));
+    m_effectiveSpin->setRange(2, static_cast<int>(kMaxMicroBatch));
+    m_effectiveSpin->setValue(kDefaultEffective);
+    m_failsCaption = new QLabel;
+    m_failsSpin = new QSpinBox;
+    m_failsSpin->setObjectName(QStringLiteral("memoryFailsAfter"));
+    m_failsSpin->setRange(1, static_cast<int>(kMaxMicroBatch));
+    m_failsSpin->setValue(kDefaultFailsAfter);
     m_budgetCaption = new QLabel;
     m_budgetSlider = new QSlider(Qt::Horizontal);
     m_budgetSlider->setObjectName(QStringLiteral("memoryBudgetSlider"));
     m_budgetSlider->setRange(kMinBudgetLog2 * kStepsPerDoubling, kMaxBudgetLog2 * kStepsPerDoubling);
     m_budgetLabel = new QLabel;
-    row->addWidget(m_budgetCaption);
-    row->addWidget(m_budgetSlider, 1);
-    row->addWidget(m_budgetLabel);
-    layout->addLayout(row);
+    m_budgetLabel->setObjectName(QStringLiteral("memoryBudgetLabel"));
+    settings->addWidget(m_effectiveCaption, 0, 0);
+    settings->addWidget(m_effectiveSpin, 0, 1);
+    settings->addWidget(m_failsCaption, 0, 2);
+    settings->addWidget(m_failsSpin, 0, 3);
+    settings->addWidget(m_budgetCaption, 1, 0);
+    settings->addWidget(m_budgetSlider, 1, 1, 1, 3);
+    settings->addWidget(m_budgetLabel, 1, 4);
+    settings->setColumnStretch(1, 1);
+    settings->setColumnStretch(3, 1);
+    layout->addLayout(settings);
+
+    // The actions and their answer first: on a projector they stay in view above the bars.
+    auto *buttons = new QHBoxLayout;
+    m_oomButton = new QPushButton;
+    m_oomButton->setObjectName(QStringLiteral("oomDemoButton"));
+    m_tradeoffButton = new QPushButton;
+    m_tradeoffButton->setObjectName(QStringLiteral("tradeoffButton"));
+    m_finderButton = new QPushButton;
+    m_finderButton->setObjectName(QStringLiteral("finderButton"));
+    buttons->addWidget(m_oomButton);
+    buttons->addWidget(m_tradeoffButton);
+    buttons->addWidget(m_finderButton);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("memoryLabStatus"));
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+    m_result = new QLabel;
+    m_result->setObjectName(QStringLiteral("memoryLabResult"));
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_result);
     m_bars = new MemoryBars;
+    m_bars->setObjectName(QStringLiteral("memoryBars"));
     layout->addWidget(m_bars, 1);
     m_verdict = new QLabel;
     m_verdict->setObjectName(QStringLiteral("memoryVerdict"));
@@ -113,35 +175,27 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
     bold.setBold(true);
     m_verdict->setFont(bold);
     layout->addWidget(m_verdict);
-    m_measured = new QLabel;
-    layout->addWidget(m_measured);
     m_note = new QLabel;
     m_note->setWordWrap(true);
     layout->addWidget(m_note);
-    auto *oomRow = new QHBoxLayout;
-    m_oomButton = new QPushButton;
-    m_oomButton->setObjectName(QStringLiteral("oomDemoButton"));
-    m_oomStatus = new QLabel;
-    m_oomStatus->setObjectName(QStringLiteral("oomDemoStatus"));
-    m_oomStatus->setWordWrap(true);
-    oomRow->addWidget(m_oomButton);
-    oomRow->addWidget(m_oomStatus, 1);
-    layout->addLayout(oomRow);
-    m_oomResult = new QLabel;
-    m_oomResult->setObjectName(QStringLiteral("oomDemoResult"));
-    m_oomResult->setWordWrap(true);
-    m_oomResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_oomResult);
-    connect(m_oomButton, &QPushButton::clicked, this, [this] {
-        m_oomRunning = true;
-        refreshOomDemo();
-        emit oomDemoRequested();
-    });
+
+    m_chart = new TradeoffChart;
+    m_chart->setVisible(false);
+    layout->addWidget(m_chart, 2);
+
+    connect(m_oomButton, &QPushButton::clicked, this, [this] { start(MemoryLabKind::OomDemo); });
+    connect(m_tradeoffButton, &QPushButton::clicked, this, [this] { start(MemoryLabKind::Tradeoff); });
+    connect(m_finderButton, &QPushButton::clicked, this, [this] { start(MemoryLabKind::Finder); });
     connect(m_budgetSlider, &QSlider::valueChanged, this, [this] {
         m_budgetChosen = true;
         refresh();
     });
-    setConfig(m_config);
+    connect(m_effectiveSpin, &QSpinBox::valueChanged, this, [this] { settingsChanged(); });
+    connect(m_failsSpin, &QSpinBox::valueChanged, this, [this] {
+        m_budgetChosen = false; // back to "fails after N samples"
+        settingsChanged();
+    });
+    settingsChanged();
     retranslateUi();
 }
 
@@ -154,40 +208,57 @@ void MemoryView::changeEvent(QEvent *event)
 
 void MemoryView::retranslateUi()
 {
-    m_title->setText(tr("Memory of one training pass: the micro-batch vs the whole effective batch"));
-    m_budgetCaption->setText(tr("Accelerator memory budget"));
-    m_note->setText(tr("Estimate from the model shape and dtype: activations kept for backward plus the "
-                       "gradient buffers; allocator overhead and workspaces are not included."));
+    m_title->setText(tr("Memory of one training pass: the micro-batch vs the whole effective batch, estimated and measured"));
+    m_effectiveCaption->setText(tr("Effective batch"));
+    m_failsCaption->setText(tr("Memory fails after (samples)"));
+    m_budgetCaption->setText(tr("Memory budget"));
+    m_note->setText(tr("Light bars: the estimate from the model shape, dtype and optimizer (weights, gradient buffers, "
+                       "optimizer state, the window's samples, one pass's activations). Solid bars: measured on this "
+                       "device by the out-of-memory demo, temporaries of the backward and the step included."));
     m_oomButton->setText(tr("Run the out-of-memory demo"));
-    // Asked again on a language change only: a LibTorch query, cached by CUDA itself.
-    m_oomUnavailable = EngineWorker::oomDemoUnavailableReason();
-    m_oomButton->setToolTip(m_oomUnavailable.isEmpty()
-                                ? tr("Caps the GPU's allocator so the whole effective batch in one pass runs out of "
-                                     "memory, then runs the same effective batch by accumulation under the same cap.")
-                                : m_oomUnavailable);
+    m_oomButton->setToolTip(tr("Runs the whole effective batch in one pass under the budget, where it fails with "
+                               "LibTorch's out-of-memory error, then the same samples by accumulation under the same "
+                               "budget, and compares the parameters with the full batch's."));
+    m_tradeoffButton->setText(tr("Trade-off sweep"));
+    m_tradeoffButton->setToolTip(tr("At the effective batch, every micro-batch from 1 up: time per optimizer step and "
+                                    "measured peak memory; the points beyond the budget fail."));
+    m_finderButton->setText(tr("Find the micro-batch"));
+    m_finderButton->setToolTip(tr("Doubles the micro-batch, then bisects, until the largest that fits the budget is "
+                                  "found; accum_steps makes up the effective batch."));
     refresh();
 }
 
 void MemoryView::setConfig(const AccumConfig &config)
 {
     m_config = config;
+    settingsChanged();
+}
+
+void MemoryView::settingsChanged()
+{
+    m_measuredBudget.reset();
+    m_measuredMicroPeak.reset();
+    m_measuredFullPeak.reset();
     if (!m_budgetChosen) {
-        // Until the class moves the slider, the budget fits the default number of samples.
-        const auto e = estimateTrainingMemory(config.modelShape(), kDefaultBudgetSamples, config.dtype);
+        // Until it is measured, the budget the estimate says holds the "fails after" micro-batch.
         const QSignalBlocker block(m_budgetSlider);
-        m_budgetSlider->setValue(sliderFor(static_cast<double>(e.totalBytes())));
+        m_budgetSlider->setValue(sliderFor(static_cast<double>(microBatchBytes()) * 1.02));
     }
     refresh();
 }
 
-void MemoryView::setMeasuredPeakBytes(std::optional<qint64> bytes)
+void MemoryView::setEffectiveBatch(int samples) { m_effectiveSpin->setValue(samples); }
+void MemoryView::setFailsAfterSamples(int samples)
 {
-    m_measuredPeak = bytes;
-    refresh();
+    m_failsSpin->setValue(samples);
+    m_budgetChosen = false;
+    settingsChanged();
 }
 
 qint64 MemoryView::budgetBytes() const
 {
+    if (!m_budgetChosen && m_measuredBudget)
+        return *m_measuredBudget;
     return static_cast<qint64>(std::pow(2.0, static_cast<double>(m_budgetSlider->value()) / kStepsPerDoubling));
 }
 
@@ -195,97 +266,213 @@ void MemoryView::setBudgetBytes(qint64 bytes) { m_budgetSlider->setValue(sliderF
 
 qint64 MemoryView::microBatchBytes() const
 {
-    return estimateTrainingMemory(m_config.modelShape(), m_config.microBatch, m_config.dtype).totalBytes();
+    const int64_t share = m_effectiveSpin->value() / std::max<int64_t>(1, m_config.worldSize);
+    return estimateTrainingMemory(m_config, m_failsSpin->value(), share).totalBytes();
 }
 
 qint64 MemoryView::effectiveBatchBytes() const
 {
     // What one rank would need to run its share of the effective batch in a single pass.
-    return estimateTrainingMemory(m_config.modelShape(), m_config.microBatch * m_config.accumSteps, m_config.dtype)
-        .totalBytes();
+    const int64_t share = m_effectiveSpin->value() / std::max<int64_t>(1, m_config.worldSize);
+    return estimateTrainingMemory(m_config, share, share).totalBytes();
+}
+
+MemoryLabRequest MemoryView::request(MemoryLabKind kind) const
+{
+    MemoryLabRequest r;
+    r.kind = kind;
+    MemoryLabConfig &lab = r.tradeoff.lab;
+    lab.base = m_config;
+    lab.base.microBatch = m_failsSpin->value();
+    lab.base.accumSteps = 1;
+    lab.base.stepEveryMicro = false;
+    lab.base.bug = AccumBug::None;
+    lab.base.scaling = Scaling::Divide;
+    lab.effectiveBatch = m_effectiveSpin->value();
+    if (m_budgetChosen)
+        lab.budgetBytes = budgetBytes();
+    else
+        lab.failsAfterSamples = m_failsSpin->value();
+    return r;
+}
+
+void MemoryView::start(MemoryLabKind kind)
+{
+    m_running = kind;
+    refreshButtons();
+    emit memoryLabRequested(request(kind));
 }
 
 void MemoryView::refresh()
 {
     const QLocale loc = locale();
     const qint64 budget = budgetBytes();
-    const int64_t fitsSamples = largestBatchWithin(m_config.modelShape(), m_config.dtype, budget);
-    const qint64 effective = m_config.microBatch * m_config.accumSteps;
-    m_budgetLabel->setText(formatBytes(loc, budget));
+    const qint64 effective = m_effectiveSpin->value();
+    const qint64 micro = m_failsSpin->value();
+    const int64_t share = effective / std::max<int64_t>(1, m_config.worldSize);
+    const int64_t estimateFits = largestBatchWithin(m_config, share, budget);
+    if (m_budgetChosen)
+        m_budgetLabel->setText(formatBytes(loc, budget));
+    else
+        m_budgetLabel->setText(m_measuredBudget ? tr("%1, measured").arg(formatBytes(loc, budget))
+                                                : tr("%1, estimated").arg(formatBytes(loc, budget)));
     m_bars->m_budget = budget;
-    m_bars->m_micro = microBatchBytes();
-    m_bars->m_effective = effectiveBatchBytes();
-    m_bars->m_microText = tr("micro-batch (%1 samples): %2").arg(loc.toString(static_cast<qint64>(m_config.microBatch)),
-                                                                 formatBytes(loc, m_bars->m_micro));
-    m_bars->m_effectiveText =
-        tr("effective batch in one pass (%1 samples): %2").arg(loc.toString(effective), formatBytes(loc, m_bars->m_effective));
-    m_bars->m_budgetText = tr("budget: fails after %1 samples").arg(loc.toString(static_cast<qint64>(fitsSamples)));
+    m_bars->m_rows = {
+        {microBatchBytes(), tr("micro-batch of %1, estimate: %2").arg(loc.toString(micro), formatBytes(loc, microBatchBytes())), false},
+        {m_measuredMicroPeak,
+         m_measuredMicroPeak ? tr("micro-batch of %1, measured: %2").arg(loc.toString(micro), formatBytes(loc, *m_measuredMicroPeak))
+                             : tr("micro-batch of %1, measured: run the demo").arg(loc.toString(micro)),
+         true},
+        {effectiveBatchBytes(),
+         tr("effective batch of %1 in one pass, estimate: %2").arg(loc.toString(effective), formatBytes(loc, effectiveBatchBytes())),
+         false},
+        {m_measuredFullPeak,
+         m_measuredFullPeak
+             ? tr("effective batch of %1 in one pass, measured: %2").arg(loc.toString(effective), formatBytes(loc, *m_measuredFullPeak))
+             : tr("effective batch of %1 in one pass, measured: run the demo").arg(loc.toString(effective)),
+         true}};
+    m_bars->m_budgetText = m_budgetChosen ? tr("budget: the estimate fits %1 samples per pass").arg(loc.toString(qint64(estimateFits)))
+                                          : tr("budget: fails after %1 samples").arg(loc.toString(micro));
     m_bars->update();
+    const qint64 microBytes = m_measuredMicroPeak.value_or(microBatchBytes());
+    const qint64 fullBytes = m_measuredFullPeak.value_or(effectiveBatchBytes());
     QString verdict;
-    if (!microBatchFits())
+    if (share % micro != 0)
+        verdict = tr("A micro-batch of %1 does not divide the effective batch of %2.").arg(loc.toString(micro), loc.toString(effective));
+    else if (microBytes > budget)
         verdict = tr("Out of memory even for the micro-batch: lower the micro-batch.");
-    else if (!effectiveBatchFits())
+    else if (fullBytes > budget)
         verdict = tr("The effective batch in one pass is out of memory; %1 micro-batches of %2 fit and give the same update.")
-                      .arg(loc.toString(static_cast<qint64>(m_config.accumSteps)),
-                           loc.toString(static_cast<qint64>(m_config.microBatch)));
+                      .arg(loc.toString(share / micro), loc.toString(micro));
     else
         verdict = tr("Both fit: with this budget accumulation is not needed for memory.");
     m_verdict->setText(verdict);
-    m_measured->setText(m_measuredPeak ? tr("Measured peak (CUDA): %1").arg(formatBytes(loc, *m_measuredPeak))
-                                       : tr("Measured peak: not measured on this device."));
-    refreshOomDemo();
+    refreshButtons();
 }
 
-void MemoryView::showOomDemoResult(const OomDemoUpdate &update)
+void MemoryView::refreshButtons()
 {
-    m_oomRunning = false;
-    m_oomUpdate = update;
-    refreshOomDemo();
-}
-
-void MemoryView::refreshOomDemo()
-{
-    m_oomButton->setEnabled(oomDemoAvailable() && !m_oomRunning);
-    if (!oomDemoAvailable())
-        m_oomStatus->setText(tr("Out-of-memory demo unavailable: %1").arg(m_oomUnavailable));
-    else if (m_oomRunning)
-        m_oomStatus->setText(tr("Running the out-of-memory demo on the GPU…"));
+    for (QPushButton *b : {m_oomButton, m_tradeoffButton, m_finderButton})
+        b->setEnabled(!m_running);
+    if (!m_running)
+        m_status->clear();
+    else if (*m_running == MemoryLabKind::OomDemo)
+        m_status->setText(tr("Running the out-of-memory demo…"));
+    else if (*m_running == MemoryLabKind::Tradeoff)
+        m_status->setText(tr("Running the trade-off sweep…"));
     else
-        m_oomStatus->clear();
-    m_oomResult->setText(oomDemoText());
-    m_oomResult->setVisible(!m_oomResult->text().isEmpty());
+        m_status->setText(tr("Finding the largest micro-batch that fits…"));
+    m_result->setText(resultText());
+    m_result->setVisible(!m_result->text().isEmpty());
 }
 
-QString MemoryView::oomDemoText() const
+void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
 {
-    if (!m_oomUpdate)
+    m_running.reset();
+    m_last = update;
+    if (update.ok) {
+        const bool measuredBudget = update.request.tradeoff.lab.failsAfterSamples > 0;
+        qint64 budget = 0;
+        switch (update.request.kind) {
+        case MemoryLabKind::OomDemo:
+            budget = update.demo.budgetBytes;
+            m_measuredFullPeak = update.demo.fullBatch.peakBytes;
+            if (update.demo.accumulationSucceeded)
+                m_measuredMicroPeak = update.demo.accumulation.peakBytes;
+            break;
+        case MemoryLabKind::Tradeoff:
+            budget = update.tradeoff.budgetBytes;
+            m_chart->setResult(update.tradeoff);
+            m_chart->setVisible(true);
+            break;
+        case MemoryLabKind::Finder: budget = update.finding.budgetBytes; break;
+        }
+        if (measuredBudget && budget > 0 && !m_budgetChosen) {
+            m_measuredBudget = budget;
+            const QSignalBlocker block(m_budgetSlider);
+            m_budgetSlider->setValue(sliderFor(static_cast<double>(budget)));
+        }
+    }
+    refresh();
+}
+
+QString MemoryView::resultText() const
+{
+    if (!m_last)
         return {};
-    const OomDemoUpdate &u = *m_oomUpdate;
+    const MemoryLabUpdate &u = *m_last;
     if (u.cancelled)
-        return tr("The out-of-memory demo was cancelled.");
+        return tr("The memory run was cancelled.");
     if (!u.ok)
-        return tr("The out-of-memory demo failed: %1").arg(u.error);
+        return tr("The memory run failed: %1").arg(LanguageManager::ltr(u.error));
     const QLocale loc = locale();
-    const OomDemoResult &r = u.result;
+    const auto n = [&](int64_t v) { return loc.toString(static_cast<qint64>(v)); };
+    const MemoryLabConfig &lab = u.request.tradeoff.lab;
     QStringList lines;
-    lines << tr("On %1 the allocator was capped at %2: twice the measured peak of one micro-batch of %3 samples, %4.")
-                 .arg(QString::fromStdString(r.device), formatBytes(loc, r.capBytes), loc.toString(qint64(u.config.microBatch)),
-                      formatBytes(loc, r.microPeakBytes));
-    // The allocator's own line is English and full of figures: kept left to right.
-    if (r.fullBatchOutOfMemory)
-        lines << tr("The full effective batch of %1 samples in one pass failed with CUDA out of memory: %2")
-                     .arg(loc.toString(qint64(r.effectiveBatch)), LanguageManager::ltr(QString::fromStdString(r.fullBatchError)));
-    else
-        lines << tr("The full effective batch of %1 samples in one pass fitted under the cap this time; no out-of-memory "
-                    "error was raised.")
-                     .arg(loc.toString(qint64(r.effectiveBatch)));
-    if (r.accumulationSucceeded)
-        lines << tr("The same effective batch by accumulation of %1 micro-batches of %2 samples succeeded, with a measured "
-                    "peak of %3.")
-                     .arg(loc.toString(qint64(u.config.accumSteps)), loc.toString(qint64(u.config.microBatch)),
-                          formatBytes(loc, r.accumulationPeakBytes));
-    else
-        lines << tr("The same effective batch by accumulation did not complete.");
+    switch (u.request.kind) {
+    case MemoryLabKind::OomDemo: {
+        const OomDemoResult &r = u.demo;
+        lines << (r.failsAfterSamples > 0
+                      ? tr("Budget %1 on %2: measured so that a micro-batch of %3 samples fits and the next one that "
+                           "divides the effective batch does not.")
+                            .arg(formatBytes(loc, r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device)),
+                                 n(r.failsAfterSamples))
+                      : tr("Budget %1 on %2, as set on the slider.")
+                            .arg(formatBytes(loc, r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device))));
+        if (r.fullBatchOutOfMemory)
+            lines << tr("The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside "
+                        "LibTorch: %3")
+                         .arg(n(r.effectiveBatch), formatBytes(loc, r.fullBatch.peakBytes),
+                              LanguageManager::ltr(QString::fromStdString(r.fullBatchError)));
+        else
+            lines << tr("The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no "
+                        "out-of-memory error was raised.")
+                         .arg(n(r.effectiveBatch), formatBytes(loc, r.fullBatch.peakBytes));
+        if (r.accumulationSucceeded)
+            lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step "
+                        "the parameters differ from the full batch's by at most %4 (the lesson's bound: %5).")
+                         .arg(n(r.accumSteps), n(r.microBatch), formatBytes(loc, r.accumulation.peakBytes),
+                              LanguageManager::ltr(loc.toString(r.maxParamDiff, 'g', 3)),
+                              LanguageManager::ltr(loc.toString(r.paramTolerance, 'g', 3)));
+        else
+            lines << tr("By accumulation the same effective batch ran out of memory too: %1")
+                         .arg(LanguageManager::ltr(QString::fromStdString(r.accumulationError)));
+        break;
+    }
+    case MemoryLabKind::Tradeoff: {
+        const TradeoffResult &r = u.tradeoff;
+        int fitted = 0;
+        const TradeoffPoint *fastest = nullptr;
+        for (const TradeoffPoint &p : r.points) {
+            if (p.outOfMemory)
+                continue;
+            ++fitted;
+            if (!fastest || p.stepMsMedian < fastest->stepMsMedian)
+                fastest = &p;
+        }
+        lines << tr("Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.")
+                     .arg(n(lab.effectiveBatch), n(fitted), n(static_cast<int64_t>(r.points.size())),
+                          r.budgetBytes > 0 ? formatBytes(loc, r.budgetBytes) : tr("none"));
+        if (fastest)
+            lines << tr("The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.")
+                         .arg(n(fastest->microBatch), n(fastest->accumSteps), loc.toString(fastest->stepMsMedian, 'f', 2));
+        break;
+    }
+    case MemoryLabKind::Finder: {
+        const MicroBatchFinding &f = u.finding;
+        QStringList tried;
+        for (const auto &[micro, fits] : f.tried)
+            tried << (fits ? tr("%1 fits") : tr("%1 does not")).arg(n(micro));
+        if (f.microBatch > 0)
+            lines << tr("%1 samples fit; effective %2 = %3 × %4 × %5 (budget %6).")
+                         .arg(n(f.microBatch), n(f.effectiveBatch), n(f.microBatch), n(f.accumSteps), n(f.worldSize),
+                              formatBytes(loc, f.budgetBytes));
+        else
+            lines << tr("Not even one sample fits in %1.").arg(formatBytes(loc, f.budgetBytes));
+        lines << tr("Tried: %1.").arg(tried.join(tr(", ")));
+        break;
+    }
+    }
     return lines.join(QLatin1Char('\n'));
 }
 

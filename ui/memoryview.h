@@ -1,11 +1,13 @@
-// Why accumulate at all: the memory one training pass needs (activations kept for backward +
-// gradient buffers) for the micro-batch and for the whole effective batch in one pass,
-// against a memory budget the class sets with a slider ("your accelerator fails after 32
-// samples"). The numbers are core's analytic estimate from the model shape and dtype, and
-// are labelled as an estimate. setMeasuredPeakBytes() is the hook for a measured CUDA peak.
-// Below, the out-of-memory demo on a real GPU (core/gpu.h): a button, enabled only when CUDA
-// is available at run time (otherwise a line says why), that asks the window to run it on the
-// worker; showOomDemoResult() then says what happened in words. GUI thread only.
+// Why accumulate at all, measured. The class sets an effective batch and a memory budget:
+// by default the lesson's "your accelerator fails after 32 samples", measured on this device
+// (core/memory_lab.h), or any number of bytes on the slider. Bars set the estimate (weights,
+// gradient buffers, optimizer state, the window's samples and one pass's activations; core's
+// analytic figure) beside what was measured for the micro-batch and for the whole effective
+// batch in one pass. Three buttons run the memory lab on the worker, on the CPU as on a GPU:
+// the out-of-memory demo (the full batch fails inside LibTorch, accumulation fits and matches
+// its parameters), the trade-off sweep (time and peak memory per micro-batch, charted) and
+// the micro-batch finder. Their answers are said in words in the window's language; LibTorch's
+// own messages stay left to right. GUI thread only.
 #pragma once
 
 #include "ui/updates.h"
@@ -19,38 +21,41 @@
 class QLabel;
 class QPushButton;
 class QSlider;
+class QSpinBox;
 
 namespace accumlab::ui {
 
 class MemoryBars;
+class TradeoffChart;
 
 class MemoryView : public QWidget {
     Q_OBJECT
 public:
     explicit MemoryView(QWidget *parent = nullptr);
 
+    // The model, dtype, device and optimizer the lab runs (micro-batch and steps are its own).
     void setConfig(const AccumConfig &config);
-    // A measured peak for the micro-batch pass (CUDA); nullopt shows that none is measured.
-    void setMeasuredPeakBytes(std::optional<qint64> bytes);
 
     qint64 budgetBytes() const;
-    void setBudgetBytes(qint64 bytes);
+    void setBudgetBytes(qint64 bytes); // the class chose bytes: the lab runs under them
+    bool budgetChosen() const { return m_budgetChosen; }
+    void setEffectiveBatch(int samples);
+    void setFailsAfterSamples(int samples); // back to the measured "fails after" budget
+    // The estimates the bars show (bytes).
     qint64 microBatchBytes() const;
     qint64 effectiveBatchBytes() const;
     bool microBatchFits() const { return microBatchBytes() <= budgetBytes(); }
     bool effectiveBatchFits() const { return effectiveBatchBytes() <= budgetBytes(); }
-
-    // Whether this machine can run the out-of-memory demo (a CUDA device at run time).
-    bool oomDemoAvailable() const { return m_oomUnavailable.isEmpty(); }
+    // What a button sends: the lab of the current settings.
+    MemoryLabRequest request(MemoryLabKind kind) const;
+    TradeoffChart *tradeoffChart() const { return m_chart; }
 
 public slots:
-    // The demo's answer: the cap, the full batch's CUDA out-of-memory and the accumulated
-    // batch's peak, or the error; shown until the next run, retranslated with the window.
-    void showOomDemoResult(const accumlab::ui::OomDemoUpdate &update);
+    void showMemoryLabResult(const accumlab::ui::MemoryLabUpdate &update);
 
 signals:
-    // The button was pressed; the window runs the demo on the worker (EngineController).
-    void oomDemoRequested();
+    // A button was pressed; the window runs it on the worker (EngineController).
+    void memoryLabRequested(const accumlab::ui::MemoryLabRequest &request);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -58,26 +63,35 @@ protected:
 private:
     void retranslateUi();
     void refresh();
-    void refreshOomDemo();
-    QString oomDemoText() const;
+    void refreshButtons();
+    void settingsChanged(); // a measured budget no longer applies
+    QString resultText() const;
+    void start(MemoryLabKind kind);
 
     AccumConfig m_config;
     QLabel *m_title = nullptr;
+    QLabel *m_effectiveCaption = nullptr;
+    QSpinBox *m_effectiveSpin = nullptr;
+    QLabel *m_failsCaption = nullptr;
+    QSpinBox *m_failsSpin = nullptr;
     QLabel *m_budgetCaption = nullptr;
     QSlider *m_budgetSlider = nullptr;
     QLabel *m_budgetLabel = nullptr;
     MemoryBars *m_bars = nullptr;
     QLabel *m_verdict = nullptr;
     QLabel *m_note = nullptr;
-    QLabel *m_measured = nullptr;
-    std::optional<qint64> m_measuredPeak;
-    bool m_budgetChosen = false;
     QPushButton *m_oomButton = nullptr;
-    QLabel *m_oomStatus = nullptr;   // why the demo cannot run here, or that it runs
-    QLabel *m_oomResult = nullptr;   // the last demo's outcome
-    QString m_oomUnavailable;        // empty when a CUDA device is available
-    bool m_oomRunning = false;
-    std::optional<OomDemoUpdate> m_oomUpdate;
+    QPushButton *m_tradeoffButton = nullptr;
+    QPushButton *m_finderButton = nullptr;
+    QLabel *m_status = nullptr; // what runs now
+    QLabel *m_result = nullptr; // the last run's outcome
+    TradeoffChart *m_chart = nullptr;
+    bool m_budgetChosen = false;
+    std::optional<qint64> m_measuredBudget;      // "fails after" as measured for these settings
+    std::optional<qint64> m_measuredMicroPeak;   // the demo's accumulation peak
+    std::optional<qint64> m_measuredFullPeak;    // the demo's full batch, measured without the budget
+    std::optional<MemoryLabKind> m_running;
+    std::optional<MemoryLabUpdate> m_last;
 };
 
 } // namespace accumlab::ui

@@ -12,7 +12,7 @@ void registerUpdateTypes()
     qRegisterMetaType<SweepDoneUpdate>();
     qRegisterMetaType<EquivalenceUpdate>();
     qRegisterMetaType<ExperimentUpdate>();
-    qRegisterMetaType<OomDemoUpdate>();
+    qRegisterMetaType<MemoryLabUpdate>();
     qRegisterMetaType<EngineJob>();
 }
 

@@ -6,7 +6,7 @@
 #include "core/config.h"
 #include "core/equivalence.h"
 #include "core/experiments.h"
-#include "core/gpu.h"
+#include "core/memory_lab.h"
 #include "core/sweep.h"
 
 #include <QMetaType>
@@ -81,18 +81,27 @@ struct ExperimentUpdate {
     ExperimentResult result; // values, series, claims and explanation; valid when ok
 };
 
-// The out-of-memory demo (core/gpu.h): what was asked, and what it measured or why it failed.
-struct OomDemoUpdate {
+// A run of the memory lab (core/memory_lab.h): the out-of-memory demo, the trade-off sweep
+// or the micro-batch finder, under one budget.
+enum class MemoryLabKind { OomDemo, Tradeoff, Finder };
+struct MemoryLabRequest {
+    MemoryLabKind kind = MemoryLabKind::OomDemo;
+    TradeoffConfig tradeoff; // tradeoff.lab is the lab of every kind; the grid and steps only for the sweep
+};
+// What it measured, or why it failed.
+struct MemoryLabUpdate {
     quint64 serial = 0;      // the request this answers
     bool ok = false;         // false: cancelled or failed (see cancelled, error)
     bool cancelled = false;
     QString error;           // a sentence for the user; empty when ok
-    OomDemoConfig config;    // the demo that was asked for (micro-batch, accumulation steps)
-    OomDemoResult result;    // valid when ok
+    MemoryLabRequest request;
+    OomDemoResult demo;          // kind OomDemo, valid when ok
+    TradeoffResult tradeoff;     // kind Tradeoff
+    MicroBatchFinding finding;   // kind Finder
 };
 
 // A job the worker has just begun, after its cancel check: the start of that phase.
-enum class EngineJob { Sweep, Equivalence, Experiment, OomDemo };
+enum class EngineJob { Sweep, Equivalence, Experiment, MemoryLab };
 
 // Call once before the first queued connection carrying these types.
 void registerUpdateTypes();
@@ -106,5 +115,5 @@ Q_DECLARE_METATYPE(accumlab::ui::SweepPointUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::SweepDoneUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EquivalenceUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::ExperimentUpdate)
-Q_DECLARE_METATYPE(accumlab::ui::OomDemoUpdate)
+Q_DECLARE_METATYPE(accumlab::ui::MemoryLabUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EngineJob)

@@ -4,6 +4,11 @@
 //   accumlab-cli experiment ID   a guided experiment: measured values and a verdict per claim (--json: one
 //                                JSON object); exit 0 whenever it ran, since the teaching-bug experiments
 //                                show a failing claim on purpose; `experiment list` lists the ids
+//   accumlab-cli oom-demo        under a budget (--fails-after 32 or --budget BYTES) the full effective batch
+//                                fails with LibTorch's out-of-memory error, accumulation fits it; exit 1 if not
+//   accumlab-cli tradeoff        a fixed effective batch over micro-batches: time and measured peak per point,
+//                                the points beyond the budget failing; writes outputs/accum-tradeoff.json
+//   accumlab-cli find-micro-batch  the largest micro-batch under the budget and its accum_steps
 // Both take --world-size N: N rank processes on loopback (this program re-started with
 // torchrun's environment); a process started with RANK and WORLD_SIZE set is one rank.
 // Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
@@ -14,7 +19,9 @@
 #include "core/gpu.h"
 #include "core/distributed.h"
 #include "core/export.h"
+#include "core/cpu_memory.h"
 #include "core/lesson.h"
+#include "core/memory_lab.h"
 #include "core/omp_guard.h"
 #include "core/version.h"
 
@@ -66,12 +73,27 @@ struct SweepFlags {
     std::string lang = "en";   // language of the skill recipe
 };
 
-struct OomFlags {
-    std::string model = "wide";
-    int64_t microBatch = 256;
-    int64_t accumSteps = 16;
+// The memory commands (oom-demo, tradeoff, find-micro-batch) share these.
+struct MemoryFlags {
+    std::string model = "lesson";
+    std::string device = "auto";
     std::string dtype = "float32";
+    std::string optimizer = "sgd";
+    double lr = 0.05;
     uint64_t seed = 0;
+    int64_t effectiveBatch = 512;
+    int64_t worldSize = 1;
+    int64_t microBatch = 32;   // oom-demo with --budget: the micro-batch to accumulate
+    int64_t budget = 0;        // bytes; set when --budget was given
+    bool budgetGiven = false;
+    int64_t failsAfter = 32;   // the lesson's "fails after 32 samples"
+    bool noBudget = false;     // tradeoff: no wall
+    std::string microGrid;     // tradeoff: empty = powers of two
+    int64_t numSteps = 5;
+    int64_t warmupSteps = 1;
+    std::string outDir = "outputs";
+    bool noWrite = false;
+    bool json = false;
 };
 
 struct DistFlags {
@@ -136,13 +158,13 @@ CLI::Validator decimal()
         std::is_floating_point_v<T> ? "DECIMAL" : "INTEGER", "decimal");
 }
 
-bool parseOnOff(const std::string &s)
+bool parseOnOff(const std::string &s, const char *option = "--no-sync")
 {
     if (s == "on")
         return true;
     if (s == "off")
         return false;
-    throw ConfigError("--no-sync takes on or off, got '" + s + "'");
+    throw ConfigError(std::string(option) + " takes on or off, got '" + s + "'");
 }
 
 LessonOptions lessonOptions(const SweepFlags &f)
@@ -188,40 +210,146 @@ LessonOptions lessonOptions(const SweepFlags &f)
     return o;
 }
 
-// `oom-demo`: one JSON object; exit 0 when the full batch ran out of memory and accumulation
-// then ran the same effective batch, 1 when the contrast did not show, 2 without CUDA.
-int runOomDemoCommand(const OomFlags &f)
+MemoryLabConfig memoryLab(const MemoryFlags &f)
 {
-    OomDemoConfig c;
-    c.preset = presetFromString(f.model);
-    c.microBatch = f.microBatch;
-    c.accumSteps = f.accumSteps;
-    c.dtype = dtypeFromString(f.dtype);
-    c.seed = f.seed;
-    if (c.microBatch < 1 || c.microBatch > kMaxMicroBatch || c.accumSteps < 3 || c.accumSteps > kMaxAccumSteps)
-        throw ConfigError("oom-demo needs a micro-batch of 1 to " + std::to_string(kMaxMicroBatch) +
-                          " and accum_steps of 3 to " + std::to_string(kMaxAccumSteps));
-    const OomDemoResult r = runOomDemo(c);
-    const nlohmann::json j = {{"device", r.device},
-                              {"total_device_bytes", r.totalDeviceBytes},
-                              {"cap_bytes", r.capBytes},
-                              {"micro_batch", c.microBatch},
-                              {"accum_steps", c.accumSteps},
-                              {"effective_batch", r.effectiveBatch},
-                              {"micro_peak_bytes", r.microPeakBytes},
-                              {"full_batch_out_of_memory", r.fullBatchOutOfMemory},
-                              {"full_batch_error", r.fullBatchError},
-                              {"accumulation_succeeded", r.accumulationSucceeded},
-                              {"accumulation_peak_bytes", r.accumulationPeakBytes},
-                              {"accumulation_loss", r.accumulationLoss}};
-    std::cout << j.dump(2) << std::endl;
-    if (!(r.fullBatchOutOfMemory && r.accumulationSucceeded)) {
+    MemoryLabConfig lab;
+    lab.base.preset = presetFromString(f.model);
+    lab.base.device = deviceFromString(f.device);
+    lab.base.dtype = dtypeFromString(f.dtype);
+    lab.base.optimizer.kind = optimizerFromString(f.optimizer);
+    lab.base.optimizer.lr = f.lr;
+    lab.base.seed = f.seed;
+    lab.base.worldSize = f.worldSize;
+    lab.base.microBatch = f.microBatch;
+    lab.effectiveBatch = f.effectiveBatch;
+    if (f.budgetGiven)
+        lab.budgetBytes = f.budget;
+    else if (!f.noBudget)
+        lab.failsAfterSamples = f.failsAfter;
+    validate(lab);
+    return lab;
+}
+
+nlohmann::json toJson(const WindowMemory &m)
+{
+    return {{"peak_bytes", m.peakBytes},
+            {"weights_bytes", m.held.weights},
+            {"grad_bytes", m.held.gradients},
+            {"optimizer_state_bytes", m.held.optimizerState},
+            {"window_samples_bytes", m.held.windowSamples},
+            {"transient_bytes", m.transientBytes()}};
+}
+
+// `oom-demo`: the full effective batch fails under the budget, accumulation fits it. One JSON
+// object with --json, else sentences; exit 0 when the contrast showed, 1 when it did not.
+int runOomDemoCommand(const MemoryFlags &f)
+{
+    MemoryLabConfig lab = memoryLab(f);
+    if (!f.budgetGiven && f.noBudget)
+        throw ConfigError("the out-of-memory demo needs a budget");
+    const OomDemoResult r = runOomDemo(lab);
+    if (f.json) {
+        const nlohmann::json j = {{"device", r.device},
+                                  {"device_bytes", r.deviceBytes},
+                                  {"budget_bytes", r.budgetBytes},
+                                  {"fails_after_samples", r.failsAfterSamples > 0 ? nlohmann::json(r.failsAfterSamples) : nlohmann::json(nullptr)},
+                                  {"micro_batch", r.microBatch},
+                                  {"accum_steps", r.accumSteps},
+                                  {"effective_batch", r.effectiveBatch},
+                                  {"full_batch", toJson(r.fullBatch)},
+                                  {"full_batch_out_of_memory", r.fullBatchOutOfMemory},
+                                  {"full_batch_error", r.fullBatchError},
+                                  {"accumulation_succeeded", r.accumulationSucceeded},
+                                  {"accumulation_error", r.accumulationError},
+                                  {"accumulation", toJson(r.accumulation)},
+                                  {"accumulation_loss", r.accumulationLoss},
+                                  {"max_param_diff", r.maxParamDiff},
+                                  {"param_tolerance", r.paramTolerance},
+                                  {"params_match", r.paramsMatch()}};
+        std::cout << j.dump(2) << std::endl;
+    } else {
+        std::cout << "budget: " << formatByteCount(r.budgetBytes) << " on " << r.device;
+        if (r.failsAfterSamples > 0)
+            std::cout << " (measured so that it fails after " << r.failsAfterSamples << " samples per micro-batch)";
+        std::cout << "\nfull effective batch of " << r.effectiveBatch << " in one pass: needs "
+                  << formatByteCount(r.fullBatch.peakBytes) << "; under the budget: "
+                  << (r.fullBatchOutOfMemory ? "out of memory: " + r.fullBatchError : std::string("it fitted")) << "\n";
+        std::cout << "by accumulation, " << r.accumSteps << " x " << r.microBatch << " samples: "
+                  << (r.accumulationSucceeded ? "fits, peak " + formatByteCount(r.accumulation.peakBytes)
+                                              : "out of memory: " + r.accumulationError)
+                  << "\n";
+        if (r.accumulationSucceeded)
+            std::cout << "parameters after the step against the full batch's (run without the budget): max abs diff "
+                      << r.maxParamDiff << (r.paramsMatch() ? " < " : " >= ") << r.paramTolerance << "\n";
+    }
+    if (!r.contrastShown()) {
         std::cerr << "the out-of-memory contrast did not show: the full batch "
-                  << (r.fullBatchOutOfMemory ? "ran out of memory" : "fitted under the cap") << ", accumulation "
-                  << (r.accumulationSucceeded ? "ran" : "failed") << "\n";
+                  << (r.fullBatchOutOfMemory ? "ran out of memory" : "fitted under the budget") << ", accumulation "
+                  << (r.accumulationSucceeded ? (r.paramsMatch() ? "matched it" : "gave different parameters") : "failed")
+                  << "\n";
         return kExitFails;
     }
     return 0;
+}
+
+// `tradeoff`: a fixed effective batch over micro-batches; a table, and accum-tradeoff.json.
+int runTradeoffCommand(const MemoryFlags &f)
+{
+    TradeoffConfig t;
+    t.lab = memoryLab(f);
+    if (!f.microGrid.empty())
+        t.microGrid = parseGrid(f.microGrid);
+    t.numSteps = f.numSteps;
+    t.warmupSteps = f.warmupSteps;
+    validate(t);
+    const std::filesystem::path out = std::filesystem::path(f.outDir) / "accum-tradeoff.json";
+    if (!f.noWrite)
+        requireWritableDir(f.outDir);
+    const TradeoffResult r = runTradeoff(t);
+    std::printf("effective batch %lld on %s, budget %s\n", static_cast<long long>(t.lab.effectiveBatch), r.device.c_str(),
+                r.budgetBytes > 0 ? formatByteCount(r.budgetBytes).c_str() : "none");
+    std::printf("%6s %6s %12s %12s %12s  %s\n", "micro", "accum", "ms/step", "samples/s", "peak", "");
+    for (const TradeoffPoint &p : r.points) {
+        if (p.outOfMemory)
+            std::printf("%6lld %6lld %12s %12s %12s  %s\n", static_cast<long long>(p.microBatch),
+                        static_cast<long long>(p.accumSteps), "-", "-", "-", p.error.c_str());
+        else
+            std::printf("%6lld %6lld %12.2f %12.0f %12s\n", static_cast<long long>(p.microBatch),
+                        static_cast<long long>(p.accumSteps), p.stepMsMedian, p.samplesPerSec,
+                        p.peakMemBytes ? formatByteCount(*p.peakMemBytes).c_str() : "n/a");
+    }
+    if (!f.noWrite) {
+        writeFileAtomic(out, tradeoffJson(r).dump(2) + "\n");
+        std::cout << "wrote " << out.string() << "\n";
+    }
+    return 0;
+}
+
+// `find-micro-batch`: the largest micro-batch under the budget, and the accum_steps it takes.
+int runFinderCommand(const MemoryFlags &f)
+{
+    if (!f.budgetGiven && f.noBudget)
+        throw ConfigError("the finder needs a budget");
+    const MicroBatchFinding r = findMicroBatch(memoryLab(f));
+    if (f.json) {
+        nlohmann::json tried = nlohmann::json::array();
+        for (const auto &[micro, fitted] : r.tried)
+            tried.push_back({{"micro_batch", micro}, {"fits", fitted}});
+        std::cout << nlohmann::json{{"budget_bytes", r.budgetBytes},
+                                    {"micro_batch", r.microBatch},
+                                    {"accum_steps", r.accumSteps},
+                                    {"effective_batch", r.effectiveBatch},
+                                    {"world_size", r.worldSize},
+                                    {"tried", tried},
+                                    {"sentence", r.sentence()}}
+                         .dump(2)
+                  << std::endl;
+    } else {
+        for (const auto &[micro, fitted] : r.tried)
+            std::cout << "micro-batch " << micro << ": " << (fitted ? "fits" : "out of memory") << "\n";
+        std::cout << r.sentence() << " (budget " << formatByteCount(r.budgetBytes) << ")\n";
+    }
+    return r.microBatch > 0 ? 0 : kExitFails;
 }
 
 // The main job over `world` ranks: the sweep's effective batch is micro x accum x world, and
@@ -485,15 +613,53 @@ int runMain(int argc, char **argv)
     app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
     app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--lang", s.lang, "language of the skill recipe: en | fa")->capture_default_str();
+    std::string memoryCounter = "on";
+    app.add_option("--memory-counter", memoryCounter,
+                   "on | off: count CPU tensor memory (peak_mem_bytes); off is the overhead benchmark's baseline")
+        ->capture_default_str();
 
-    OomFlags m;
+    MemoryFlags m;
+    const auto addMemoryOptions = [&m](CLI::App *cmd) {
+        cmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
+        cmd->add_option("--device", m.device, "auto | cpu | cuda")->capture_default_str();
+        cmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+        cmd->add_option("--optimizer", m.optimizer, "sgd | momentum | adamw")->capture_default_str();
+        cmd->add_option("--lr", m.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+        cmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
+        cmd->add_option("--effective-batch", m.effectiveBatch, "samples per optimizer step, over all ranks")
+            ->transform(decimal<int64_t>())
+            ->capture_default_str();
+        cmd->add_option("--world-size", m.worldSize, "ranks the effective batch is split over (one is measured)")
+            ->transform(decimal<int64_t>())
+            ->capture_default_str();
+        cmd->add_option("--budget", m.budget, "memory budget in bytes, above what is allocated when a run starts")
+            ->transform(decimal<int64_t>())
+            ->each([&m](const std::string &) { m.budgetGiven = true; });
+        cmd->add_option("--fails-after", m.failsAfter,
+                        "the budget measured so that this many samples per micro-batch fit and the next micro-batch "
+                        "that divides the effective batch does not (ignored with --budget)")
+            ->transform(decimal<int64_t>())
+            ->capture_default_str();
+        cmd->add_flag("--json", m.json, "print one JSON object");
+    };
     auto *oomCmd = app.add_subcommand(
-        "oom-demo", "CUDA: cap GPU memory so the full effective batch runs out of memory, then accumulate it");
-    oomCmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
-    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
-    oomCmd->add_option("--accum-steps", m.accumSteps, "micro-batches per effective batch (> 2)")->transform(decimal<int64_t>())->capture_default_str();
-    oomCmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
-    oomCmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
+        "oom-demo", "under a memory budget the full effective batch fails with out-of-memory; accumulation fits it");
+    addMemoryOptions(oomCmd);
+    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch with --budget (else --fails-after)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    auto *tradeoffCmd = app.add_subcommand(
+        "tradeoff", "a fixed effective batch over micro-batches: time per step and measured peak memory; accum-tradeoff.json");
+    addMemoryOptions(tradeoffCmd);
+    tradeoffCmd->add_flag("--no-budget", m.noBudget, "no budget wall: every point runs");
+    tradeoffCmd->add_option("--micro-grid", m.microGrid, "micro-batches, comma-separated (default: powers of two)");
+    tradeoffCmd->add_option("--num-steps", m.numSteps, "timed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    tradeoffCmd->add_option("--warmup-steps", m.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    tradeoffCmd->add_option("--out-dir", m.outDir, "folder for accum-tradeoff.json")->capture_default_str();
+    tradeoffCmd->add_flag("--no-write", m.noWrite, "do not write accum-tradeoff.json");
+    auto *finderCmd = app.add_subcommand(
+        "find-micro-batch", "the largest micro-batch that fits the budget, by doubling then bisection, and its accum_steps");
+    addMemoryOptions(finderCmd);
 
     EquivalenceFlags e;
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
@@ -545,9 +711,14 @@ int runMain(int argc, char **argv)
     }
 
     try {
+        if (!parseOnOff(memoryCounter, "--memory-counter"))
+            keepCpuMemoryCounterOff();
         // The main job's options belong before no subcommand: `--lr 0.5 equivalence` would
         // otherwise set the sweep's rate and run the check with its own, silently.
-        const CLI::App *sub = expCmd->parsed() ? expCmd : oomCmd->parsed() ? oomCmd : eqCmd->parsed() ? eqCmd : nullptr;
+        const CLI::App *sub = nullptr;
+        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd})
+            if (c->parsed())
+                sub = c;
         if (sub)
             for (const CLI::Option *o : app.get_options())
                 if (o->count() > 0)
@@ -573,6 +744,10 @@ int runMain(int argc, char **argv)
             return runExperimentCommand(x);
         if (oomCmd->parsed())
             return runOomDemoCommand(m);
+        if (tradeoffCmd->parsed())
+            return runTradeoffCommand(m);
+        if (finderCmd->parsed())
+            return runFinderCommand(m);
         // A rank (torchrun's environment), a launcher of ranks, or one process.
         if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
             throw ConfigError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +

@@ -42,8 +42,12 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
                                      QStringLiteral("Write nothing: no exports from the terminal lesson or an autorun, no saved settings."));
     const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, memory or table (the lab with that tab), experiments or quiz."),
                                   QStringLiteral("name"));
+    const QCommandLineOption memoryRun(QStringLiteral("memory-run"),
+                                       QStringLiteral("With --screenshot: on the Memory tab, run these in order before the "
+                                                      "picture: demo, tradeoff, finder (comma-separated)."),
+                                       QStringLiteral("list"));
     parser.addOptions({autorun, grid, steps, micro, threads, seed, lr, noWrite, exportJson, screenshot, quit, lang, size,
-                       experiment, page});
+                       experiment, page, memoryRun});
     parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
     if (!parser.parse(args)) {
         *error = parser.errorText();
@@ -81,6 +85,15 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     if (!f.page.isEmpty() && !kPages.contains(f.page)) {
         *error = QStringLiteral("--page takes lab, memory, table, experiments or quiz");
         return false;
+    }
+    if (parser.isSet(memoryRun)) {
+        f.memoryRuns = parser.value(memoryRun).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        static const QStringList kRuns = {QStringLiteral("demo"), QStringLiteral("tradeoff"), QStringLiteral("finder")};
+        for (const QString &r : f.memoryRuns)
+            if (!kRuns.contains(r)) {
+                *error = QStringLiteral("--memory-run takes demo, tradeoff and finder, comma-separated");
+                return false;
+            }
     }
     if (!positiveInt(steps, f.numSteps, 1) || !positiveInt(micro, f.microBatch, 1) || !positiveInt(threads, f.threads, 0))
         return false;

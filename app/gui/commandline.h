@@ -33,6 +33,7 @@ struct Flags {
     QString lang;
     QString experiment;
     QString page;
+    QStringList memoryRuns; // --memory-run: demo, tradeoff, finder, in order, on the Memory tab
     QString presetFile;
     QSize windowSize;
 };

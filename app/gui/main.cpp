@@ -7,6 +7,7 @@
 //             accumlab --autorun --experiment no-division --screenshot FILE.png --quit
 //             accumlab --page quiz --screenshot FILE.png --quit
 //             accumlab --page memory --screenshot FILE.png --quit   (the lab with its Memory tab)
+//             accumlab --memory-run demo,tradeoff --screenshot FILE.png --quit   (after those runs)
 // With no display (and no QT_QPA_PLATFORM) it says so and runs the CLI's lesson instead;
 // autorun and screenshot modes then use the offscreen platform. --help and --version need
 // no display.
@@ -15,6 +16,7 @@
 #include "ui/filereading.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
+#include "ui/enginecontroller.h"
 #include "ui/memoryview.h"
 
 #include "core/export.h"
@@ -26,6 +28,7 @@
 #include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStringList>
@@ -36,6 +39,7 @@
 #include <QTimer>
 
 #include <clocale>
+#include <memory>
 #include <cstdio>
 #include <iostream>
 
@@ -175,14 +179,35 @@ int main(int argc, char **argv)
         ui::AutorunOptions options{flags.exportJson, flags.screenshot, flags.experiment};
         QTimer::singleShot(kAutorunStartDelayMs, &window, [&window, options] { window.startAutorun(options); });
     } else if (!flags.screenshot.isEmpty()) {
-        // Screenshot without a sweep: the window as it opens, after the first layout.
-        QTimer::singleShot(500, &window, [&] {
+        const auto screenshotAndQuit = [&] {
             const bool ok = window.saveScreenshot(flags.screenshot, &error);
             if (!ok)
                 std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
             if (flags.quit)
                 QApplication::exit(ok ? 0 : 1);
-        });
+        };
+        if (flags.memoryRuns.isEmpty()) {
+            // Screenshot without a sweep: the window as it opens, after the first layout.
+            QTimer::singleShot(500, &window, screenshotAndQuit);
+        } else {
+            // The Memory tab after its runs, each started when the one before has answered.
+            window.tabs()->setCurrentWidget(window.memoryView());
+            auto runs = std::make_shared<QStringList>(flags.memoryRuns);
+            const auto next = [&window, runs, screenshotAndQuit] {
+                if (runs->isEmpty()) {
+                    QTimer::singleShot(300, &window, screenshotAndQuit);
+                    return;
+                }
+                const QString run = runs->takeFirst();
+                const char *button = run == QLatin1String("demo")       ? "oomDemoButton"
+                                     : run == QLatin1String("tradeoff") ? "tradeoffButton"
+                                                                        : "finderButton";
+                if (auto *b = window.memoryView()->findChild<QPushButton *>(QLatin1String(button)))
+                    b->click();
+            };
+            QObject::connect(window.controller(), &ui::EngineController::memoryLabFinished, &window, next);
+            QTimer::singleShot(500, &window, next);
+        }
     }
     return app.exec();
 }

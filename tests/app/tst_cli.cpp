@@ -166,7 +166,16 @@ private slots:
         QTest::newRow("bad no-sync") << QStringList{"--no-sync", "maybe"};
         QTest::newRow("bad lang") << QStringList{"--lang", "de"};
         QTest::newRow("zero hidden") << QStringList{"--hidden", "-3"};
-        QTest::newRow("oom demo accum 2") << QStringList{"oom-demo", "--accum-steps", "2"};
+        QTest::newRow("oom demo, budget zero") << QStringList{"oom-demo", "--budget", "0"};
+        QTest::newRow("oom demo, negative budget") << QStringList{"oom-demo", "--budget", "-5"};
+        QTest::newRow("oom demo, budget under the weights") << QStringList{"oom-demo", "--budget", "1000"};
+        QTest::newRow("oom demo, budget beyond the machine") << QStringList{"oom-demo", "--budget", "1000000000000000000"};
+        QTest::newRow("oom demo, fails after a non-divisor") << QStringList{"oom-demo", "--fails-after", "48"};
+        QTest::newRow("oom demo, micro-batch is the whole batch") << QStringList{"oom-demo", "--fails-after", "512"};
+        QTest::newRow("tradeoff, effective over ranks") << QStringList{"tradeoff", "--effective-batch", "513", "--world-size", "2"};
+        QTest::newRow("tradeoff, grid entry not dividing") << QStringList{"tradeoff", "--micro-grid", "3,4"};
+        QTest::newRow("tradeoff, out-dir is a file") << QStringList{"tradeoff", "--out-dir", "blocker"};
+        QTest::newRow("finder, budget zero") << QStringList{"find-micro-batch", "--budget", "0"};
         QTest::newRow("out-dir is a file") << QStringList{"--out-dir", "blocker"};
         QTest::newRow("unwritable out-dir") << QStringList{"--out-dir", "/proc/accumlab"};
         QTest::newRow("split does not divide") << QStringList{"equivalence", "--accum-steps", "3"};
@@ -326,12 +335,67 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"blocker"});
     }
 
+    // The lesson's story on this CPU: under the "fails after 32 samples" budget the full batch
+    // of 512 fails inside LibTorch and 16 x 32 fits with the full batch's parameters. The
+    // planted row gives a budget the whole batch fits: the demo must say the contrast did not show.
+    void oomDemo_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("fails after 32") << QStringList{} << 0;
+        QTest::newRow("planted: a roomy budget") << QStringList{"--budget", "64000000"} << 1;
+    }
+    void oomDemo()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        const Run r = runCli(QStringList{"oom-demo", "--json", "--device", "cpu"} + args);
+        QCOMPARE(r.exitCode, exitCode);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(o.value("full_batch_out_of_memory").toBool(), exitCode == 0);
+        QVERIFY(o.value("accumulation_succeeded").toBool());
+        QVERIFY(o.value("params_match").toBool());
+        QVERIFY(o.value("accumulation").toObject().value("peak_bytes").toDouble() <= o.value("budget_bytes").toDouble());
+        if (exitCode == 0) {
+            QCOMPARE(o.value("fails_after_samples").toInt(), 32);
+            QVERIFY(o.value("full_batch_error").toString().startsWith("CPU out of memory. Tried to allocate"));
+            QVERIFY(o.value("full_batch").toObject().value("peak_bytes").toDouble() > o.value("budget_bytes").toDouble());
+        } else {
+            QVERIFY2(r.err.contains("the out-of-memory contrast did not show"), qPrintable(r.err));
+        }
+    }
+
+    // The trade-off sweep writes accum-tradeoff.json, which the validating reader takes back:
+    // micro-batches 1 to 32 fit the lesson's budget, 64 to 512 ran out of memory.
+    void tradeoffWritesAReadableFile()
+    {
+        QTemporaryDir dir;
+        const Run r = runCli({"tradeoff", "--device", "cpu", "--num-steps", "2", "--out-dir", dir.filePath("out")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("CPU out of memory"), qPrintable(r.out));
+        QFile f(dir.filePath("out/accum-tradeoff.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const TradeoffFile t = parseTradeoffJson(f.readAll().toStdString());
+        QCOMPARE(t.effectiveBatch, int64_t(512));
+        QCOMPARE(t.points.size(), size_t(10));
+        for (const TradeoffPoint &p : t.points)
+            QCOMPARE(p.outOfMemory, p.microBatch > 32);
+    }
+
+    void finderSaysItInWords()
+    {
+        const Run r = runCli({"find-micro-batch", "--device", "cpu"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("micro-batch 64: out of memory"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("32 samples fit; effective 512 = 32 x 16 x 1"), qPrintable(r.out));
+    }
+
     void cudaWhereThereIsNone_data()
     {
         QTest::addColumn<QStringList>("args");
         QTest::newRow("sweep on cuda") << QStringList{"--device", "cuda", "--no-write"};
         QTest::newRow("equivalence on cuda") << QStringList{"equivalence", "--device", "cuda"};
-        QTest::newRow("oom demo") << QStringList{"oom-demo"};
+        QTest::newRow("oom demo") << QStringList{"oom-demo", "--device", "cuda"};
     }
     void cudaWhereThereIsNone()
     {
@@ -425,7 +489,7 @@ private slots:
     }
 
     // --hidden overrides the preset's width; --lang fa writes the Persian recipe; peak memory
-    // is null (not measured) on the CPU.
+    // is measured on the CPU by the counting allocator, and null with the counter kept off.
     void modelWidthAndRecipeLanguage()
     {
         QTemporaryDir dir;
@@ -435,7 +499,14 @@ private slots:
         QVERIFY(curve.open(QIODevice::ReadOnly));
         const CurveFile file = parseCurveJson(curve.readAll().toStdString());
         QCOMPARE(file.raw.at("config").at("hidden").get<int>(), 32);
-        QVERIFY(file.raw.at("points")[0].at("peak_mem_bytes").is_null());
+        // Weights and gradients of the 64-32-32-16 model alone are 4 x 3.7k parameters x 2.
+        QVERIFY(file.raw.at("points")[0].at("peak_mem_bytes").get<int64_t>() > 2 * 4 * 3600);
+        QTemporaryDir off;
+        const Run r2 = runCli(fastSweep() + QStringList{"--memory-counter", "off", "--hidden", "32", "--out-dir", off.path()});
+        QVERIFY2(r2.exitCode == 0, qPrintable(r2.err));
+        QFile offCurve(off.filePath("accum-curve.json"));
+        QVERIFY(offCurve.open(QIODevice::ReadOnly));
+        QVERIFY(parseCurveJson(offCurve.readAll().toStdString()).raw.at("points")[0].at("peak_mem_bytes").is_null());
         QFile skill(dir.filePath("skill-gradient-accumulation.md"));
         QVERIFY(skill.open(QIODevice::ReadOnly));
         const QString md = QString::fromUtf8(skill.readAll());

@@ -6,6 +6,8 @@
 #include "../fuzz/curve_invariants.h"
 
 #include <QDir>
+
+#include <functional>
 #include <QtTest>
 
 using namespace accumlab;
@@ -32,6 +34,22 @@ std::string pointWith(const std::string &field, const std::string &value)
     else
         point[field] = nlohmann::ordered_json::parse(value);
     return R"({"schema":"accum-curve.v1","points":[)" + point.dump() + "]}";
+}
+
+// A two-point accum-tradeoff.v1 file at effective batch 64 under a budget of 1000 bytes: micro 32
+// fitted with a peak of 900, micro 64 ran out of memory. `edit` changes it before it is written.
+std::string tradeoffWith(const std::function<void(nlohmann::json &)> &edit)
+{
+    nlohmann::json j = {{"schema", "accum-tradeoff.v1"}, {"effective_batch", 64}, {"world_size", 1}, {"budget_bytes", 1000},
+                        {"points",
+                         {{{"micro_batch", 32}, {"accum_steps", 2}, {"effective_batch", 64}, {"out_of_memory", false},
+                           {"error", nullptr}, {"steps", 3}, {"step_ms_median", 2.5}, {"samples_per_sec", 25600},
+                           {"peak_mem_bytes", 900}},
+                          {{"micro_batch", 64}, {"accum_steps", 1}, {"effective_batch", 64}, {"out_of_memory", true},
+                           {"error", "CPU out of memory."}, {"steps", 0}, {"step_ms_median", 0}, {"samples_per_sec", 0},
+                           {"peak_mem_bytes", 1000}}}}};
+    edit(j);
+    return j.dump();
 }
 
 QString rejection(const std::string &text)
@@ -199,6 +217,58 @@ private slots:
             QCOMPARE(d.number, number);
             QCOMPARE(d.limit, limit);
             QCOMPARE(QString::fromStdString(d.found), found);
+        }
+    }
+
+    // The trade-off reader: a good file reads back; each planted fault is refused with its code.
+    void tradeoffReader_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<int>("code"); // -1: reads back
+        QTest::newRow("good") << "" << -1;
+        QTest::newRow("curve schema") << "schema" << int(CurveErrorCode::WrongSchema);
+        QTest::newRow("effective disagrees") << "effective" << int(CurveErrorCode::BatchIdentity);
+        QTest::newRow("out of memory with timed steps") << "oom steps" << int(CurveErrorCode::OutOfRange);
+        QTest::newRow("fitted above the budget") << "above budget" << int(CurveErrorCode::OutOfRange);
+        QTest::newRow("no out_of_memory") << "no flag" << int(CurveErrorCode::MissingField);
+        QTest::newRow("negative peak") << "negative peak" << int(CurveErrorCode::NotAWholeNumber);
+        QTest::newRow("zero world size") << "world" << int(CurveErrorCode::NotAWholeNumber);
+        QTest::newRow("fitted without a time") << "no time" << int(CurveErrorCode::OutOfRange);
+    }
+    void tradeoffReader()
+    {
+        QFETCH(QString, fault);
+        QFETCH(int, code);
+        const std::string text = tradeoffWith([&](nlohmann::json &j) {
+            auto &fit = j["points"][0];
+            auto &oom = j["points"][1];
+            if (fault == "schema")
+                j["schema"] = "accum-curve.v1";
+            else if (fault == "effective")
+                fit["accum_steps"] = 3;
+            else if (fault == "oom steps")
+                oom["steps"] = 2;
+            else if (fault == "above budget")
+                fit["peak_mem_bytes"] = 1001;
+            else if (fault == "no flag")
+                fit.erase("out_of_memory");
+            else if (fault == "negative peak")
+                fit["peak_mem_bytes"] = -1;
+            else if (fault == "world")
+                j["world_size"] = 0;
+            else if (fault == "no time")
+                fit["step_ms_median"] = 0;
+        });
+        try {
+            const TradeoffFile f = parseTradeoffJson(text);
+            QCOMPARE(code, -1);
+            QCOMPARE(f.points.size(), size_t(2));
+            QCOMPARE(*f.budgetBytes, int64_t(1000));
+            QVERIFY(!f.points[0].outOfMemory && f.points[1].outOfMemory);
+            QCOMPARE(*f.points[0].peakMemBytes, int64_t(900));
+        } catch (const CurveFormatError &e) {
+            QVERIFY2(code != -1, e.what());
+            QCOMPARE(int(e.code()), code);
         }
     }
 

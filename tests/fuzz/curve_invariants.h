@@ -1,4 +1,5 @@
-// What must hold for any input to the accum-curve.v1 reader, shared by the libFuzzer target
+// What must hold for any input to the accum-curve.v1 reader (and to the accum-tradeoff.v1
+// reader beside it), shared by the libFuzzer target
 // (fuzz_curve_json.cpp) and the corpus replay in the Qt Test suite (tst_curve_corpus.cpp):
 //  - the reader returns or throws CurveFormatError, nothing else;
 //  - an accepted file has points that satisfy the lesson's identity and bounds;
@@ -27,12 +28,39 @@ inline bool samePoint(const SweepPoint &a, const SweepPoint &b)
            sameValue(a.avgLoss, b.avgLoss) && a.samplesPerSec == b.samplesPerSec &&
            a.medianStepMs == b.medianStepMs && a.syncCalls == b.syncCalls && a.steps == b.steps &&
            a.worldSize == b.worldSize && a.diverged == b.diverged && a.divergedAtStep == b.divergedAtStep &&
-           a.peakMemBytes == b.peakMemBytes && a.device == b.device && a.dtype == b.dtype;
+           a.peakMemBytes == b.peakMemBytes && a.held == b.held && a.device == b.device && a.dtype == b.dtype;
+}
+
+// The accum-tradeoff.v1 reader on the same text: it returns or throws CurveFormatError; an
+// accepted file keeps the batch identity, timed steps exactly where memory held, and no
+// fitted point above the budget.
+inline std::string tradeoffInvariantViolation(const std::string &text)
+{
+    TradeoffFile file;
+    try {
+        file = parseTradeoffJson(text);
+    } catch (const CurveFormatError &e) {
+        return std::string(e.what()).empty() ? "a trade-off rejection without a message" : "";
+    } catch (const std::exception &e) {
+        return std::string("the trade-off reader threw something other than CurveFormatError: ") + e.what();
+    }
+    for (const TradeoffPoint &p : file.points) {
+        if (p.microBatch < 1 || p.accumSteps < 1 || p.effectiveBatch != file.effectiveBatch ||
+            static_cast<__int128>(p.microBatch) * p.accumSteps * file.worldSize != file.effectiveBatch)
+            return "an accepted trade-off point breaks effective = micro x accum x world";
+        if (p.outOfMemory != (p.steps == 0))
+            return "an accepted trade-off point has timed steps and ran out of memory, or neither";
+        if (file.budgetBytes && p.peakMemBytes && !p.outOfMemory && *p.peakMemBytes > *file.budgetBytes)
+            return "an accepted trade-off point fitted above its budget";
+    }
+    return "";
 }
 
 // Empty when every invariant holds, else what broke. `accepted` tells which way the reader went.
 inline std::string curveInvariantViolation(const std::string &text, bool *accepted = nullptr)
 {
+    if (std::string tradeoff = tradeoffInvariantViolation(text); !tradeoff.empty())
+        return tradeoff;
     CurveFile file;
     try {
         file = parseCurveJson(text);

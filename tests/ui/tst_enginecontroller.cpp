@@ -72,7 +72,7 @@ private slots:
     void cancelMidSweepWithin200ms();
     void cancelInEveryPhase_data();
     void cancelInEveryPhase();
-    void oomDemoWithoutCudaIsAnErrorInWords();
+    void memoryLabBadInputIsAnErrorInWords();
     void destroyMidRun();
     void equivalenceAnswersWithSerial();
 };
@@ -370,23 +370,34 @@ void TestEngineController::cancelInEveryPhase()
     }
 }
 
-// Without a CUDA device the demo answers with the reason in words (the same sentence the
-// memory view shows beside its disabled button), and the controller stays usable.
-void TestEngineController::oomDemoWithoutCudaIsAnErrorInWords()
+// Bad input to the memory lab is answered in words (core's sentence), and the controller
+// stays usable; a good request measures on this machine.
+void TestEngineController::memoryLabBadInputIsAnErrorInWords()
 {
-    if (cudaAvailable())
-        QSKIP("this machine has a CUDA device");
     EngineController controller;
-    QSignalSpy finished(&controller, &EngineController::oomDemoFinished);
-    const quint64 serial = controller.runOomDemo(OomDemoConfig{});
-    QVERIFY(controller.isOomDemoRunning());
+    QSignalSpy finished(&controller, &EngineController::memoryLabFinished);
+    MemoryLabRequest bad;
+    bad.tradeoff.lab.base.device = DeviceRequest::Cpu;
+    bad.tradeoff.lab.budgetBytes = 0;
+    const quint64 serial = controller.runMemoryLab(bad);
+    QVERIFY(controller.isMemoryLabRunning());
     QVERIFY(finished.wait(kWaitMs));
-    QVERIFY(!controller.isOomDemoRunning());
-    const auto u = finished.first().first().value<OomDemoUpdate>();
+    QVERIFY(!controller.isMemoryLabRunning());
+    const auto u = finished.first().first().value<MemoryLabUpdate>();
     QCOMPARE(u.serial, serial);
     QVERIFY(!u.ok && !u.cancelled);
-    QCOMPARE(u.error, EngineWorker::oomDemoUnavailableReason());
-    QVERIFY2(u.error.startsWith(QStringLiteral("It needs a CUDA GPU")), qPrintable(u.error));
+    QVERIFY2(u.error.contains(QStringLiteral("zero bytes holds nothing")), qPrintable(u.error));
+
+    MemoryLabRequest good = bad;
+    good.kind = MemoryLabKind::Finder;
+    good.tradeoff.lab.budgetBytes.reset();
+    good.tradeoff.lab.failsAfterSamples = 16;
+    good.tradeoff.lab.base.microBatch = 16;
+    controller.runMemoryLab(good);
+    QVERIFY(finished.wait(kWaitMs));
+    const auto g = finished.last().first().value<MemoryLabUpdate>();
+    QVERIFY2(g.ok, qPrintable(g.error));
+    QCOMPARE(g.finding.microBatch, int64_t(16));
 
     QSignalSpy eq(&controller, &EngineController::equivalenceFinished);
     controller.requestEquivalence(EquivalenceConfig{});

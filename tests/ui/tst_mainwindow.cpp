@@ -16,6 +16,7 @@
 #include "ui/memoryview.h"
 #include "ui/preset.h"
 #include "ui/quizwidget.h"
+#include "ui/tradeoffchart.h"
 
 #include "core/device.h"
 #include "core/export.h"
@@ -26,6 +27,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -69,23 +71,30 @@ QString labelText(QWidget *parent, const char *name)
     return label ? label->text() : QStringLiteral("<no label %1>").arg(QLatin1String(name));
 }
 
-// What a run on a GPU reports: the cap, the allocator's first line, the accumulated peak.
-OomDemoUpdate oomSuccess()
+// What a demo reports: the measured budget, LibTorch's out-of-memory line, the accumulated
+// batch's peak and its parameter difference.
+MemoryLabUpdate demoSuccess()
 {
-    OomDemoUpdate u;
+    MemoryLabUpdate u;
     u.serial = 1;
     u.ok = true;
-    u.config.microBatch = 256;
-    u.config.accumSteps = 16;
-    u.result.device = "cuda:0";
-    u.result.totalDeviceBytes = qint64(141) << 30;
-    u.result.microPeakBytes = qint64(300) << 20;
-    u.result.capBytes = 2 * u.result.microPeakBytes;
-    u.result.effectiveBatch = 4096;
-    u.result.fullBatchOutOfMemory = true;
-    u.result.fullBatchError = "CUDA out of memory. Tried to allocate 3.75 GiB (GPU 0; 139.72 GiB total capacity)";
-    u.result.accumulationSucceeded = true;
-    u.result.accumulationPeakBytes = qint64(310) << 20;
+    u.request.kind = MemoryLabKind::OomDemo;
+    u.request.tradeoff.lab.effectiveBatch = 512;
+    u.request.tradeoff.lab.failsAfterSamples = 32;
+    OomDemoResult &r = u.demo;
+    r.device = "cpu";
+    r.budgetBytes = 497500;
+    r.failsAfterSamples = 32;
+    r.microBatch = 32;
+    r.accumSteps = 16;
+    r.effectiveBatch = 512;
+    r.fullBatch.peakBytes = qint64(1843) << 10;
+    r.fullBatchOutOfMemory = true;
+    r.fullBatchError = "CPU out of memory. Tried to allocate 128.0 KiB (budget 485.8 KiB, 474.1 KiB already allocated under it)";
+    r.accumulationSucceeded = true;
+    r.accumulation.peakBytes = 496300;
+    r.maxParamDiff = 7.45e-9;
+    r.paramTolerance = 1e-4;
     return u;
 }
 
@@ -105,9 +114,10 @@ private slots:
     void bufferRatio_data();
     void bufferRatio();
     void memoryViewMarksOutOfMemory();
-    void oomDemoButtonSaysWhyItIsOff_data();
-    void oomDemoButtonSaysWhyItIsOff();
-    void oomDemoRequestAnswersInWords();
+    void memoryLabButtonsInBothLanguages_data();
+    void memoryLabButtonsInBothLanguages();
+    void memoryLabRunsOnThisMachine_data();
+    void memoryLabRunsOnThisMachine();
     void oomDemoResultInWords_data();
     void oomDemoResultInWords();
     void exportsWriteValidFiles();
@@ -238,7 +248,7 @@ void TestMainWindow::memoryViewMarksOutOfMemory()
     w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(16);
     w.applyConfigNow();
     MemoryView *m = w.memoryView();
-    // The default budget fits 32 samples: micro-batch 4 fits, 4 x 16 = 64 in one pass does not.
+    // The default budget holds the lesson's 32 samples: the effective batch of 512 in one pass does not fit.
     QVERIFY(m->microBatchFits());
     QVERIFY(!m->effectiveBatchFits());
     QVERIFY(m->effectiveBatchBytes() > m->microBatchBytes());
@@ -246,59 +256,75 @@ void TestMainWindow::memoryViewMarksOutOfMemory()
     QVERIFY(m->effectiveBatchFits());
 }
 
-// On a machine without a CUDA device the button is there, off, and says why in the window's
-// language (the build here may lack CUDA altogether, or the machine its GPU).
-void TestMainWindow::oomDemoButtonSaysWhyItIsOff_data()
+// The three buttons are there and on, on a machine without a GPU too, in the window's language.
+void TestMainWindow::memoryLabButtonsInBothLanguages_data()
 {
     QTest::addColumn<bool>("persian");
-    QTest::addColumn<QString>("unavailable");
-    QTest::addColumn<QString>("needs");
-    QTest::newRow("English") << false << QStringLiteral("Out-of-memory demo unavailable: ")
-                             << QStringLiteral("It needs a CUDA GPU");
-    QTest::newRow("Persian") << true << QStringLiteral("نمایش کمبود حافظه در دسترس نیست: ")
-                             << QStringLiteral("به یک GPU با CUDA نیاز دارد");
+    QTest::addColumn<QString>("demo");
+    QTest::newRow("English") << false << QStringLiteral("Run the out-of-memory demo");
+    QTest::newRow("Persian") << true << QStringLiteral("اجرای نمایش کمبود حافظه");
 }
 
-void TestMainWindow::oomDemoButtonSaysWhyItIsOff()
+void TestMainWindow::memoryLabButtonsInBothLanguages()
 {
     QFETCH(bool, persian);
-    QFETCH(QString, unavailable);
-    QFETCH(QString, needs);
-    if (cudaAvailable())
-        QSKIP("this machine has a CUDA device: the button is on");
+    QFETCH(QString, demo);
     switchLanguage(persian ? UiLanguage::Persian : UiLanguage::English);
     MainWindow w(false);
     MemoryView *m = w.memoryView();
-    auto *button = m->findChild<QPushButton *>(QStringLiteral("oomDemoButton"));
-    QVERIFY(button);
-    QVERIFY(!m->oomDemoAvailable());
-    QVERIFY(!button->isEnabled());
-    QCOMPARE(button->text(), persian ? QStringLiteral("اجرای نمایش کمبود حافظه") : QStringLiteral("Run the out-of-memory demo"));
-    const QString why = EngineWorker::oomDemoUnavailableReason();
-    QVERIFY2(why.startsWith(needs), qPrintable(why));
-    QVERIFY(why.contains(QStringLiteral("CUDA")));
-    QCOMPARE(button->toolTip(), why);
-    QCOMPARE(labelText(m, "oomDemoStatus"), unavailable + why);
-    QVERIFY(labelText(m, "oomDemoResult").isEmpty());
+    for (const char *name : {"oomDemoButton", "tradeoffButton", "finderButton"}) {
+        auto *button = m->findChild<QPushButton *>(QLatin1String(name));
+        QVERIFY(button);
+        QVERIFY(button->isEnabled());
+        QVERIFY(!button->toolTip().isEmpty());
+        if (persian)
+            QVERIFY2(!button->text().contains(QRegularExpression(QStringLiteral("[A-Za-z]"))), qPrintable(button->text()));
+    }
+    QCOMPARE(m->findChild<QPushButton *>(QStringLiteral("oomDemoButton"))->text(), demo);
+    QVERIFY(labelText(m, "memoryLabResult").isEmpty());
 }
 
-// The window's path end to end on this machine: the request goes through the controller to
-// the worker and the view shows its answer, the reason in words, not a crash.
-void TestMainWindow::oomDemoRequestAnswersInWords()
+// The window's path end to end on this machine's CPU: each button goes through the
+// controller to the worker and the view shows the measured answer. The planted row gives a
+// budget the whole batch fits: the demo must then say that no out-of-memory error was raised.
+void TestMainWindow::memoryLabRunsOnThisMachine_data()
 {
-    if (cudaAvailable())
-        QSKIP("this machine has a CUDA device: the demo would run");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<bool>("roomy");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("demo") << int(MemoryLabKind::OomDemo) << false << QStringLiteral("under the budget it failed inside LibTorch: \u2066CPU out of memory. Tried to allocate");
+    QTest::newRow("planted: a roomy budget") << int(MemoryLabKind::OomDemo) << true << QStringLiteral("no out-of-memory error was raised");
+    QTest::newRow("tradeoff") << int(MemoryLabKind::Tradeoff) << false << QStringLiteral("6 of 10 micro-batches fit the budget");
+    QTest::newRow("finder") << int(MemoryLabKind::Finder) << false << QStringLiteral("32 samples fit; effective 512 = 32 × 16 × 1");
+}
+
+void TestMainWindow::memoryLabRunsOnThisMachine()
+{
+    QFETCH(int, kind);
+    QFETCH(bool, roomy);
+    QFETCH(QString, says);
     MainWindow w(false);
     MemoryView *m = w.memoryView();
-    QSignalSpy finished(w.controller(), &EngineController::oomDemoFinished);
-    emit m->oomDemoRequested();
+    if (roomy)
+        m->setBudgetBytes(qint64(64) << 20);
+    QSignalSpy finished(w.controller(), &EngineController::memoryLabFinished);
+    const char *button = kind == int(MemoryLabKind::OomDemo) ? "oomDemoButton" : kind == int(MemoryLabKind::Tradeoff) ? "tradeoffButton" : "finderButton";
+    m->findChild<QPushButton *>(QLatin1String(button))->click();
+    QVERIFY(!m->findChild<QPushButton *>(QLatin1String(button))->isEnabled()); // one run at a time
     QVERIFY(finished.wait(kWaitMs));
-    QCOMPARE(labelText(m, "oomDemoResult"),
-             QStringLiteral("The out-of-memory demo failed: ") + EngineWorker::oomDemoUnavailableReason());
+    const QString text = labelText(m, "memoryLabResult");
+    QVERIFY2(text.contains(says), qPrintable(text));
+    QVERIFY(m->findChild<QPushButton *>(QLatin1String(button))->isEnabled());
+    if (kind == int(MemoryLabKind::Tradeoff)) {
+        QCOMPARE(m->tradeoffChart()->fittedPointCount(), 6);      // 1 to 32
+        QCOMPARE(m->tradeoffChart()->outOfMemoryPointCount(), 4); // 64 to 512
+    }
+    if (!roomy) // the budget is the measured one now
+        QVERIFY2(labelText(m, "memoryBudgetLabel").contains(QStringLiteral("measured")), qPrintable(labelText(m, "memoryBudgetLabel")));
 }
 
-// The rendering of an answer, without a GPU: a success names the cap, the allocator's
-// out-of-memory line and the accumulated batch's peak; a failure gives the error. Both
+// The rendering of an answer: a success names the budget, LibTorch's out-of-memory line, the
+// accumulated batch's peak and the parameter difference; a failure gives the error. Both
 // languages; numbers in the window's digits.
 void TestMainWindow::oomDemoResultInWords_data()
 {
@@ -318,50 +344,39 @@ void TestMainWindow::oomDemoResultInWords()
     const QLocale loc = LanguageManager::instance()->numberLocale();
     MainWindow w(false);
     MemoryView *m = w.memoryView();
-    OomDemoUpdate u = oomSuccess();
-    const QString error = QStringLiteral("CUDA error: an illegal memory access was encountered");
+    MemoryLabUpdate u = demoSuccess();
+    const QString error = QStringLiteral("a budget of zero bytes holds nothing; give a positive number of bytes");
     if (!ok) {
         u.ok = false;
         u.error = error;
-        u.result = OomDemoResult{};
+        u.demo = OomDemoResult{};
     }
-    m->showOomDemoResult(u);
-    const QString text = labelText(m, "oomDemoResult");
+    m->showMemoryLabResult(u);
+    const QString text = labelText(m, "memoryLabResult");
     QStringList expected;
-    if (!ok && !persian)
-        expected << QStringLiteral("The out-of-memory demo failed: ") + error;
-    if (!ok && persian)
-        expected << QStringLiteral("نمایش کمبود حافظه ناموفق بود: ") + error;
+    if (!ok)
+        expected << (persian ? QStringLiteral("اجرای حافظه ناموفق بود: ") : QStringLiteral("The memory run failed: ")) << error;
     if (ok) {
-        const QString cap = bytesIn(loc, u.result.capBytes);
-        const QString microPeak = bytesIn(loc, u.result.microPeakBytes);
-        const QString accumPeak = bytesIn(loc, u.result.accumulationPeakBytes);
-        const QString effective = loc.toString(qint64(4096));
-        const QString micro = loc.toString(qint64(256));
-        const QString accum = loc.toString(qint64(16));
-        // The allocator's own line, kept as it came (left to right inside Persian).
-        expected << QString::fromStdString(u.result.fullBatchError) << QStringLiteral("cuda:0");
+        const QString budget = bytesIn(loc, u.demo.budgetBytes);
+        const QString accumPeak = bytesIn(loc, u.demo.accumulation.peakBytes);
+        const QString fullPeak = bytesIn(loc, u.demo.fullBatch.peakBytes);
+        // LibTorch's own line, kept as it came (left to right inside Persian).
+        expected << QString::fromStdString(u.demo.fullBatchError) << budget << accumPeak << fullPeak << loc.toString(qint64(512))
+                 << loc.toString(qint64(32)) << loc.toString(qint64(16));
         if (persian)
-            expected << QStringLiteral("سقف تخصیص‌دهنده %1 گذاشته شد").arg(cap)
-                     << QStringLiteral("میکروبچ %1 نمونه‌ای، یعنی %2").arg(micro, microPeak)
-                     << QStringLiteral("کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر با خطای کمبود حافظه‌ی CUDA شکست خورد").arg(effective)
-                     << QStringLiteral("با انباشت %1 میکروبچ %2 نمونه‌ای با موفقیت اجرا شد").arg(accum, micro)
-                     << QStringLiteral("اوج اندازه‌گیری‌شده‌ی %1").arg(accumPeak);
+            expected << QStringLiteral("بودجه‌ی %1").arg(budget);
         else
-            expected << QStringLiteral("the allocator was capped at %1").arg(cap)
-                     << QStringLiteral("one micro-batch of %1 samples, %2").arg(micro, microPeak)
-                     << QStringLiteral("The full effective batch of %1 samples in one pass failed with CUDA out of memory")
-                            .arg(effective)
-                     << QStringLiteral("by accumulation of %1 micro-batches of %2 samples succeeded").arg(accum, micro)
-                     << QStringLiteral("measured peak of %1").arg(accumPeak);
+            expected << QStringLiteral("Budget %1 on").arg(budget)
+                     << QStringLiteral("under the budget it failed inside LibTorch")
+                     << QStringLiteral("By accumulation, 16 micro-batches of 32 samples fit, with a measured peak of %1").arg(accumPeak);
     }
     for (const QString &words : expected)
         QVERIFY2(text.contains(words), qPrintable(words + QStringLiteral("\n  not in: ") + text));
     if (persian)
-        QVERIFY2(!text.contains(QStringLiteral("micro-batch")) && !text.contains(QStringLiteral("demo")), qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("micro-batch")) && !text.contains(QStringLiteral("accumulation")), qPrintable(text));
     // The answer follows the language when it changes afterwards.
     switchLanguage(persian ? UiLanguage::English : UiLanguage::Persian);
-    QVERIFY(labelText(m, "oomDemoResult") != text);
+    QVERIFY(labelText(m, "memoryLabResult") != text);
 }
 
 void TestMainWindow::cleanup()

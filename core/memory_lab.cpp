@@ -1,0 +1,353 @@
+// The memory lab: every run builds the engine under the budget, so that the model's weights,
+// the window's samples, the optimizer's state and each micro-batch's activations are all
+// charged to it, and a run that needs more fails inside LibTorch, where a real one would.
+#include "core/memory_lab.h"
+
+#include "core/cpu_memory.h"
+#include "core/device.h"
+#include "core/gpu.h"
+#include "core/memory.h"
+
+#include <torch/torch.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace accumlab {
+
+namespace {
+
+bool isCuda(const std::string &device) { return device.rfind("cuda", 0) == 0; }
+
+void synchronize(const std::string &device)
+{
+    if (isCuda(device))
+        torch::cuda::synchronize();
+}
+
+std::string firstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
+
+// The budget on `device` while alive, counted from `baseline` bytes allocated: the CPU's
+// counting allocator, or the CUDA cap.
+class ScopedBudget {
+public:
+    ScopedBudget(const std::string &device, std::optional<int64_t> bytes, int64_t baseline) : m_device(device)
+    {
+        if (!bytes)
+            return;
+        if (isCuda(device)) {
+            capCudaMemory(device, bytes, baseline);
+            m_cudaCapped = true;
+        } else {
+            m_cpu.emplace(*bytes, baseline);
+        }
+    }
+    ~ScopedBudget()
+    {
+        if (m_cudaCapped)
+            capCudaMemory(m_device, std::nullopt);
+    }
+    ScopedBudget(const ScopedBudget &) = delete;
+    ScopedBudget &operator=(const ScopedBudget &) = delete;
+
+private:
+    std::string m_device;
+    std::optional<CpuMemoryBudget> m_cpu;
+    bool m_cudaCapped = false;
+};
+
+AccumConfig runConfig(const MemoryLabConfig &lab, int64_t micro)
+{
+    AccumConfig c = lab.base;
+    c.worldSize = 1; // one process stands for one rank and holds its share
+    c.microBatch = micro;
+    c.accumSteps = lab.effectiveBatch / lab.base.worldSize / micro;
+    return c;
+}
+
+int64_t weightBytes(const AccumConfig &c) { return parameterCount(c.modelShape()) * bytesPerElement(c.dtype); }
+
+BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, int64_t windows, const CancelToken *cancel,
+                    std::unique_ptr<AccumEngine> *keep)
+{
+    using Clock = std::chrono::steady_clock;
+    BudgetedRun run;
+    const std::string device = resolveDevice(config.device);
+    synchronize(device);
+    const int64_t before = currentMemoryBytes(device).value_or(0);
+    // The engine is built first, outside the budget: re-homing the parameters into the flat
+    // buffers holds the weights twice for a moment, a start-up cost of this engine rather than
+    // of training. What it keeps (weights, gradient buffers, samples) is charged to the budget,
+    // which counts from `before`, and the peak is that of the windows.
+    auto engine = std::make_unique<AccumEngine>(config);
+    {
+        synchronize(device);
+        resetPeakMemory(device);
+        ScopedBudget scope(device, budget, before);
+        try {
+            for (int64_t w = 0; w < windows; ++w) {
+                const auto t0 = Clock::now();
+                run.loss = engine->step(nullptr, cancel).loss;
+                synchronize(device);
+                run.stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            }
+        } catch (const c10::OutOfMemoryError &e) {
+            run.outOfMemory = true;
+            run.error = firstLine(e.what_without_backtrace());
+        }
+        if (const auto peak = peakMemoryBytes(device))
+            run.memory.peakBytes = *peak - before;
+        if (!run.outOfMemory)
+            run.memory.held = engine->heldBytes();
+    }
+    if (keep && !run.outOfMemory)
+        *keep = std::move(engine);
+    return run;
+}
+
+} // namespace
+
+std::vector<int64_t> dividingMicroBatches(int64_t effectiveBatch, int64_t worldSize)
+{
+    std::vector<int64_t> out;
+    if (worldSize < 1 || effectiveBatch < 1 || effectiveBatch % worldSize != 0)
+        return out;
+    const int64_t share = effectiveBatch / worldSize;
+    for (int64_t m = 1; m <= share && m <= kMaxMicroBatch; ++m)
+        if (share % m == 0)
+            out.push_back(m);
+    return out;
+}
+
+int64_t deviceMemoryBytes(const std::string &device)
+{
+    if (isCuda(device))
+        return cudaTotalBytes(device);
+    return static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<int64_t>(sysconf(_SC_PAGE_SIZE));
+}
+
+void validate(const MemoryLabConfig &lab)
+{
+    AccumConfig probe = lab.base;
+    probe.worldSize = 1;
+    probe.accumSteps = 1;
+    validate(probe);
+    if (lab.base.worldSize < 1 || lab.base.worldSize > kMaxWorldSize)
+        throw ConfigError("world size must be 1 to " + std::to_string(kMaxWorldSize));
+    if (lab.effectiveBatch < 1 || lab.effectiveBatch > kMaxMicroBatch * lab.base.worldSize)
+        throw ConfigError("the effective batch must be 1 to " + std::to_string(kMaxMicroBatch * lab.base.worldSize) +
+                          " samples");
+    if (lab.effectiveBatch % lab.base.worldSize != 0)
+        throw ConfigError("an effective batch of " + std::to_string(lab.effectiveBatch) + " does not split over " +
+                          std::to_string(lab.base.worldSize) + " ranks");
+    if (lab.budgetBytes && *lab.budgetBytes <= 0)
+        throw ConfigError(*lab.budgetBytes == 0 ? "a budget of zero bytes holds nothing; give a positive number of bytes"
+                                                : "a memory budget cannot be negative; give a positive number of bytes");
+    if (lab.failsAfterSamples < 0)
+        throw ConfigError("the samples after which memory fails must be a positive number");
+    if (lab.budgetBytes && lab.failsAfterSamples > 0)
+        throw ConfigError("give the budget in bytes or as the samples after which it fails, not both");
+    const std::string device = resolveDevice(lab.base.device);
+    if (lab.budgetBytes) {
+        const int64_t machine = deviceMemoryBytes(device);
+        if (machine > 0 && *lab.budgetBytes > machine)
+            throw ConfigError("a budget of " + formatByteCount(*lab.budgetBytes) + " is more than this machine's " +
+                              formatByteCount(machine) + " of " + (isCuda(device) ? "GPU memory" : "memory"));
+        const int64_t weights = weightBytes(lab.base);
+        if (*lab.budgetBytes <= weights)
+            throw ConfigError("a budget of " + formatByteCount(*lab.budgetBytes) + " does not hold even the model's own weights (" +
+                              formatByteCount(weights) + ")");
+    }
+    if (lab.failsAfterSamples > 0) {
+        const int64_t share = lab.effectiveBatch / lab.base.worldSize;
+        if (share % lab.failsAfterSamples != 0)
+            throw ConfigError("a micro-batch of " + std::to_string(lab.failsAfterSamples) + " does not divide the effective batch of " +
+                              std::to_string(lab.effectiveBatch) +
+                              (lab.base.worldSize > 1 ? " over " + std::to_string(lab.base.worldSize) + " ranks" : std::string()));
+    }
+    if (!isCuda(device) && !cpuMemoryCounted()) {
+        installCpuMemoryCounter();
+        if (!cpuMemoryCounted())
+            throw ConfigError("the CPU memory counter is off in this process; memory cannot be measured");
+    }
+}
+
+BudgetedRun runUnderBudget(const AccumConfig &config, int64_t budgetBytes, int64_t windows, const CancelToken *cancel)
+{
+    return runKept(config, budgetBytes > 0 ? std::optional<int64_t>(budgetBytes) : std::nullopt, windows, cancel, nullptr);
+}
+
+WindowMemory measureWindows(const AccumConfig &config, int64_t windows)
+{
+    return runKept(config, std::nullopt, windows, nullptr, nullptr).memory;
+}
+
+int64_t resolveBudget(const MemoryLabConfig &lab)
+{
+    if (lab.budgetBytes)
+        return *lab.budgetBytes;
+    const int64_t n = lab.failsAfterSamples > 0 ? lab.failsAfterSamples : lab.base.microBatch;
+    const WindowMemory m = measureWindows(runConfig(lab, n));
+    // A quarter of one sample's share: the next micro-batch that divides the effective batch
+    // (at least n more samples) cannot fit.
+    return m.peakBytes + std::max<int64_t>(1, m.transientBytes() / (4 * n));
+}
+
+OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)
+{
+    validate(lab);
+    OomDemoResult r;
+    r.device = resolveDevice(lab.base.device);
+    r.deviceBytes = deviceMemoryBytes(r.device);
+    r.effectiveBatch = lab.effectiveBatch;
+    r.microBatch = lab.failsAfterSamples > 0 ? lab.failsAfterSamples : lab.base.microBatch;
+    const int64_t share = lab.effectiveBatch / lab.base.worldSize;
+    if (share % r.microBatch != 0)
+        throw ConfigError("a micro-batch of " + std::to_string(r.microBatch) + " does not divide the effective batch of " +
+                          std::to_string(lab.effectiveBatch));
+    r.accumSteps = share / r.microBatch;
+    if (r.accumSteps < 2)
+        throw ConfigError("the demo needs at least two micro-batches per effective batch; the micro-batch of " +
+                          std::to_string(r.microBatch) + " is the whole effective batch");
+    r.failsAfterSamples = lab.budgetBytes ? 0 : r.microBatch;
+    MemoryLabConfig resolved = lab;
+    resolved.failsAfterSamples = r.failsAfterSamples;
+    r.budgetBytes = resolveBudget(resolved);
+    r.paramTolerance = EquivalenceConfig{}.fixedTolerance; // the lesson's 1e-4
+
+    // 1. The full effective batch in one pass without the cap: what it needs, and the
+    //    parameters its step gives (kept for the comparison).
+    std::unique_ptr<AccumEngine> reference;
+    const AccumConfig full = runConfig(lab, share);
+    r.fullBatch = runKept(full, std::nullopt, 1, cancel, &reference).memory;
+    // 2. The same under the budget: an out-of-memory error raised inside LibTorch.
+    const BudgetedRun capped = runKept(full, r.budgetBytes, 1, cancel, nullptr);
+    r.fullBatchOutOfMemory = capped.outOfMemory;
+    r.fullBatchError = capped.error;
+    // 3. The same samples by accumulation, under the same budget.
+    std::unique_ptr<AccumEngine> accumulated;
+    const BudgetedRun acc = runKept(runConfig(lab, r.microBatch), r.budgetBytes, 1, cancel, &accumulated);
+    r.accumulationSucceeded = !acc.outOfMemory;
+    r.accumulationError = acc.error;
+    r.accumulation = acc.memory;
+    r.accumulationLoss = acc.loss;
+    if (accumulated && reference)
+        r.maxParamDiff = accumulated->maxAbsParamDiff(*reference);
+    return r;
+}
+
+void validate(const TradeoffConfig &c)
+{
+    validate(c.lab);
+    if (c.numSteps < 1 || c.numSteps > 1000 || c.warmupSteps < 0 || c.warmupSteps > 1000)
+        throw ConfigError("the trade-off sweep needs 1 to 1000 timed steps and 0 to 1000 warm-up steps");
+    const int64_t share = c.lab.effectiveBatch / c.lab.base.worldSize;
+    for (int64_t m : c.microGrid) {
+        if (m < 1 || m > share)
+            throw ConfigError("micro-batch " + std::to_string(m) + " is outside 1 to " + std::to_string(share) +
+                              ", the effective batch's share of one rank");
+        if (share % m != 0)
+            throw ConfigError("micro-batch " + std::to_string(m) + " does not divide the effective batch of " +
+                              std::to_string(c.lab.effectiveBatch) +
+                              (c.lab.base.worldSize > 1 ? " over " + std::to_string(c.lab.base.worldSize) + " ranks" : std::string()));
+    }
+}
+
+TradeoffResult runTradeoff(const TradeoffConfig &config, const CancelToken *cancel, TradeoffProgress progress, void *context)
+{
+    validate(config);
+    TradeoffResult result;
+    result.config = config;
+    const int64_t share = config.lab.effectiveBatch / config.lab.base.worldSize;
+    if (result.config.microGrid.empty())
+        for (int64_t m = 1; m <= share; m *= 2)
+            if (share % m == 0)
+                result.config.microGrid.push_back(m);
+    result.device = resolveDevice(config.lab.base.device);
+    result.threads = currentThreads();
+    const bool budgeted = config.lab.budgetBytes || config.lab.failsAfterSamples > 0;
+    result.budgetBytes = budgeted ? resolveBudget(config.lab) : 0;
+    const auto &grid = result.config.microGrid;
+    for (size_t i = 0; i < grid.size(); ++i) {
+        const AccumConfig c = runConfig(config.lab, grid[i]);
+        TradeoffPoint p;
+        p.microBatch = c.microBatch;
+        p.accumSteps = c.accumSteps;
+        p.effectiveBatch = config.lab.effectiveBatch;
+        const BudgetedRun run = runUnderBudget(c, result.budgetBytes, config.warmupSteps + config.numSteps, cancel);
+        p.outOfMemory = run.outOfMemory;
+        p.error = run.error;
+        p.memory = run.memory;
+        if (currentMemoryBytes(result.device))
+            p.peakMemBytes = run.memory.peakBytes;
+        if (!run.outOfMemory) {
+            std::vector<double> timed(run.stepMs.begin() + config.warmupSteps, run.stepMs.end());
+            p.steps = static_cast<int64_t>(timed.size());
+            std::sort(timed.begin(), timed.end());
+            const size_t n = timed.size();
+            p.stepMsMedian = n % 2 ? timed[n / 2] : 0.5 * (timed[n / 2 - 1] + timed[n / 2]);
+            p.samplesPerSec = p.stepMsMedian > 0.0 ? 1000.0 * static_cast<double>(share) / p.stepMsMedian : 0.0;
+        }
+        result.points.push_back(p);
+        if (progress)
+            progress(context, result.points.back(), static_cast<int64_t>(i), static_cast<int64_t>(grid.size()));
+    }
+    return result;
+}
+
+std::string MicroBatchFinding::sentence() const
+{
+    if (microBatch == 0)
+        return "not even one sample fits in " + formatByteCount(budgetBytes);
+    return std::to_string(microBatch) + (microBatch == 1 ? " sample fits" : " samples fit") + "; effective " +
+           std::to_string(effectiveBatch) + " = " + std::to_string(microBatch) + " x " + std::to_string(accumSteps) + " x " +
+           std::to_string(worldSize);
+}
+
+MicroBatchFinding findMicroBatch(const MemoryLabConfig &lab, const CancelToken *cancel)
+{
+    validate(lab);
+    if (!lab.budgetBytes && lab.failsAfterSamples <= 0)
+        throw ConfigError("the finder needs a budget: in bytes, or as the samples after which memory fails");
+    MicroBatchFinding f;
+    f.budgetBytes = resolveBudget(lab);
+    f.effectiveBatch = lab.effectiveBatch;
+    f.worldSize = lab.base.worldSize;
+    const std::vector<int64_t> c = dividingMicroBatches(lab.effectiveBatch, lab.base.worldSize);
+    const auto fits = [&](size_t i) {
+        const bool ok = !runUnderBudget(runConfig(lab, c[i]), f.budgetBytes, 2, cancel).outOfMemory;
+        f.tried.emplace_back(c[i], ok);
+        return ok;
+    };
+    if (c.empty() || !fits(0))
+        return f;
+    // Doubling: the next candidate at least twice the last that fitted, until one fails.
+    size_t lo = 0, hi = c.size(); // c[lo] fits; c[hi] fails (c.size(): none failed yet)
+    while (lo + 1 < c.size()) {
+        size_t next = lo + 1;
+        while (next + 1 < c.size() && c[next] < 2 * c[lo])
+            ++next;
+        if (fits(next)) {
+            lo = next;
+        } else {
+            hi = next;
+            break;
+        }
+    }
+    // Bisection between the last that fitted and the first that failed.
+    while (hi < c.size() && hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (fits(mid))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    f.microBatch = c[lo];
+    f.accumSteps = lab.effectiveBatch / (f.microBatch * f.worldSize);
+    return f;
+}
+
+} // namespace accumlab

@@ -1,0 +1,45 @@
+// The trade-off sweep's chart (core/memory_lab.h, accum-tradeoff.v1): at a fixed effective
+// batch, the time per optimizer step (left axis) and the measured peak memory (right axis)
+// against the micro-batch on a log2 axis, the budget drawn as a dashed wall on the memory
+// axis, and the points that ran out of memory as red crosses on that wall. Plots are not
+// mirrored in Persian; titles and ticks follow the window's language. GUI thread only.
+#pragma once
+
+#include "core/memory_lab.h"
+
+#include <QChartView>
+
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QValueAxis;
+
+namespace accumlab::ui {
+
+class TradeoffChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit TradeoffChart(QWidget *parent = nullptr);
+
+    void setResult(const TradeoffResult &result);
+    int fittedPointCount() const;
+    int outOfMemoryPointCount() const;
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+
+    QLogValueAxis *m_xAxis = nullptr;
+    QValueAxis *m_msAxis = nullptr;
+    QValueAxis *m_memAxis = nullptr;
+    QLineSeries *m_ms = nullptr;
+    QLineSeries *m_mem = nullptr;
+    QLineSeries *m_budget = nullptr;
+    QScatterSeries *m_oom = nullptr;
+    double m_memUnit = 1024.0; // bytes per unit on the memory axis (KiB or MiB)
+    std::optional<TradeoffResult> m_result;
+};
+
+} // namespace accumlab::ui
