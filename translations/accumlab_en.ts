@@ -700,6 +700,25 @@
     </message>
 </context>
 <context>
+    <name>accumlab::ui::LanguageManager</name>
+    <message>
+        <source>%1 B</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::LessonPanel</name>
     <message>
         <source>Show me:</source>

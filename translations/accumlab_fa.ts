@@ -700,6 +700,25 @@
     </message>
 </context>
 <context>
+    <name>accumlab::ui::LanguageManager</name>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 بایت</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 کیلوبایت</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 مگابایت</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 گیگابایت</translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::LessonPanel</name>
     <message>
         <source>Show me:</source>
@@ -1292,7 +1311,7 @@
     </message>
     <message>
         <source>At the effective batch, every micro-batch from 1 up: time per optimizer step and measured peak memory; the points beyond the budget fail.</source>
-        <translation>در همین دسته‌ی مؤثر، هر میکروبچ از ۱ به بالا: زمان هر گام بهینه‌ساز و اوج اندازه‌گیری‌شده‌ی حافظه؛ نقطه‌های فراتر از بودجه شکست می‌خورند.</translation>
+        <translation>در همین دسته‌ی مؤثر، هر میکروبچ از یک به بالا: زمان هر گام بهینه‌ساز و اوج اندازه‌گیری‌شده‌ی حافظه؛ نقطه‌های فراتر از بودجه شکست می‌خورند.</translation>
     </message>
     <message>
         <source>Find the micro-batch</source>
@@ -1506,7 +1525,7 @@
     </message>
     <message>
         <source>effective batch (log2)</source>
-        <translation>دسته‌ی مؤثر (log2)‎</translation>
+        <translation>دسته‌ی مؤثر (محور لگاریتمی، پایه‌ی دو)</translation>
     </message>
     <message>
         <source>samples/sec</source>
@@ -1563,7 +1582,7 @@ median step %5 ms
     </message>
     <message>
         <source>micro-batch (log2 axis)</source>
-        <translation>میکروبچ (محور log2)‎</translation>
+        <translation>میکروبچ (محور لگاریتمی، پایه‌ی دو)</translation>
     </message>
     <message>
         <source>ms / step</source>

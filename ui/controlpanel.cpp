@@ -180,7 +180,10 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     auto *sweepForm = new QFormLayout(m_sweepBox);
     m_gridEdit = new QLineEdit;
     m_gridEdit->setObjectName(QStringLiteral("accumGridEdit"));
-    m_gridEdit->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9, ]*")), m_gridEdit));
+    // Latin, Persian and Arabic-Indic digits, the comma and the Arabic comma: a Persian
+    // keyboard types the grid as ۱،۲،۴ (read as 1,2,4 by toLatinDigits).
+    m_gridEdit->setValidator(new QRegularExpressionValidator(
+        QRegularExpression(QStringLiteral("[0-9\\x{06F0}-\\x{06F9}\\x{0660}-\\x{0669},\\x{060C} ]*")), m_gridEdit));
     addRow(sweepForm, QStringLiteral("accumGrid"), m_gridEdit);
     m_stepsSpin = new QSpinBox;
     m_stepsSpin->setObjectName(QStringLiteral("numStepsSpin"));
@@ -395,7 +398,7 @@ Preset ControlPanel::preset() const
     c.preset = comboValue<ModelPreset>(m_modelCombo, presetFromString);
     c.seed = static_cast<uint64_t>(m_seedSpin->value());
     p.pace = m_paceSlider->value();
-    p.accumGrid = m_gridEdit->text();
+    p.accumGrid = LanguageManager::toLatinDigits(m_gridEdit->text());
     p.numSteps = m_stepsSpin->value();
     p.warmupSteps = m_warmupSteps;
     p.threads = m_threads;

@@ -62,6 +62,34 @@ QString LanguageManager::ltr(const QString &text) { return QChar(0x2066) + text 
 
 QString LanguageManager::natural(const QString &text) { return QChar(0x2068) + text + QChar(0x2069); }
 
+QString LanguageManager::toLatinDigits(const QString &text)
+{
+    QString out = text;
+    for (QChar &c : out) {
+        const char16_t u = c.unicode();
+        if (u >= 0x06F0 && u <= 0x06F9)
+            c = QChar(u'0' + (u - 0x06F0));
+        else if (u >= 0x0660 && u <= 0x0669)
+            c = QChar(u'0' + (u - 0x0660));
+        else if (u == 0x060C)
+            c = QLatin1Char(',');
+    }
+    return out;
+}
+
+QString LanguageManager::formatBytes(const QLocale &loc, qint64 bytes)
+{
+    if (bytes < 1024)
+        return tr("%1 B").arg(loc.toString(bytes));
+    double v = static_cast<double>(bytes) / 1024.0;
+    if (v < 1024.0)
+        return tr("%1 KiB").arg(loc.toString(v, 'f', 1));
+    v /= 1024.0;
+    if (v < 1024.0)
+        return tr("%1 MiB").arg(loc.toString(v, 'f', 1));
+    return tr("%1 GiB").arg(loc.toString(v / 1024.0, 'f', 1));
+}
+
 void LanguageManager::loadFont()
 {
     for (const char *file : kFontFiles) {

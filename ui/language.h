@@ -33,6 +33,12 @@ public:
     // First-strong isolate (FSI ... PDI): text inside a plot, which is laid out left to right in
     // every language, still reads in its own direction (a Persian title right to left).
     static QString natural(const QString &text);
+    // Persian (U+06F0..9) and Arabic-Indic (U+0660..9) digits as Latin ones, and the Arabic
+    // comma (U+060C) as ',': what a Persian keyboard types into a numeric field, as the parser reads it.
+    static QString toLatinDigits(const QString &text);
+    // A byte count in binary units, one decimal, in `loc`'s digits and the window's words for
+    // the unit: "485.8 KiB", "۴۸۵٫۸ کیلوبایت". The one byte formatter of the window.
+    static QString formatBytes(const QLocale &loc, qint64 bytes);
 
     // Start-up choice: `override` (from --lang, may be empty), else the stored choice, else the
     // system locale. With `persist`, an override is stored as the new choice.

@@ -32,7 +32,7 @@ constexpr int kDefaultFailsAfter = 32; // "your accelerator fails after 32 sampl
 
 int sliderFor(double bytes) { return static_cast<int>(std::ceil(std::log2(std::max(bytes, 1.0)) * kStepsPerDoubling)); }
 
-QString formatBytes(const QLocale &loc, qint64 bytes) { return loc.formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); }
+QString formatBytes(const QLocale &loc, qint64 bytes) { return LanguageManager::formatBytes(loc, bytes); }
 
 } // namespace
 

@@ -23,7 +23,9 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QFontDatabase>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QSettings>
 #include <QSlider>
@@ -81,6 +83,10 @@ private slots:
     void equivalenceCauseInTheWindowsLanguage();
     void fileFiltersListFilesInEveryLanguage_data();
     void fileFiltersListFilesInEveryLanguage();
+    void bytesInTheWindowsWords_data();
+    void bytesInTheWindowsWords();
+    void persianDigitsTypedIntoTheGrid_data();
+    void persianDigitsTypedIntoTheGrid();
 };
 
 void TestLanguage::initTestCase()
@@ -321,6 +327,77 @@ void TestLanguage::fileFiltersListFilesInEveryLanguage()
         }(),
         5000);
     QCOMPARE(shown, QStringList{listed});
+}
+
+// The one byte formatter: binary units, one decimal, the unit in the window's words and the
+// number in its digits; no "kB" left in Persian.
+void TestLanguage::bytesInTheWindowsWords_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<bool>("latinDigits");
+    QTest::addColumn<qint64>("bytes");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("en bytes") << "en" << false << qint64(512) << QStringLiteral("512 B");
+    QTest::newRow("en KiB") << "en" << false << qint64(497459) << QStringLiteral("485.8 KiB");
+    QTest::newRow("en MiB") << "en" << false << qint64(1887437) << QStringLiteral("1.8 MiB");
+    QTest::newRow("fa bytes") << "fa" << false << qint64(512) << QStringLiteral("۵۱۲ بایت");
+    QTest::newRow("fa KiB") << "fa" << false << qint64(497459) << QStringLiteral("۴۸۵٫۸ کیلوبایت");
+    QTest::newRow("fa MiB") << "fa" << false << qint64(1887437) << QStringLiteral("۱٫۸ مگابایت");
+    QTest::newRow("fa GiB") << "fa" << false << (qint64(3) << 30) << QStringLiteral("۳٫۰ گیگابایت");
+    QTest::newRow("fa, Latin digits") << "fa" << true << qint64(497459) << QStringLiteral("485.8 کیلوبایت");
+}
+
+void TestLanguage::bytesInTheWindowsWords()
+{
+    QFETCH(QString, language);
+    QFETCH(bool, latinDigits);
+    QFETCH(qint64, bytes);
+    QFETCH(QString, expected);
+    LanguageManager *lm = LanguageManager::instance();
+    lm->setLanguage(LanguageManager::fromCode(language));
+    lm->setLatinDigits(latinDigits);
+    settle();
+    const QString text = LanguageManager::formatBytes(lm->numberLocale(), bytes);
+    lm->setLatinDigits(false);
+    QCOMPARE(text, expected);
+}
+
+// The sweep grid typed on a Persian keyboard (Persian digits, the Arabic comma) or with
+// Arabic-Indic digits: the field keeps what was typed and the sweep reads it as Latin. Typed
+// keys go through the field's validator, which used to drop every Persian digit; the last row
+// checks that the validator still refuses a letter.
+void TestLanguage::persianDigitsTypedIntoTheGrid_data()
+{
+    QTest::addColumn<QString>("typed");
+    QTest::addColumn<QString>("kept");
+    QTest::addColumn<QString>("grid");
+    QTest::newRow("Persian digits, Arabic comma") << QStringLiteral("۱،۲،۴") << QStringLiteral("۱،۲،۴") << QStringLiteral("1,2,4");
+    QTest::newRow("Arabic-Indic digits") << QStringLiteral("١,٨") << QStringLiteral("١,٨") << QStringLiteral("1,8");
+    QTest::newRow("mixed with Latin") << QStringLiteral("1،۱۶") << QStringLiteral("1،۱۶") << QStringLiteral("1,16");
+    QTest::newRow("a letter is refused") << QStringLiteral("1,x2") << QStringLiteral("1,2") << QStringLiteral("1,2");
+}
+
+void TestLanguage::persianDigitsTypedIntoTheGrid()
+{
+    QFETCH(QString, typed);
+    QFETCH(QString, kept);
+    QFETCH(QString, grid);
+    LanguageManager::instance()->setLanguage(UiLanguage::Persian);
+    settle();
+    MainWindow w(false);
+    auto *edit = w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"));
+    QVERIFY(edit);
+    edit->clear();
+    edit->setFocus();
+    // One key event per character, as a keyboard layout sends them (QTest::keyClicks takes
+    // ASCII only); QLineEdit inserts each through its validator.
+    for (const QChar c : typed) {
+        QKeyEvent press(QEvent::KeyPress, Qt::Key_unknown, Qt::NoModifier, QString(c));
+        QApplication::sendEvent(edit, &press);
+    }
+    QCOMPARE(edit->text(), kept);
+    QCOMPARE(w.currentPreset().accumGrid, grid);
+    QCOMPARE(parseGrid(grid.toStdString()).size(), size_t(grid.count(QLatin1Char(',')) + 1));
 }
 
 QTEST_MAIN(TestLanguage)

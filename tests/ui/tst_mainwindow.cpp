@@ -98,7 +98,7 @@ MemoryLabUpdate demoSuccess()
     return u;
 }
 
-QString bytesIn(const QLocale &loc, qint64 bytes) { return loc.formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat); }
+QString bytesIn(const QLocale &loc, qint64 bytes) { return LanguageManager::formatBytes(loc, bytes); }
 
 } // namespace
 
