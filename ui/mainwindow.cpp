@@ -139,8 +139,13 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::equivalenceFinished, this, &MainWindow::onEquivalence);
     // The memory lab runs the teaching controls' model, dtype, device and optimizer at the
     // memory tab's own effective batch and budget.
-    connect(m_memoryView, &MemoryView::memoryLabRequested, m_controller, &EngineController::runMemoryLab);
+    // A run can take a while (the wide model's trade-off sweep on a laptop): Stop cancels it.
+    connect(m_memoryView, &MemoryView::memoryLabRequested, this, [this](const MemoryLabRequest &request) {
+        m_controller->runMemoryLab(request);
+        updateActions();
+    });
     connect(m_controller, &EngineController::memoryLabFinished, m_memoryView, &MemoryView::showMemoryLabResult);
+    connect(m_controller, &EngineController::memoryLabFinished, this, [this] { updateActions(); });
 
     resize(kDefaultSize);
     retranslateUi();
@@ -622,7 +627,7 @@ void MainWindow::updateActions()
     m_stepAction->setEnabled(!sweeping);
     m_resetAction->setEnabled(!sweeping);
     m_sweepAction->setEnabled(!sweeping);
-    m_stopAction->setEnabled(sweeping || playing);
+    m_stopAction->setEnabled(sweeping || playing || m_controller->isMemoryLabRunning());
     m_exportCurveAction->setEnabled(!sweeping && m_lastSweep.has_value());
     m_exportSkillAction->setEnabled(!sweeping && m_lastSweep.has_value() && m_lastEquivalence.has_value());
     m_openPresetAction->setEnabled(!sweeping);

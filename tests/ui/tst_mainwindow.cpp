@@ -120,6 +120,7 @@ private slots:
     void memoryLabRunsOnThisMachine();
     void oomDemoResultInWords_data();
     void oomDemoResultInWords();
+    void stopCancelsAMemoryRun();
     void exportsWriteValidFiles();
     void failedExportLeavesNoFile();
     void presetRoundTrip();
@@ -377,6 +378,26 @@ void TestMainWindow::oomDemoResultInWords()
     // The answer follows the language when it changes afterwards.
     switchLanguage(persian ? UiLanguage::English : UiLanguage::Persian);
     QVERIFY(labelText(m, "memoryLabResult") != text);
+}
+
+// A memory run can be long (the wide model's trade-off sweep): Stop is on while one runs and
+// cancels it; the view says so, and its buttons and Stop come back as they were.
+void TestMainWindow::stopCancelsAMemoryRun()
+{
+    MainWindow w(false);
+    MemoryView *m = w.memoryView();
+    QAction *stop = w.findChild<QAction *>(QStringLiteral("stopAction"));
+    QVERIFY(stop && !stop->isEnabled());
+    QSignalSpy finished(w.controller(), &EngineController::memoryLabFinished);
+    auto *button = m->findChild<QPushButton *>(QStringLiteral("tradeoffButton"));
+    button->click();
+    QVERIFY(stop->isEnabled());
+    stop->trigger();
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(finished.first().first().value<MemoryLabUpdate>().cancelled);
+    QCOMPARE(labelText(m, "memoryLabResult"), QStringLiteral("The memory run was cancelled."));
+    QVERIFY(button->isEnabled());
+    QVERIFY(!stop->isEnabled());
 }
 
 void TestMainWindow::cleanup()
