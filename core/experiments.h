@@ -2,17 +2,22 @@
 // each measured live on real tensors with fixed seeds. An experiment returns named numbers,
 // optional curves, and claims whose verdicts are computed from those numbers by a stated
 // criterion; nothing here is a stored figure. The CLI (`accumlab-cli experiment`) and the
-// desktop app call the same functions. Not here: any UI, and any claim checked against a
-// remembered result. Plain C++ (no torch, no Qt): safe to include from the Qt side.
+// desktop app call the same functions. The words (titles, summaries, claim statements,
+// explanations, value labels) are data: resources/content/experiments/<id>.json, filled with
+// the result's values by core/content.h in the reader's language and digits. Not here: any
+// UI, any prose, and any claim checked against a remembered result. Plain C++ (no torch, no
+// Qt): safe to include from the Qt side.
 #pragma once
 
 #include "core/config.h"
+#include "core/content.h"
 #include "core/observer.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,17 +26,10 @@ namespace accumlab {
 
 class GradSync;
 
-// A user-visible string in both of the app's languages (UTF-8).
-struct LocalizedText {
-    std::string en;
-    std::string fa;
-};
-
-// A statement about the measured values and whether it holds.
+// A statement about the measured values and whether it holds. Its sentence is the content's
+// experiments/<experiment>.json at /claims/<id> (claimStatement()).
 struct ExperimentClaim {
     std::string id;
-    std::string statement;   // English sentence of what is claimed
-    std::string statementFa; // the same sentence in Persian
     std::string criterion;   // how `holds` is computed from the values (identifiers, not translated)
     bool holds = false;
     // Based on wall-clock timings: reported, but machine- and load-dependent; tests check
@@ -46,8 +44,6 @@ struct ExperimentClaim {
 
     // "holds", "does not hold", "inconclusive" or "observation".
     std::string outcome() const;
-
-    LocalizedText statementText() const { return {statement, statementFa}; }
 };
 
 struct ExperimentValue {
@@ -75,10 +71,10 @@ struct ClaimTally {
 
 struct ExperimentResult {
     std::string id;
-    std::string title;
-    std::string explanation;   // English paragraph explaining the measured outcome
-    std::string explanationFa; // the same paragraph in Persian, with the same figures
     std::vector<ExperimentValue> values;
+    // Placeholders of the texts that are not numbers: code tokens ("adamw"), the same in every
+    // language. Numbers are always values, so that every figure a sentence quotes is shown.
+    std::map<std::string, std::string> textStrings;
     std::vector<ExperimentSeries> series;
     std::vector<ExperimentClaim> claims;
 
@@ -87,7 +83,8 @@ struct ExperimentResult {
     // The named value; throws std::out_of_range when absent.
     double value(const std::string &name) const;
     const ExperimentClaim &claim(const std::string &id) const;
-    LocalizedText explanationText() const { return {explanation, explanationFa}; }
+    // The values and textStrings as a template's arguments.
+    TextArgs textArgs() const;
 };
 
 struct ExperimentInfo {
@@ -95,7 +92,8 @@ struct ExperimentInfo {
     int number = 0;         // 1..11, the order in the lesson
     bool lessonExercise = false; // 1-5 come from the lesson, 6-11 are pitfalls beyond it
     LocalizedText title;
-    LocalizedText summary;  // what the experiment shows, two or three sentences
+    LocalizedText summary;  // what the experiment shows, two or three sentences (a template)
+    TextArgs settings;      // the experiment's settings the summary quotes ("{accum_steps}")
 };
 
 // Creates the gradient sync the engine-based experiments use (nullptr = one rank, no
@@ -120,11 +118,25 @@ const ExperimentInfo *findExperiment(const std::string &id);
 ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &options = {},
                                const CancelToken *cancel = nullptr);
 
+// The content file of an experiment's words: "experiments/<id>.json".
+std::string experimentContentPath(const std::string &id);
+// The words of an experiment for one reader, filled with its figures in the reader's digits.
+// Throw ContentError when the content lacks the text or a placeholder has no value.
+std::string experimentTitle(const std::string &id, const NumberStyle &style = {});
+std::string experimentSummary(const ExperimentInfo &info, const NumberStyle &style = {});
+std::string claimStatement(const ExperimentResult &r, const ExperimentClaim &c, const NumberStyle &style = {});
+std::string explanation(const ExperimentResult &r, const NumberStyle &style = {});
+// A value's name as a reader reads it ("SGD update ratio", "samples/sec at accum_steps 4"):
+// the content's /values/<name>, or a pattern with {n} standing for a trailing number
+// ("samples_per_sec_accum_{n}"). Empty when the content has no label for it.
+std::string valueLabel(const std::string &experimentId, const std::string &valueName, const NumberStyle &style = {});
+
 // {"id", "title", "values": {...},
-//  "claims": [{"id","statement","statement_fa","criterion","holds","timing"}],
+//  "claims": [{"id","statement","statement_fa","criterion","holds","timing","outcome"}],
 //  "holds", "explanation", "explanation_fa", "series": [...]}
+// The English and Persian texts are rendered from the content (Persian digits in Persian).
 nlohmann::ordered_json toJson(const ExperimentResult &);
-// A readable summary: title, values, each claim with its verdict, the explanation.
+// A readable summary in English: title, values, each claim with its verdict, the explanation.
 std::string toText(const ExperimentResult &);
 
 } // namespace accumlab

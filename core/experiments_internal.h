@@ -10,24 +10,21 @@
 namespace accumlab::experiments {
 
 void addValue(ExperimentResult &r, const std::string &name, double value);
-// Appends a claim (its statement in English and Persian) and returns its verdict.
-bool addClaim(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
-              const std::string &criterion, bool holds, bool timing = false);
+// Appends a claim and returns its verdict. Its sentence is the content's /claims/<id>.
+bool addClaim(ExperimentResult &r, const std::string &id, const std::string &criterion, bool holds,
+              bool timing = false);
 // A statement true by construction, shown with its figures and no verdict mark.
-void addObservation(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
-                    const std::string &criterion);
+void addObservation(ExperimentResult &r, const std::string &id, const std::string &criterion);
 // A timing claim judged against the measured spread: it holds when even the least favourable
 // ends of the spreads agree, fails when even the most favourable ends disagree, and is
 // inconclusive in between.
 enum class TimingOutcome { Holds, Fails, Inconclusive };
-void addTimingClaim(ExperimentResult &r, const std::string &id, const LocalizedText &statement,
-                    const std::string &criterion, TimingOutcome outcome);
+void addTimingClaim(ExperimentResult &r, const std::string &id, const std::string &criterion,
+                    TimingOutcome outcome);
 void checkCancel(const CancelToken *cancel);
-// Puts a left-to-right mark on each side of a formula so that it keeps its reading order
-// inside a Persian sentence, e.g. ltr("2^-23"). Marks rather than isolates (LRI ... PDI):
-// both lay out right in the app, and marks are also understood by older terminals.
-std::string ltr(const std::string &text);
-// printf-style formatting into a std::string.
+
+// printf-style formatting into a std::string (criteria and the CLI's value column; words for
+// people come from the content).
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Experiment 1's values and verdicts from a finished sweep (tests feed it planted timings).

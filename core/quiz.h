@@ -1,10 +1,12 @@
-// The quiz as data: pre-lesson, check and post-lesson questions on gradient accumulation,
-// each with its choices, the one correct answer and an explanation, in English and Persian
-// (our own wording). The desktop app renders it and scores the answers with scoreQuiz();
-// nothing here draws widgets. Plain C++ (no torch, no Qt).
+// The quiz: pre-lesson, check and post-lesson questions on gradient accumulation, each with
+// its choices, the one correct answer and an explanation in every language of the content
+// (resources/content/quiz.json, our own wording). The desktop app renders it (through
+// renderLocalized) and scores the answers with scoreQuiz(); nothing here draws widgets.
+// Plain C++ (no torch, no Qt).
 #pragma once
 
-#include "core/experiments.h"
+#include "core/config.h"
+#include "core/content.h"
 
 #include <map>
 #include <string>

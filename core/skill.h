@@ -1,7 +1,9 @@
-// outputs/skill-gradient-accumulation.md: a recipe a colleague can apply in a new repo,
-// with this run's measured equivalence diff and sweep table appended. Written in English or
-// in Persian (same structure; code, identifiers and figures stay as they are). Not a
-// translation layer: the two recipes are written out in full.
+// outputs/skill-gradient-accumulation.md: a recipe a colleague can apply in a new repo, with
+// this run's measured equivalence diff and sweep table. The words are content
+// (resources/content/skill.<lang>.md, and skill.json for the run-dependent ones); this fills in
+// the measured figures in the reader's language and digits (code blocks stay as they are). A
+// right-to-left language's document is wrapped in <div dir="rtl">, its code blocks in
+// <div dir="ltr">, for Markdown viewers that honour a direction.
 #pragma once
 
 #include "core/equivalence.h"
@@ -11,9 +13,17 @@
 
 namespace accumlab {
 
+struct NumberStyle; // core/content.h
+
+// The recipe's languages; each maps to a content language code ("en", "fa").
 enum class Language { English, Persian };
 
+// The recipe in `language`, figures in that language's digits.
 std::string skillMarkdown(const EquivalenceResult &equivalence, const SweepResult &sweep,
                           Language language = Language::English);
+// The recipe in style.language (a code of languages.json), figures in its digits, or in Latin
+// ones with style.latinDigits (the window's setting). Throws ContentError for a language the
+// content has no recipe in.
+std::string skillMarkdown(const EquivalenceResult &equivalence, const SweepResult &sweep, const NumberStyle &style);
 
 } // namespace accumlab

@@ -1047,10 +1047,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>device: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>accumulated / full batch = %1× after all %2 micro-batches</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1256,6 +1252,18 @@
     </message>
     <message>
         <source>not run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>graphics card %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>processor (CPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs on: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1047,10 +1047,6 @@
         <translation>انباشته / دسته‌ی کامل: هنوز اندازه‌گیری نشده</translation>
     </message>
     <message>
-        <source>device: %1</source>
-        <translation>دستگاه: %1</translation>
-    </message>
-    <message>
         <source>accumulated / full batch = %1× after all %2 micro-batches</source>
         <translation>انباشته / دسته‌ی کامل = %1 برابر، پس از هر %2 میکروبچ</translation>
     </message>
@@ -1257,6 +1253,18 @@
     <message>
         <source>not run</source>
         <translation>اجرا نشد</translation>
+    </message>
+    <message>
+        <source>graphics card %1</source>
+        <translation>کارت گرافیک %1</translation>
+    </message>
+    <message>
+        <source>processor (CPU)</source>
+        <translation>پردازنده (CPU)‎</translation>
+    </message>
+    <message>
+        <source>Runs on: %1</source>
+        <translation>اجرا روی: %1</translation>
     </message>
 </context>
 <context>

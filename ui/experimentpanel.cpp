@@ -358,7 +358,7 @@ void ExperimentPanel::fillCatalog()
         if (lessonPart && !info.lessonExercise && m_picker->count() > 0)
             m_picker->insertSeparator(m_picker->count()); // the lesson's exercises, then the pitfalls
         lessonPart = info.lessonExercise;
-        m_picker->addItem(tr("%1. %2").arg(locale.toString(info.number), localized(info.title)),
+        m_picker->addItem(tr("%1. %2").arg(locale.toString(info.number), localized(info.title, info.settings)),
                           QString::fromStdString(info.id));
     }
 }
@@ -385,7 +385,7 @@ void ExperimentPanel::showSummary()
         return;
     }
     m_kindLabel->setText(info->lessonExercise ? tr("Lesson exercise") : tr("Pitfall beyond the lesson"));
-    m_summaryLabel->setText(localized(info->summary).toHtmlEscaped());
+    m_summaryLabel->setText(localized(experimentSummary(*info, contentStyle())).toHtmlEscaped());
 }
 
 void ExperimentPanel::setRunning(bool running)
@@ -482,7 +482,7 @@ void ExperimentPanel::showResult()
             QFont bold = verdict->font();
             bold.setBold(true);
             verdict->setFont(bold);
-            QString statement = localized(c.statementText());
+            QString statement = localized(claimStatement(*m_result, c, contentStyle()));
             if (c.timing) {
                 statement += QStringLiteral(" ⏱");
                 timing = true;
@@ -492,13 +492,18 @@ void ExperimentPanel::showResult()
             m_claimsTable->setItem(row, kVerdictColumn, verdict);
             m_claimsTable->setItem(row, kStatementColumn, text);
         }
-        m_explanationLabel->setText(localized(m_result->explanationText()).toHtmlEscaped());
+        m_explanationLabel->setText(localized(explanation(*m_result, contentStyle())).toHtmlEscaped());
         const auto &values = m_result->values;
         m_valuesTable->setRowCount(static_cast<int>(values.size()));
         for (int row = 0; row < m_valuesTable->rowCount(); ++row) {
             const ExperimentValue &v = values[size_t(row)];
-            auto *name = new QTableWidgetItem(QString::fromStdString(v.name));
-            auto *value = new QTableWidgetItem(leftToRight(locale.toString(v.value, 'g', 6)));
+            // The value's label in the reader's words; the identifier (the JSON key) in the tooltip.
+            const std::string label = valueLabel(m_result->id, v.name, contentStyle());
+            auto *name = new QTableWidgetItem(label.empty() ? leftToRight(QString::fromStdString(v.name))
+                                                            : localized(label));
+            name->setToolTip(QString::fromStdString(v.name));
+            name->setData(Qt::UserRole, QString::fromStdString(v.name));
+            auto *value = new QTableWidgetItem(QString::fromStdString(formatNumber(v.value, ".6g", contentStyle())));
             value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             value->setData(Qt::UserRole, v.value);
             m_valuesTable->setItem(row, 0, name);

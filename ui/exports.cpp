@@ -42,9 +42,9 @@ QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equ
     return QByteArray::fromStdString(curveJson(sweep, equivalence).dump(2) + "\n");
 }
 
-QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep, Language language)
+QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep, const NumberStyle &style)
 {
-    return QByteArray::fromStdString(skillMarkdown(equivalence, sweep, language));
+    return QByteArray::fromStdString(skillMarkdown(equivalence, sweep, style));
 }
 
 QByteArray widgetPng(QWidget *widget)

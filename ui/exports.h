@@ -4,6 +4,7 @@
 // followed.
 #pragma once
 
+#include "core/content.h"
 #include "core/equivalence.h"
 #include "core/skill.h"
 #include "core/sweep.h"
@@ -20,9 +21,9 @@ namespace accumlab::ui {
 bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *error);
 
 QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equivalence);
-// The skill recipe in `language` (the window passes its UI language).
+// The skill recipe for one reader (the window passes its language and digit setting).
 QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep,
-                              Language language = Language::English);
+                              const NumberStyle &style = {});
 // The widget rendered (QWidget::grab) as PNG; empty when the encoder fails.
 QByteArray widgetPng(QWidget *widget);
 

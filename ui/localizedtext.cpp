@@ -7,13 +7,25 @@ namespace accumlab::ui {
 
 bool persianUi() { return LanguageManager::instance()->language() == UiLanguage::Persian; }
 
-QString localized(const LocalizedText &text)
+NumberStyle contentStyle()
 {
-    if (!persianUi() || text.fa.empty())
-        return QString::fromStdString(text.en);
+    const auto *manager = LanguageManager::instance();
+    return NumberStyle{LanguageManager::code(manager->language()).toStdString(), manager->latinDigits()};
+}
+
+QString localized(const std::string &rendered)
+{
+    const QString text = QString::fromStdString(rendered);
+    if (!languageInfo(contentStyle().language).rightToLeft)
+        return text;
     // A right-to-left mark first: a Persian sentence that opens with code ("clip_grad_norm_
     // rescales ...") would otherwise be laid out as a left-to-right paragraph.
-    return QChar(0x200F) + QString::fromStdString(text.fa);
+    return QChar(0x200F) + text;
+}
+
+QString localized(const LocalizedText &text, const TextArgs &args)
+{
+    return localized(renderLocalized(text, args, contentStyle()));
 }
 
 QString leftToRight(const QString &text)

@@ -1,5 +1,6 @@
-// Picks the string of a core LocalizedText (experiments, quiz) that matches the window's
-// language, so core's Persian and English texts follow the language switch like tr() does.
+// The window's side of core's content (core/content.h): the reader's NumberStyle (language and
+// digit setting) and core's texts rendered with it, so experiment and quiz texts follow the
+// language switch like tr() does and the Latin-digits setting reaches their figures.
 // GUI thread only.
 #pragma once
 
@@ -12,9 +13,16 @@ namespace accumlab::ui {
 // True when the window speaks Persian.
 bool persianUi();
 
-// The Persian text starts with a right-to-left mark (U+200F) so that it reads right to left
-// even when its first word is code.
-QString localized(const LocalizedText &text);
+// The window's language and digit setting, as core's formatter takes them.
+NumberStyle contentStyle();
+
+// A content text rendered for the window's reader (renderLocalized). Right-to-left text starts
+// with a right-to-left mark (U+200F) so that it reads right to left even when its first word
+// is code.
+QString localized(const LocalizedText &text, const TextArgs &args = {});
+// A core text already rendered for contentStyle() (claim statements, explanations), with the
+// same mark.
+QString localized(const std::string &rendered);
 
 // A number or formula that must read left to right inside right-to-left text, with a
 // left-to-right mark on each side (used for the values table's numbers, e.g. 3.7e-09).

@@ -63,6 +63,10 @@ namespace accumlab::ui {
 
 namespace {
 
+// A file path inside a sentence: isolated left to right, so that a Persian sentence keeps the
+// path's slashes in order ("/tmp/out/accum-curve.json", not "tmp/out/accum-curve.json/").
+QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNativeSeparators(path)); }
+
 constexpr int kConfigDebounceMs = 150;
 constexpr int kEquivalenceDebounceMs = 400;
 constexpr int kMicroCoalesceMs = 15;      // GUI side: at most one buffer repaint per frame
@@ -494,6 +498,7 @@ void MainWindow::changeEvent(QEvent *event)
 
 void MainWindow::retranslateUi()
 {
+    showDevice();
     setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
     m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, the buffer's projection onto the window's full-batch gradient (1× at the marker)"));
     m_counterCaptions[MicroBatches]->setText(tr("micro-batches seen"));
@@ -582,7 +587,21 @@ void MainWindow::applyConfigNow()
 void MainWindow::onEngineConfigured(const EngineInfo &info)
 {
     m_bufferView->setParameterNames(info.parameterNames);
-    m_statusLabel->setText(tr("device: %1").arg(info.device));
+    m_device = info.device;
+    showDevice();
+}
+
+void MainWindow::showDevice()
+{
+    if (m_device.isEmpty()) {
+        m_statusLabel->clear();
+        return;
+    }
+    // The processor in words; a CUDA device keeps LibTorch's name ("cuda:0"), left to right.
+    const QString where = m_device.startsWith(QLatin1String("cuda"))
+                              ? tr("graphics card %1").arg(LanguageManager::ltr(m_device))
+                              : tr("processor (CPU)");
+    m_statusLabel->setText(tr("Runs on: %1").arg(where));
 }
 
 void MainWindow::onMicroBatch(const MicroBatchUpdate &update)
@@ -800,10 +819,9 @@ bool MainWindow::exportSkillMarkdown(const QString &path, QString *error) const
             *error = tr("The skill file needs a completed sweep and an equivalence check.");
         return false;
     }
-    // The recipe in the language the class is reading; the JSON export's keys stay English.
-    const Language language =
-        LanguageManager::instance()->language() == UiLanguage::Persian ? Language::Persian : Language::English;
-    return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep, language), error);
+    // The recipe in the language the class is reading, in its digits; the JSON export's keys
+    // stay English.
+    return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep, contentStyle()), error);
 }
 
 bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error)
@@ -844,7 +862,7 @@ bool MainWindow::importCurve(const QString &path)
         try {
             const CurveFile curve = parseCurveJson(bytes->toStdString());
             m_throughputChart->addImportedCurve(name, curve.points);
-            statusBar()->showMessage(tr("Imported %1: %2 points").arg(name, locale().toString(qint64(curve.points.size()))));
+            statusBar()->showMessage(tr("Imported %1: %2 points").arg(filePath(name), locale().toString(qint64(curve.points.size()))));
             return true;
         } catch (const CurveFormatError &e) {
             // core's what() is English for the CLI; its code and arguments are said here in the
@@ -892,7 +910,7 @@ void MainWindow::exportCurveDialog()
     if (!exportCurveJson(path, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(path));
+        statusBar()->showMessage(tr("Wrote %1").arg(filePath(path)));
 }
 
 void MainWindow::exportSkillDialog()
@@ -907,7 +925,7 @@ void MainWindow::exportSkillDialog()
     if (!exportSkillMarkdown(path, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(path));
+        statusBar()->showMessage(tr("Wrote %1").arg(filePath(path)));
 }
 
 void MainWindow::exportChartsDialog()
@@ -921,7 +939,7 @@ void MainWindow::exportChartsDialog()
     if (!exportChartPngs(folder, &written, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1 PNG files to %2").arg(locale().toString(written.size()), folder));
+        statusBar()->showMessage(tr("Wrote %1 PNG files to %2").arg(locale().toString(written.size()), filePath(folder)));
 }
 
 // ---- guided experiments and quiz ----------------------------------------------------------
@@ -1023,7 +1041,7 @@ void MainWindow::savePresetDialog()
     if (!savePresetFile(path, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(path));
+        statusBar()->showMessage(tr("Wrote %1").arg(filePath(path)));
 }
 
 void MainWindow::chooseHiddenControlsDialog()

@@ -128,6 +128,7 @@ private:
     void onMicroBatch(const MicroBatchUpdate &update);
     void showMicroBatch();
     void onEngineConfigured(const EngineInfo &info);
+    void showDevice();
     void onSweepPointStarted(int index, qint64 accumSteps);
     void onSweepBlockStarted(int index, int block);
     void onSweepPoint(const SweepPointUpdate &update);
@@ -179,6 +180,7 @@ private:
     MemoryView *m_memoryView = nullptr;
     QTableWidget *m_sweepTable = nullptr;
     QLabel *m_statusLabel = nullptr;
+    QString m_device; // LibTorch's name of the engine's device ("cpu", "cuda:0"); empty before the first run
     StallProbe *m_stallProbe = nullptr;
     QTimer *m_configTimer = nullptr;       // debounces control edits into the engine
     QTimer *m_equivalenceTimer = nullptr;  // debounces the equivalence check

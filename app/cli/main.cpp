@@ -9,6 +9,9 @@
 //   accumlab-cli tradeoff        a fixed effective batch over micro-batches: time and measured peak per point,
 //                                the points beyond the budget failing; writes outputs/accum-tradeoff.json
 //   accumlab-cli find-micro-batch  the largest micro-batch under the budget and its accum_steps
+//   accumlab-cli content-check   checks the embedded teaching content (every text in every language, the
+//                                same placeholders, no English prose or Latin digits in right-to-left text);
+//                                exit 0 when clean, 1 with one line per problem (translators run it)
 // Both take --world-size N: N rank processes on loopback (this program re-started with
 // torchrun's environment); a process started with RANK and WORLD_SIZE set is one rank.
 // Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
@@ -545,7 +548,7 @@ int runExperimentCommand(const ExperimentFlags &f)
     if (f.id == "list") {
         for (const auto &info : experimentCatalog())
             std::cout << info.id << std::string(info.id.size() < 18 ? 18 - info.id.size() : 1, ' ')
-                      << info.title.en << "\n";
+                      << info.title.in("en") << "\n";
         return 0;
     }
     ExperimentOptions o;
@@ -693,6 +696,8 @@ int runMain(int argc, char **argv)
     expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")->transform(decimal<int>())
         ->capture_default_str();
 
+    auto *contentCmd = app.add_subcommand("content-check", "check the embedded teaching content in every language");
+
     DistFlags d;
     CLI::Option *worldOpt = nullptr;
     CLI::Option *eqWorldOpt = nullptr;
@@ -716,7 +721,7 @@ int runMain(int argc, char **argv)
         // The main job's options belong before no subcommand: `--lr 0.5 equivalence` would
         // otherwise set the sweep's rate and run the check with its own, silently.
         const CLI::App *sub = nullptr;
-        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd})
+        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd, contentCmd})
             if (c->parsed())
                 sub = c;
         if (sub)
@@ -739,6 +744,14 @@ int runMain(int argc, char **argv)
                          "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
                          "--step-every-micro.\n";
             return 0;
+        }
+        if (contentCmd->parsed()) {
+            const auto problems = validateContent(embeddedContent());
+            for (const auto &p : problems)
+                std::cout << p << "\n";
+            std::cout << (problems.empty() ? "content: every text is complete in every language\n"
+                                           : "content: " + std::to_string(problems.size()) + " problems\n");
+            return problems.empty() ? 0 : 1;
         }
         if (expCmd->parsed())
             return runExperimentCommand(x);

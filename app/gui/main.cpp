@@ -118,8 +118,8 @@ int main(int argc, char **argv)
     }
 
     QApplication app(argc, argv);
-    // QApplication sets the C locale from the environment; core formats its sentences and the
-    // skill recipe with printf, which would then write 0,05 under a comma-decimal LC_NUMERIC.
+    // QApplication sets the C locale from the environment; core's number formatter
+    // (core/content.h) uses printf, which would then write 0,05 under a comma-decimal LC_NUMERIC.
     // The window formats its own numbers through QLocale, so the C side stays "C".
     std::setlocale(LC_NUMERIC, "C");
     QApplication::setOrganizationName(QStringLiteral("AccumLab"));

@@ -44,7 +44,7 @@ private slots:
         for (size_t i = 0; i < experimentCatalog().size(); ++i) {
             const auto &info = experimentCatalog()[i];
             QVERIFY(lines[int(i)].startsWith(QString::fromStdString(info.id) + ' '));
-            QVERIFY(lines[int(i)].endsWith(QString::fromStdString(info.title.en)));
+            QVERIFY(lines[int(i)].endsWith(QString::fromStdString(info.title.in("en"))));
         }
     }
 
@@ -66,7 +66,7 @@ private slots:
         QVERIFY(doc.isObject());
         const auto o = doc.object();
         QCOMPARE(o.value("id").toString(), id);
-        QCOMPARE(o.value("title").toString().toStdString(), findExperiment(id.toStdString())->title.en);
+        QCOMPARE(o.value("title").toString().toStdString(), findExperiment(id.toStdString())->title.in("en"));
         QVERIFY(o.value("values").isObject());
         QVERIFY(!o.value("values").toObject().isEmpty());
         for (const auto &v : o.value("values").toObject())
@@ -95,7 +95,7 @@ private slots:
     {
         const Run r = runCli({"experiment", "no-division", "--fast"});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY(r.out.contains(QString::fromStdString(findExperiment("no-division")->title.en)));
+        QVERIFY(r.out.contains(QString::fromStdString(findExperiment("no-division")->title.in("en"))));
         QVERIFY(r.out.contains("[holds]"));
         QVERIFY(r.out.contains("sgd_update_ratio"));
         QVERIFY(!r.out.trimmed().startsWith('{'));

@@ -1,5 +1,6 @@
 // The quiz data: every question complete in both languages with one correct answer and an
 // explanation, ids unique, linked experiments real; scoring.
+#include "core/experiments.h"
 #include "core/quiz.h"
 
 #include <QtTest>
@@ -28,11 +29,13 @@ bool validUtf8(const std::string &text)
 
 void verifyLocalized(const LocalizedText &t, const std::string &where, bool persianLetters = true)
 {
-    QVERIFY2(!t.en.empty(), (where + ": English missing").c_str());
-    QVERIFY2(!t.fa.empty(), (where + ": Persian missing").c_str());
-    QVERIFY2(validUtf8(t.en) && validUtf8(t.fa), (where + ": invalid UTF-8").c_str());
+    const auto en = t.byLanguage.find("en");
+    const auto fa = t.byLanguage.find("fa");
+    QVERIFY2(en != t.byLanguage.end() && !en->second.empty(), (where + ": English missing").c_str());
+    QVERIFY2(fa != t.byLanguage.end() && !fa->second.empty(), (where + ": Persian missing").c_str());
+    QVERIFY2(validUtf8(en->second) && validUtf8(fa->second), (where + ": invalid UTF-8").c_str());
     if (persianLetters)
-        QVERIFY2(hasPersianLetter(t.fa), (where + ": Persian text has no Persian letter").c_str());
+        QVERIFY2(hasPersianLetter(fa->second), (where + ": Persian text has no Persian letter").c_str());
 }
 
 } // namespace
@@ -82,8 +85,8 @@ private slots:
                 QVERIFY2(!c.id.empty() && choiceIds.insert(c.id).second, (q.id + ": choice ids").c_str());
                 // Numbers and layer names may read the same in both languages; text must not be empty.
                 verifyLocalized(c.text, q.id + " choice " + c.id, /*persianLetters=*/false);
-                QVERIFY2(en.insert(c.text.en).second, (q.id + ": two choices read the same (en)").c_str());
-                QVERIFY2(fa.insert(c.text.fa).second, (q.id + ": two choices read the same (fa)").c_str());
+                QVERIFY2(en.insert(c.text.in("en")).second, (q.id + ": two choices read the same (en)").c_str());
+                QVERIFY2(fa.insert(c.text.in("fa")).second, (q.id + ": two choices read the same (fa)").c_str());
                 correct += c.id == q.correct ? 1 : 0;
             }
             QVERIFY2(correct == 1, (q.id + ": needs exactly one correct choice").c_str());

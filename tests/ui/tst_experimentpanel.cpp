@@ -67,9 +67,9 @@ private slots:
         for (const auto &info : experimentCatalog()) {
             panel.setCurrentExperiment(QString::fromStdString(info.id));
             QCOMPARE(panel.currentExperiment(), QString::fromStdString(info.id));
-            QVERIFY(picker->currentText().contains(QString::fromStdString(info.title.en)));
+            QVERIFY(picker->currentText().contains(QString::fromStdString(experimentTitle(info.id))));
             QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("experimentSummary"))->text(),
-                     QString::fromStdString(info.summary.en).toHtmlEscaped());
+                     QString::fromStdString(experimentSummary(info)).toHtmlEscaped());
         }
     }
 
@@ -121,21 +121,23 @@ private slots:
                                                    : c.inconclusive ? QStringLiteral("?")
                                                    : c.holds        ? QStringLiteral("✓")
                                                                     : QStringLiteral("✗"));
-            QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(c.statement));
+            QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(claimStatement(expected, c)));
         }
         auto *values = panel.findChild<QTableWidget *>(QStringLiteral("valuesTable"));
         QCOMPARE(values->rowCount(), int(expected.values.size()));
         for (int row = 0; row < values->rowCount(); ++row) {
             const auto &v = expected.values[size_t(row)];
-            QCOMPARE(values->item(row, 0)->text(), QString::fromStdString(v.name));
+            // The value's label in the reader's words, its JSON key kept beside it.
+            QCOMPARE(values->item(row, 0)->text(), QString::fromStdString(valueLabel(expected.id, v.name)));
+            QCOMPARE(values->item(row, 0)->data(Qt::UserRole).toString(), QString::fromStdString(v.name));
             const double shown = values->item(row, 1)->data(Qt::UserRole).toDouble();
             QVERIFY2(std::abs(shown - v.value) <= 1e-6 * std::max(1.0, std::abs(v.value)),
                      qPrintable(QStringLiteral("%1: %2 shown, %3 computed").arg(QString::fromStdString(v.name))
                                     .arg(shown).arg(v.value)));
-            QCOMPARE(values->item(row, 1)->text(), leftToRight(QLocale().toString(shown, 'g', 6)));
+            QCOMPARE(values->item(row, 1)->text(), QString::fromStdString(formatNumber(v.value, ".6g")));
         }
         QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("experimentExplanation"))->text(),
-                 QString::fromStdString(panel.result()->explanation).toHtmlEscaped());
+                 QString::fromStdString(explanation(*panel.result())).toHtmlEscaped());
         const QString status = panel.findChild<QLabel *>(QStringLiteral("experimentStatus"))->text();
         QCOMPARE(status.startsWith(QStringLiteral("All ")), expected.holds());
 
@@ -222,17 +224,32 @@ private slots:
         QCOMPARE(run->text(), ExperimentPanel::tr("&Run experiment"));
         // Persian paragraphs start with a right-to-left mark (some open with code).
         const QChar rlm(0x200F);
-        QCOMPARE(explanation->text(), (rlm + QString::fromStdString(r.explanationFa)).toHtmlEscaped());
-        QCOMPARE(summary->text(), (rlm + QString::fromStdString(info->summary.fa)).toHtmlEscaped());
+        const NumberStyle fa{"fa", false};
+        QCOMPARE(explanation->text(), (rlm + QString::fromStdString(accumlab::explanation(r, fa))).toHtmlEscaped());
+        QCOMPARE(summary->text(), (rlm + QString::fromStdString(experimentSummary(*info, fa))).toHtmlEscaped());
         QCOMPARE(claims->rowCount(), int(r.claims.size()));
         for (int row = 0; row < claims->rowCount(); ++row)
-            QCOMPARE(claims->item(row, 1)->text(), rlm + QString::fromStdString(r.claims[size_t(row)].statementFa));
+            QCOMPARE(claims->item(row, 1)->text(), rlm + QString::fromStdString(claimStatement(r, r.claims[size_t(row)], fa)));
         QCOMPARE(panel.result()->values.size(), r.values.size());
+        // The values in Persian digits with their Persian labels; with Latin digits chosen the
+        // same figures, in Latin digits, reach the explanation too.
+        auto *values = panel.findChild<QTableWidget *>(QStringLiteral("valuesTable"));
+        QCOMPARE(values->item(0, 1)->text(), QString::fromStdString(formatNumber(r.values.front().value, ".6g", fa)));
+        QCOMPARE(values->item(0, 0)->text(), rlm + QString::fromStdString(valueLabel(r.id, r.values.front().name, fa)));
+        LanguageManager::instance()->setLatinDigits(true);
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        QCOMPARE(explanation->text(),
+                 (rlm + QString::fromStdString(accumlab::explanation(r, {"fa", true}))).toHtmlEscaped());
+        QVERIFY(!explanation->text().contains(QRegularExpression(QStringLiteral("[\\x{06F0}-\\x{06F9}]"))));
+        LanguageManager::instance()->setLatinDigits(false);
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
 
         switchLanguage(UiLanguage::English);
         QCOMPARE(run->text(), QStringLiteral("&Run experiment"));
-        QCOMPARE(explanation->text(), QString::fromStdString(r.explanation).toHtmlEscaped());
-        QCOMPARE(claims->item(0, 1)->text(), QString::fromStdString(r.claims.front().statement));
+        QCOMPARE(explanation->text(), QString::fromStdString(accumlab::explanation(r)).toHtmlEscaped());
+        QCOMPARE(claims->item(0, 1)->text(), QString::fromStdString(claimStatement(r, r.claims.front())));
     }
 };
 

@@ -96,15 +96,15 @@ private slots:
         for (size_t i = 0; i < questions.size(); ++i) {
             const QuizQuestion &q = questions[i];
             QCOMPARE(quiz.currentQuestion(), int(i));
-            QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(q.prompt.en));
+            QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(renderLocalized(q.prompt, {}, {"en", false})));
             for (const auto &c : q.choices)
                 QCOMPARE(child<QLabel>(quiz, QStringLiteral("choiceText_%1").arg(QString::fromStdString(c.id)))->text(),
-                         shown(c.text.en));
+                         shown(renderLocalized(c.text, {}, {"en", false})));
             answer(quiz, q.correct);
             auto *verdict = child<QLabel>(quiz, QStringLiteral("quizVerdict"));
             QVERIFY(verdict->isVisible());
             QCOMPARE(verdict->text(), QuizWidget::tr("✓ Correct."));
-            QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizExplanation"))->text(), shown(q.explanation.en));
+            QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizExplanation"))->text(), shown(renderLocalized(q.explanation, {}, {"en", false})));
             next(quiz);
         }
         QVERIFY(quiz.showingResult());
@@ -135,10 +135,10 @@ private slots:
         std::string correctText;
         for (const auto &c : q.choices)
             if (c.id == q.correct)
-                correctText = c.text.en;
+                correctText = renderLocalized(c.text, {}, {"en", false});
         QCOMPARE(verdict->text(),
                  QuizWidget::tr("✗ Not quite. The answer is: %1").arg(QString::fromStdString(correctText)));
-        QCOMPARE(explanation->text(), shown(q.explanation.en));
+        QCOMPARE(explanation->text(), shown(renderLocalized(q.explanation, {}, {"en", false})));
         // The answer is locked once checked.
         for (const auto &c : q.choices)
             QVERIFY(!child<QRadioButton>(quiz, QStringLiteral("choice_%1").arg(QString::fromStdString(c.id)))->isEnabled());
@@ -163,7 +163,7 @@ private slots:
                  QStringLiteral("%1 of %2 correct").arg(n - 1).arg(n));
         QCOMPARE(quiz.score().wrong, std::vector<std::string>{q.id});
         QVERIFY(child<QLabel>(quiz, QStringLiteral("quizReview"))->text().contains(
-            QString::fromStdString(q.prompt.en).toHtmlEscaped()));
+            QString::fromStdString(renderLocalized(q.prompt, {}, {"en", false})).toHtmlEscaped()));
 
         // Start again forgets the answers.
         QTest::mouseClick(child<QPushButton>(quiz, QStringLiteral("quizRestartButton")), Qt::LeftButton);
@@ -199,13 +199,13 @@ private slots:
         QCOMPARE(quiz.currentQuestion(), 0);
         switchLanguage(UiLanguage::Persian);
         const QChar rlm(0x200F); // Persian paragraphs start with a right-to-left mark
-        QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(q.prompt.fa, rlm));
-        QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizExplanation"))->text(), shown(q.explanation.fa, rlm));
+        QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(renderLocalized(q.prompt, {}, {"fa", false}), rlm));
+        QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizExplanation"))->text(), shown(renderLocalized(q.explanation, {}, {"fa", false}), rlm));
         for (const auto &c : q.choices)
             QCOMPARE(child<QLabel>(quiz, QStringLiteral("choiceText_%1").arg(QString::fromStdString(c.id)))->text(),
-                     shown(c.text.fa, rlm));
+                     shown(renderLocalized(c.text, {}, {"fa", false}), rlm));
         switchLanguage(UiLanguage::English);
-        QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(q.prompt.en));
+        QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(renderLocalized(q.prompt, {}, {"en", false})));
     }
 };
 

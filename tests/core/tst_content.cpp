@@ -1,0 +1,191 @@
+// The content layer (core/content.h): the one number formatter in every language and digit
+// setting, template filling, and the validation of the embedded content, which must hold for
+// the shipped files and must fail for each fault it exists to catch, planted in a copy.
+#include "core/content.h"
+#include "core/experiments.h"
+#include "core/quiz.h"
+
+#include <QtTest>
+
+using namespace accumlab;
+
+namespace {
+
+// The shipped content with one file replaced (or added, or with `text` empty: removed).
+std::map<std::string, std::string> withFile(const std::string &path, const std::string &text)
+{
+    auto files = embeddedContent();
+    if (text.empty())
+        files.erase(path);
+    else
+        files[path] = text;
+    return files;
+}
+
+QString joined(const std::vector<std::string> &problems)
+{
+    QStringList out;
+    for (const auto &p : problems)
+        out << QString::fromStdString(p);
+    return out.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+class TestContent : public QObject {
+    Q_OBJECT
+private slots:
+    void formatsNumbers_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<bool>("latin");
+        QTest::addColumn<QString>("expected");
+        const QString lrm(QChar(0x200E));
+        QTest::newRow("fixed en") << 4.0 << ".4f" << "en" << false << "4.0000";
+        QTest::newRow("fixed fa") << 4.0 << ".4f" << "fa" << false << "۴٫۰۰۰۰";
+        QTest::newRow("fixed fa latin") << 4.0 << ".4f" << "fa" << true << "4.0000";
+        QTest::newRow("exponent en") << 7.45e-9 << ".2e" << "en" << false << "7.45×10⁻⁹";
+        QTest::newRow("exponent fa") << 7.45e-9 << ".2e" << "fa" << false << lrm + "۷٫۴۵×۱۰⁻⁹" + lrm;
+        QTest::newRow("exponent fa latin") << 7.45e-9 << ".2e" << "fa" << true << lrm + "7.45×10⁻⁹" + lrm;
+        QTest::newRow("positive exponent") << 12345.0 << ".1e" << "en" << false << "1.2×10⁴";
+        QTest::newRow("general small") << 3.7e-9 << "" << "en" << false << "3.7×10⁻⁹";
+        QTest::newRow("general plain") << 0.25 << "" << "en" << false << "0.25";
+        QTest::newRow("general integer") << 16.0 << "" << "fa" << false << "۱۶";
+        QTest::newRow("significant") << 0.0123456 << ".3g" << "en" << false << "0.0123";
+        QTest::newRow("percent en") << 0.94 << ".0%" << "en" << false << "94%";
+        QTest::newRow("percent fa") << 0.94 << ".0%" << "fa" << false << "۹۴٪";
+        QTest::newRow("integer") << 15.6 << "d" << "fa" << false << "۱۶";
+        QTest::newRow("negative fa") << -1.5 << ".1f" << "fa" << false << lrm + "−۱٫۵" + lrm;
+        QTest::newRow("negative zero") << -0.00001 << ".2f" << "en" << false << "0.00";
+        QTest::newRow("infinity") << std::numeric_limits<double>::infinity() << ".2f" << "en" << false << "∞";
+    }
+    void formatsNumbers()
+    {
+        QFETCH(double, value);
+        QFETCH(QString, spec);
+        QFETCH(QString, language);
+        QFETCH(bool, latin);
+        QFETCH(QString, expected);
+        const std::string got = formatNumber(value, spec.toStdString(), {language.toStdString(), latin});
+        QCOMPARE(QString::fromStdString(got), expected);
+        // No caret and no C exponent survives in any form.
+        QVERIFY(!QString::fromStdString(got).contains(QLatin1Char('^')));
+        QVERIFY(!QString::fromStdString(got).contains(QLatin1String("e-")));
+    }
+
+    void refusesUnknownSpecs_data()
+    {
+        QTest::addColumn<QString>("spec");
+        QTest::newRow("printf") << "%.4f";
+        QTest::newRow("no precision") << ".f";
+        QTest::newRow("unknown kind") << ".2x";
+    }
+    void refusesUnknownSpecs()
+    {
+        QFETCH(QString, spec);
+        QVERIFY_THROWS_EXCEPTION(ContentError, formatNumber(1.0, spec.toStdString()));
+    }
+
+    void fillsTemplates()
+    {
+        TextArgs args;
+        args.numbers["ratio"] = 16.0;
+        args.strings["optimizer"] = "adamw";
+        QCOMPARE(fillTemplate("{optimizer}: {ratio:.2f}x {{literal}}", args),
+                 std::string("adamw: 16.00x {literal}"));
+        QCOMPARE(fillTemplate("{ratio:.2f} برابر", args, {"fa", false}), std::string("۱۶٫۰۰ برابر"));
+        // A placeholder with no value is an error, never a silent blank.
+        QVERIFY_THROWS_EXCEPTION(ContentError, fillTemplate("{missing:.2f}", args));
+        QCOMPARE(placeholderNames("{a} {b:.2f} {a:d} {{c}}"), (std::vector<std::string>{"a", "b"}));
+    }
+
+    void marksCodeAndDigits()
+    {
+        const std::string lrm = "\u200e";
+        QCOMPARE(markCode("call `backward()` once", {"en", false}), std::string("call backward() once"));
+        QCOMPARE(markCode("`backward()` را", {"fa", false}), lrm + "backward()" + lrm + " را");
+        // The Latin-digits setting reaches digits written in the content itself.
+        QCOMPARE(markCode("۳ از ۴ و ۰٫۵", {"fa", true}), std::string("3 از 4 و 0.5"));
+        QCOMPARE(markCode("۳ از ۴", {"fa", false}), std::string("۳ از ۴"));
+        QVERIFY_THROWS_EXCEPTION(ContentError, markCode("an `open span", {"en", false}));
+    }
+
+    void shippedContentIsComplete()
+    {
+        const auto problems = validateContent(embeddedContent());
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        // Every experiment of the catalog has its file, title and summary in every language.
+        for (const auto &info : experimentCatalog())
+            for (const auto &lang : contentLanguages()) {
+                QVERIFY(!experimentTitle(info.id, {lang.code, false}).empty());
+                QVERIFY(!experimentSummary(info, {lang.code, false}).empty());
+            }
+        QVERIFY(!quizQuestions().empty());
+    }
+
+    // Each fault the validation exists to catch, planted in a copy of the shipped content.
+    void plantedFaultsAreReported_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("a language missing")
+            << "experiments/planted.json" << R"({"title": {"en": "A title"}})" << "no text in \"fa\"";
+        QTest::newRow("an empty translation")
+            << "experiments/planted.json" << R"({"title": {"en": "A title", "fa": ""}})" << "no text in \"fa\"";
+        QTest::newRow("placeholders differ")
+            << "experiments/planted.json"
+            << R"({"claims": {"c": {"en": "ratio {ratio:.2f}", "fa": "نسبت {other:.2f}"}}})"
+            << "placeholders of \"fa\" differ";
+        QTest::newRow("English prose in Persian")
+            << "experiments/planted.json"
+            << R"({"explanation": {"en": "the update is too large", "fa": "the update is too large"}})"
+            << "English words in \"fa\"";
+        QTest::newRow("English beside Persian")
+            << "experiments/planted.json"
+            << R"({"explanation": {"en": "the model lesson", "fa": "مدل lesson"}})" << "English words in \"fa\": lesson";
+        QTest::newRow("Latin digits in Persian")
+            << "experiments/planted.json" << R"({"summary": {"en": "4.0000 times", "fa": "4.0000 برابر"}})"
+            << "Latin digits in \"fa\": 4.0000";
+        QTest::newRow("a Markdown language missing") << "planted2.en.md" << "text" << "planted2.fa.md: missing";
+        QTest::newRow("Markdown placeholders differ")
+            << "planted.fa.md" << "{a}" << "planted.fa.md: the placeholders differ";
+        QTest::newRow("not JSON") << "experiments/planted.json" << "{" << "not JSON";
+    }
+    void plantedFaultsAreReported()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        auto files = withFile(path.toStdString(), text.toStdString());
+        if (path == QLatin1String("planted.fa.md"))
+            files["planted.en.md"] = "{a} {b}";
+        const QString problems = joined(validateContent(files));
+        QVERIFY2(problems.contains(expected), qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, problems)));
+    }
+
+    // The things a Persian text may keep in Latin script are not reported.
+    void codeAndKeptTermsPass_data()
+    {
+        QTest::addColumn<QString>("fa");
+        QTest::newRow("code span") << "پس از `backward()` هر میکروبچ";
+        QTest::newRow("identifier") << "با accum_steps برابر ۴";
+        QTest::newRow("dtype") << "در bfloat16 و float32";
+        QTest::newRow("kept term") << "به‌روزرسانی AdamW و SGD";
+        QTest::newRow("placeholder") << "نسبت {ratio:.2f}";
+        QTest::newRow("member") << "بافر ‎.grad‎ پارامتر";
+    }
+    void codeAndKeptTermsPass()
+    {
+        QFETCH(QString, fa);
+        const std::string en = fa.contains(QLatin1String("{ratio")) ? "ratio {ratio:.2f}" : "text";
+        nlohmann::json doc = {{"t", {{"en", en}, {"fa", fa.toStdString()}}}};
+        const auto problems = validateContent(withFile("experiments/planted.json", doc.dump()));
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestContent)
+#include "tst_content.moc"
