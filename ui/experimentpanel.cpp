@@ -537,6 +537,10 @@ void ExperimentPanel::showCurves()
     for (auto *axis : m_chart->axes())
         m_chart->removeAxis(axis);
     m_chart->setTitle(QString());
+    // Axis ticks in the reader's digits, as on the lab's charts (Qt Charts formats them with
+    // the chart's locale); redrawn on every language or digit change.
+    m_chart->setLocale(locale());
+    m_chart->setLocalizeNumbers(true);
     if (!m_result || m_curvePicker->count() == 0)
         return;
     const std::string group = m_curvePicker->currentData().toString().toStdString();

@@ -272,6 +272,7 @@ void MainWindow::buildUi()
     setCentralWidget(main);
 
     m_statusLabel = new QLabel;
+    m_statusLabel->setObjectName(QStringLiteral("deviceStatus"));
     statusBar()->addPermanentWidget(m_statusLabel);
 
     m_lessonPanel = new LessonPanel;

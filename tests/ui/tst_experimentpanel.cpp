@@ -231,6 +231,10 @@ private slots:
         for (int row = 0; row < claims->rowCount(); ++row)
             QCOMPARE(claims->item(row, 1)->text(), rlm + QString::fromStdString(claimStatement(r, r.claims[size_t(row)], fa)));
         QCOMPARE(panel.result()->values.size(), r.values.size());
+        // The curves' tick labels in Persian digits too.
+        auto *view = panel.findChild<QChartView *>();
+        QVERIFY(view && view->chart()->localizeNumbers());
+        QCOMPARE(view->chart()->locale().zeroDigit(), QLocale(QLocale::Persian, QLocale::Iran).zeroDigit());
         // The values in Persian digits with their Persian labels; with Latin digits chosen the
         // same figures, in Latin digits, reach the explanation too.
         auto *values = panel.findChild<QTableWidget *>(QStringLiteral("valuesTable"));

@@ -121,6 +121,8 @@ private slots:
     void oomDemoResultInWords_data();
     void oomDemoResultInWords();
     void stopCancelsAMemoryRun();
+    void deviceInTheWindowsWords_data();
+    void deviceInTheWindowsWords();
     void exportsWriteValidFiles();
     void failedExportLeavesNoFile();
     void presetRoundTrip();
@@ -378,6 +380,30 @@ void TestMainWindow::oomDemoResultInWords()
     // The answer follows the language when it changes afterwards.
     switchLanguage(persian ? UiLanguage::English : UiLanguage::Persian);
     QVERIFY(labelText(m, "memoryLabResult") != text);
+}
+
+void TestMainWindow::deviceInTheWindowsWords_data()
+{
+    QTest::addColumn<bool>("persian");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("English") << false << QStringLiteral("Runs on: processor (CPU)");
+    QTest::newRow("Persian") << true << QStringLiteral("اجرا روی: پردازنده (CPU)\u200e");
+}
+
+// The status bar names the engine's device in the window's words, and follows a language
+// change made after the engine started (LibTorch's "cpu" is never shown as it is).
+void TestMainWindow::deviceInTheWindowsWords()
+{
+    QFETCH(bool, persian);
+    QFETCH(QString, expected);
+    switchLanguage(persian ? UiLanguage::English : UiLanguage::Persian);
+    MainWindow w(false);
+    QSignalSpy configured(w.controller(), &EngineController::engineConfigured);
+    w.findChild<QAction *>(QStringLiteral("stepAction"))->trigger();
+    QVERIFY(configured.wait(kWaitMs));
+    QCoreApplication::processEvents();
+    switchLanguage(persian ? UiLanguage::Persian : UiLanguage::English);
+    QCOMPARE(labelText(&w, "deviceStatus"), expected);
 }
 
 // A memory run can be long (the wide model's trade-off sweep): Stop is on while one runs and
