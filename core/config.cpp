@@ -1,4 +1,5 @@
-// String forms, presets and validation of the configuration types.
+// String forms, presets and validation of the configuration types. Refusals are ConfigErrors
+// with codes of resources/content/errors/config.json, one sentence per field.
 #include "core/config.h"
 
 #include <algorithm>
@@ -10,8 +11,20 @@ namespace accumlab {
 
 namespace {
 
+// An integer for a sentence: a number (written in the reader's digits) where a double holds it
+// exactly, else its decimal digits as they are, so that the text still reads as std::to_string.
+void putInteger(TextArgs &args, const std::string &name, int64_t value)
+{
+    constexpr int64_t kExact = int64_t(1) << 53;
+    if (value >= -kExact && value <= kExact)
+        args.numbers[name] = static_cast<double>(value);
+    else
+        args.strings[name] = std::to_string(value);
+}
+
+// `code`: the sentence refusing an unknown name ("config/unknown-optimizer").
 template <typename E, size_t N>
-E fromTable(const std::string &text, const std::pair<const char *, E> (&table)[N], const char *what)
+E fromTable(const std::string &text, const std::pair<const char *, E> (&table)[N], const char *code)
 {
     for (const auto &[name, value] : table)
         if (text == name)
@@ -19,7 +32,7 @@ E fromTable(const std::string &text, const std::pair<const char *, E> (&table)[N
     std::string allowed;
     for (const auto &[name, value] : table)
         allowed += (allowed.empty() ? "" : ", ") + std::string(name);
-    throw ConfigError("unknown " + std::string(what) + " '" + text + "' (expected one of: " + allowed + ")");
+    throw ConfigError(code, TextArgs{{}, {{"name", text}, {"allowed", allowed}}});
 }
 
 template <typename E, size_t N>
@@ -50,18 +63,21 @@ const std::pair<const char *, LabelKind> kLabels[] = {{"teacher", LabelKind::Tea
 const std::pair<const char *, ModelPreset> kPresets[] = {
     {"lesson", ModelPreset::Lesson}, {"wide", ModelPreset::Wide}, {"fixture", ModelPreset::Fixture}};
 
-int64_t parsePositive(const std::string &token, const char *what)
+// `codes`: the field's sentences without their ending: "config/grid-entry" names
+// config/grid-entry-out-of-range, -not-whole and -not-positive.
+int64_t parsePositive(const std::string &token, const std::string &codes)
 {
+    const TextArgs args{{}, {{"token", token}}};
     int64_t value = 0;
     const char *begin = token.data();
     const char *end = begin + token.size();
     auto [ptr, ec] = std::from_chars(begin, end, value);
     if (ec == std::errc::result_out_of_range)
-        throw ConfigError(std::string(what) + " '" + token + "' is out of range");
+        throw ConfigError(codes + "-out-of-range", args);
     if (ec != std::errc() || ptr != end)
-        throw ConfigError(std::string(what) + " '" + token + "' is not a whole number");
+        throw ConfigError(codes + "-not-whole", args);
     if (value <= 0)
-        throw ConfigError(std::string(what) + " must be positive, got " + token);
+        throw ConfigError(codes + "-not-positive", args);
     return value;
 }
 
@@ -74,46 +90,54 @@ std::string trim(const std::string &s)
     return s.substr(first, last - first + 1);
 }
 
-void requireRange(int64_t value, int64_t lo, int64_t hi, const char *what)
+// `code`: the field's sentence ("config/range-micro-batch").
+void requireRange(int64_t value, int64_t lo, int64_t hi, const char *code)
 {
-    if (value < lo || value > hi)
-        throw ConfigError(std::string(what) + " must be between " + std::to_string(lo) + " and " +
-                          std::to_string(hi) + ", got " + std::to_string(value));
+    if (value < lo || value > hi) {
+        TextArgs args;
+        putInteger(args, "lo", lo);
+        putInteger(args, "hi", hi);
+        putInteger(args, "value", value);
+        throw ConfigError(code, args);
+    }
 }
 
 void validateOptimizer(const OptimizerConfig &o)
 {
     if (!std::isfinite(o.lr) || o.lr <= 0.0 || o.lr > 1e3)
-        throw ConfigError("learning rate must be a positive finite number no larger than 1000");
+        throw ConfigError("config/lr-out-of-range", {});
     // Written so that NaN fails every check.
     if (!(o.momentum >= 0.0 && o.momentum < 1.0))
-        throw ConfigError("momentum must be in [0, 1)");
+        throw ConfigError("config/momentum-out-of-range", {});
     if (!(o.beta1 >= 0.0 && o.beta1 < 1.0 && o.beta2 >= 0.0 && o.beta2 < 1.0))
-        throw ConfigError("Adam betas must be in [0, 1)");
+        throw ConfigError("config/adam-betas-out-of-range", {});
     if (!(o.eps > 0.0 && std::isfinite(o.eps)))
-        throw ConfigError("Adam epsilon must be positive");
+        throw ConfigError("config/adam-eps-not-positive", {});
     if (!(o.weightDecay >= 0.0 && std::isfinite(o.weightDecay) && o.adamWeightDecay >= 0.0 &&
           std::isfinite(o.adamWeightDecay)))
-        throw ConfigError("weight decay must not be negative");
+        throw ConfigError("config/weight-decay-negative", {});
     if (!(o.clipNorm >= 0.0 && std::isfinite(o.clipNorm)))
-        throw ConfigError("the clip norm must be a finite number >= 0 (0 turns clipping off)");
+        throw ConfigError("config/clip-norm-invalid", {});
     if (o.lrWarmup < 0 || o.lrWarmup > 1000000)
-        throw ConfigError("the learning-rate warmup must be between 0 (none) and 1000000 updates");
+        throw ConfigError("config/lr-warmup-out-of-range", {});
 }
 
 void validateShape(const ModelShape &s)
 {
-    requireRange(s.inFeatures, 1, 1 << 16, "input features");
-    requireRange(s.hidden, 1, 1 << 16, "hidden width");
-    requireRange(s.classes, 2, 1 << 16, "number of classes");
+    requireRange(s.inFeatures, 1, 1 << 16, "config/range-input-features");
+    requireRange(s.hidden, 1, 1 << 16, "config/range-hidden-width");
+    requireRange(s.classes, 2, 1 << 16, "config/range-classes");
     // Each factor is at most 2^16, so these products fit in int64.
     const int64_t parameters =
         s.inFeatures * s.hidden + s.hidden + s.hidden * s.hidden + s.hidden + s.hidden * s.classes + s.classes;
     if (parameters > kMaxTensorElements)
-        throw ConfigError("a model of " + std::to_string(s.inFeatures) + " inputs, hidden width " +
-                          std::to_string(s.hidden) + " and " + std::to_string(s.classes) + " classes has " +
-                          std::to_string(parameters) + " parameters, more than " + std::to_string(kMaxTensorElements) +
-                          "; choose a smaller width");
+        throw ConfigError("config/model-too-large",
+                          TextArgs{{{"inputs", double(s.inFeatures)},
+                                    {"hidden", double(s.hidden)},
+                                    {"classes", double(s.classes)},
+                                    {"parameters", double(parameters)},
+                                    {"max", double(kMaxTensorElements)}},
+                                   {}});
 }
 
 int64_t widest(const ModelShape &s) { return std::max({s.inFeatures, s.hidden, s.classes}); }
@@ -134,13 +158,13 @@ std::string toString(DType v) { return toTable(v, kDTypes); }
 std::string toString(DeviceRequest v) { return toTable(v, kDevices); }
 std::string toString(LabelKind v) { return toTable(v, kLabels); }
 std::string toString(ModelPreset v) { return toTable(v, kPresets); }
-OptimizerKind optimizerFromString(const std::string &s) { return fromTable(s, kOptimizers, "optimizer"); }
-Scaling scalingFromString(const std::string &s) { return fromTable(s, kScalings, "scaling"); }
-AccumBug accumBugFromString(const std::string &s) { return fromTable(s, kBugs, "bug"); }
-DType dtypeFromString(const std::string &s) { return fromTable(s, kDTypes, "dtype"); }
-DeviceRequest deviceFromString(const std::string &s) { return fromTable(s, kDevices, "device"); }
-LabelKind labelsFromString(const std::string &s) { return fromTable(s, kLabels, "label kind"); }
-ModelPreset presetFromString(const std::string &s) { return fromTable(s, kPresets, "model preset"); }
+OptimizerKind optimizerFromString(const std::string &s) { return fromTable(s, kOptimizers, "config/unknown-optimizer"); }
+Scaling scalingFromString(const std::string &s) { return fromTable(s, kScalings, "config/unknown-scaling"); }
+AccumBug accumBugFromString(const std::string &s) { return fromTable(s, kBugs, "config/unknown-bug"); }
+DType dtypeFromString(const std::string &s) { return fromTable(s, kDTypes, "config/unknown-dtype"); }
+DeviceRequest deviceFromString(const std::string &s) { return fromTable(s, kDevices, "config/unknown-device"); }
+LabelKind labelsFromString(const std::string &s) { return fromTable(s, kLabels, "config/unknown-label-kind"); }
+ModelPreset presetFromString(const std::string &s) { return fromTable(s, kPresets, "config/unknown-model-preset"); }
 
 double effectiveClipNorm(const OptimizerConfig &o, AccumBug bug)
 {
@@ -185,24 +209,26 @@ ModelShape shapeOf(ModelPreset preset)
 
 void validate(const AccumConfig &c)
 {
-    requireRange(c.microBatch, 1, kMaxMicroBatch, "micro-batch");
-    requireRange(c.accumSteps, 1, kMaxAccumSteps, "accum_steps");
-    requireRange(c.worldSize, 1, kMaxWorldSize, "world size");
+    requireRange(c.microBatch, 1, kMaxMicroBatch, "config/range-micro-batch");
+    requireRange(c.accumSteps, 1, kMaxAccumSteps, "config/range-accum-steps");
+    requireRange(c.worldSize, 1, kMaxWorldSize, "config/range-world-size");
     validateShape(c.modelShape());
     validateOptimizer(c.optimizer);
     if (c.microBatch * widest(c.modelShape()) > kMaxActivationElements)
-        throw ConfigError("micro-batch " + std::to_string(c.microBatch) + " at width " +
-                          std::to_string(widest(c.modelShape())) + " needs activations of more than " +
-                          std::to_string(kMaxActivationElements) + " elements; choose a smaller micro-batch");
+        throw ConfigError("config/activations-too-large",
+                          TextArgs{{{"micro", double(c.microBatch)},
+                                    {"width", double(widest(c.modelShape()))},
+                                    {"max", double(kMaxActivationElements)}},
+                                   {}});
 }
 
 Split parseSplit(const std::string &text)
 {
     const auto x = text.find_first_of("xX");
     if (x == std::string::npos)
-        throw ConfigError("split '" + text + "' must read ACCUMxMICRO, for example 4x4");
-    return {parsePositive(trim(text.substr(0, x)), "split accum_steps"),
-            parsePositive(trim(text.substr(x + 1)), "split micro-batch")};
+        throw ConfigError("config/split-form", TextArgs{{}, {{"split", text}}});
+    return {parsePositive(trim(text.substr(0, x)), "config/split-accum-steps"),
+            parsePositive(trim(text.substr(x + 1)), "config/split-micro-batch")};
 }
 
 std::string toString(const Split &s) { return std::to_string(s.accumSteps) + "x" + std::to_string(s.microBatch); }
@@ -211,62 +237,71 @@ void validate(const EquivalenceConfig &c)
 {
     validateShape(c.shape);
     validateOptimizer(c.optimizer);
-    requireRange(c.bigBatch, 1, kMaxMicroBatch, "big batch");
-    requireRange(c.accumSteps, 1, kMaxAccumSteps, "accum_steps");
-    requireRange(c.worldSize, 1, kMaxWorldSize, "world size");
+    requireRange(c.bigBatch, 1, kMaxMicroBatch, "config/range-big-batch");
+    requireRange(c.accumSteps, 1, kMaxAccumSteps, "config/range-accum-steps");
+    requireRange(c.worldSize, 1, kMaxWorldSize, "config/range-world-size");
     if (c.bigBatch % (c.accumSteps * c.worldSize) != 0)
-        throw ConfigError("big batch " + std::to_string(c.bigBatch) + " does not divide into " +
-                          std::to_string(c.accumSteps) + " micro-batches x " + std::to_string(c.worldSize) +
-                          " ranks");
+        throw ConfigError("config/batch-does-not-divide",
+                          TextArgs{{{"batch", double(c.bigBatch)},
+                                    {"accum", double(c.accumSteps)},
+                                    {"world", double(c.worldSize)}},
+                                   {}});
     if (c.compareSplit) {
         const Split &s = *c.compareSplit;
-        if (s.accumSteps * s.microBatch * c.worldSize != c.bigBatch)
-            throw ConfigError("split " + toString(s) + " x world " + std::to_string(c.worldSize) +
-                              " does not cover the big batch of " + std::to_string(c.bigBatch));
+        if (s.accumSteps * s.microBatch * c.worldSize != c.bigBatch) {
+            TextArgs args;
+            putInteger(args, "accum", s.accumSteps);
+            putInteger(args, "micro", s.microBatch);
+            putInteger(args, "world", c.worldSize);
+            putInteger(args, "batch", c.bigBatch);
+            throw ConfigError("config/split-does-not-cover", args);
+        }
     }
     if (!(c.fixedTolerance > 0.0) || !(c.dtypeBoundFactor > 0.0))
-        throw ConfigError("tolerances must be positive");
+        throw ConfigError("config/tolerances-not-positive", {});
 }
 
 void validate(const SweepConfig &c)
 {
     validate(c.base);
     if (c.accumGrid.empty())
-        throw ConfigError("the accumulation grid is empty");
+        throw ConfigError("config/sweep-grid-empty", {});
     for (int64_t a : c.accumGrid) {
-        requireRange(a, 1, kMaxAccumSteps, "accum_steps in the grid");
+        requireRange(a, 1, kMaxAccumSteps, "config/range-grid-accum-steps");
         if (a == 1 && c.base.bug == AccumBug::SkipLastMicro)
-            throw ConfigError("skip-last-micro at accum_steps 1 runs no micro-batch at all (range(N - 1) is empty), "
-                              "so that point would train and measure nothing; start the grid at 2");
+            throw ConfigError("config/skip-last-micro-at-one", {});
         // The engine draws a whole window of inputs (and the teacher's prototypes) at once.
         const int64_t effective = c.base.microBatch * a * c.base.worldSize;
         const ModelShape shape = c.base.modelShape();
         if (effective * std::max(shape.inFeatures, shape.classes) > kMaxTensorElements)
-            throw ConfigError("effective batch " + std::to_string(effective) + " (micro-batch " +
-                              std::to_string(c.base.microBatch) + " x accum_steps " + std::to_string(a) +
-                              ") is too large for one sweep point");
+            throw ConfigError("config/effective-batch-too-large",
+                              TextArgs{{{"effective", double(effective)},
+                                        {"micro", double(c.base.microBatch)},
+                                        {"accum", double(a)}},
+                                       {}});
     }
-    requireRange(c.numSteps, 1, 1000000, "num_steps");
-    requireRange(c.warmupSteps, 0, 1000000, "warm-up steps");
-    requireRange(c.repeats, 1, 1000, "repeats");
-    requireRange(c.threads, 0, 1024, "threads");
+    requireRange(c.numSteps, 1, 1000000, "config/range-num-steps");
+    requireRange(c.warmupSteps, 0, 1000000, "config/range-warmup-steps");
+    requireRange(c.repeats, 1, 1000, "config/range-repeats");
+    requireRange(c.threads, 0, 1024, "config/range-threads");
 }
 
 std::vector<int64_t> parseGrid(const std::string &text)
 {
     std::vector<int64_t> grid;
-    if (!text.empty() && trim(text).back() == ',')
-        throw ConfigError("accumulation grid '" + text + "' ends with a comma");
+    const TextArgs args{{}, {{"grid", text}}};
+    if (const std::string trimmed = trim(text); !trimmed.empty() && trimmed.back() == ',')
+        throw ConfigError("config/grid-trailing-comma", args);
     std::stringstream in(text);
     std::string token;
     while (std::getline(in, token, ',')) {
         token = trim(token);
         if (token.empty())
-            throw ConfigError("accumulation grid '" + text + "' has an empty entry");
-        grid.push_back(parsePositive(token, "accumulation grid entry"));
+            throw ConfigError("config/grid-empty-entry", args);
+        grid.push_back(parsePositive(token, "config/grid-entry"));
     }
     if (grid.empty())
-        throw ConfigError("accumulation grid is empty");
+        throw ConfigError("config/grid-empty", {});
     return grid;
 }
 

@@ -3,6 +3,8 @@
 // Validation lives here too: every config that reaches the engine has passed validate().
 #pragma once
 
+#include "core/errors.h"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -11,10 +13,11 @@
 
 namespace accumlab {
 
-// Thrown for any invalid user-supplied setting; the message is one human sentence.
-class ConfigError : public std::runtime_error {
+// Thrown for any invalid user-supplied setting: a code of the content's errors/*.json with
+// its arguments (core/errors.h); what() is the English sentence, errorText() any reader's.
+class ConfigError : public CodedError {
 public:
-    using std::runtime_error::runtime_error;
+    using CodedError::CodedError;
 };
 
 enum class OptimizerKind { Sgd, Momentum, AdamW };

@@ -355,7 +355,9 @@ std::string markCode(const std::string &text, const NumberStyle &style)
 
 std::string renderLocalized(const LocalizedText &text, const TextArgs &args, const NumberStyle &style)
 {
-    return markCode(fillTemplate(text.in(style.language), args, style), style);
+    // Code spans are marked in the template, before the arguments go in: a backtick inside a
+    // value (a path, LibTorch's message) is part of the value, never markup.
+    return fillTemplate(markCode(text.in(style.language), style), args, style);
 }
 
 std::string renderText(const std::string &path, const std::string &pointer, const TextArgs &args,

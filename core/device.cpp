@@ -18,7 +18,7 @@ std::string resolveDevice(DeviceRequest request)
     case DeviceRequest::Cpu: return "cpu";
     case DeviceRequest::Cuda:
         if (!cudaAvailable())
-            throw ConfigError("CUDA was requested but no CUDA device is available on this machine");
+            throw ConfigError("device/cuda-unavailable", {});
         return cuda;
     case DeviceRequest::Auto: return cudaAvailable() ? cuda : "cpu";
     }
@@ -29,8 +29,8 @@ void setCudaDeviceIndex(int index)
 {
     const int count = cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0;
     if (index < 0 || index >= count)
-        throw ConfigError("rank with LOCAL_RANK " + std::to_string(index) + " needs a CUDA device of its own, and this machine has " +
-                          std::to_string(count) + " (NCCL cannot put two ranks on one GPU)");
+        throw ConfigError("device/local-rank-without-gpu",
+                          TextArgs{{{"index", double(index)}, {"count", double(count)}}, {}});
     g_cudaDeviceIndex = index;
 }
 

@@ -103,7 +103,7 @@ int64_t envInt(const char *name, const std::string &text)
         used = 0;
     }
     if (used == 0 || used != text.size())
-        throw ConfigError(std::string(name) + "='" + text + "' is not a whole number");
+        throw ConfigError("distributed/env-not-whole", TextArgs{{}, {{"name", name}, {"text", text}}});
     return v;
 }
 
@@ -117,17 +117,18 @@ std::optional<std::string> env(const char *name)
 
 // The sentence for a rendezvous stage that threw: a wait that ran out is a missing rank; an
 // early failure is the port's answer (another service there, or a store of another version).
-std::string rendezvousFailure(const std::string &noMeeting, const std::string &where, const std::string &after,
-                              bool deadlinePassed, const std::string &cause)
+// `args` names the rank, the world, where and the timeout; the error is rendezvous-timeout (the
+// ranks did not all meet) or rendezvous-foreign (what answered is not this run's rank 0).
+DistributedError rendezvousFailure(TextArgs args, double afterS, bool deadlinePassed, const std::string &cause)
 {
     // LibTorch 2.x's client pings the store and retries until its timeout: a wrong answer to
     // the ping is another program, however long it took.
     const bool foreign = contains(cause, "Ping failed") || contains(cause, "invalid value returned");
+    args.strings["cause"] = cause;
     if (!foreign && (deadlinePassed || contains(cause, "imed out") || contains(cause, "imeout")))
-        return noMeeting + ": " + cause;
-    const auto colon = noMeeting.find(": ");
-    return noMeeting.substr(0, colon) + ": the rendezvous at " + where + " failed after " + after +
-           ": what answered there is not this run's rank 0 (another program on the port?): " + cause;
+        return DistributedError("distributed/rendezvous-timeout", std::move(args));
+    args.numbers["after"] = afterS;
+    return DistributedError("distributed/rendezvous-foreign", std::move(args));
 }
 
 // The bound behind every wait of a rank, whatever the library or the peer does. One per
@@ -255,19 +256,19 @@ private:
 void validate(const DistributedOptions &o)
 {
     if (o.worldSize < 1 || o.worldSize > kMaxWorldSize)
-        throw ConfigError("world size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
-                          std::to_string(o.worldSize));
+        throw ConfigError("distributed/world-size-range",
+                          TextArgs{{{"max", double(kMaxWorldSize)}, {"world", double(o.worldSize)}}, {}});
     if (o.rank < 0 || o.rank >= o.worldSize)
-        throw ConfigError("rank " + std::to_string(o.rank) + " is outside the world of " +
-                          std::to_string(o.worldSize) + " ranks (RANK must be 0 to WORLD_SIZE-1)");
+        throw ConfigError("distributed/rank-outside",
+                          TextArgs{{{"rank", double(o.rank)}, {"world", double(o.worldSize)}}, {}});
     if (o.localRank < 0)
-        throw ConfigError("LOCAL_RANK must not be negative, got " + std::to_string(o.localRank));
+        throw ConfigError("distributed/local-rank-negative", TextArgs{{{"local_rank", double(o.localRank)}}, {}});
     if (o.masterPort < 1 || o.masterPort > 65535)
-        throw ConfigError("master port must be between 1 and 65535, got " + std::to_string(o.masterPort));
+        throw ConfigError("distributed/master-port-range", TextArgs{{{"port", double(o.masterPort)}}, {}});
     if (o.masterAddr.empty())
-        throw ConfigError("MASTER_ADDR is empty");
+        throw ConfigError("distributed/master-addr-empty", TextArgs{});
     if (!(o.timeoutS > 0.0) || o.timeoutS > 24 * 3600.0)
-        throw ConfigError("the distributed timeout must be between 0 and 86400 seconds, got " + seconds(o.timeoutS));
+        throw ConfigError("distributed/timeout-range", TextArgs{{{"timeout", o.timeoutS}}, {}});
 }
 
 std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS)
@@ -277,8 +278,7 @@ std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS)
     if (!rank && !world)
         return std::nullopt;
     if (!rank || !world)
-        throw ConfigError(std::string(rank ? "RANK is set but WORLD_SIZE is not" : "WORLD_SIZE is set but RANK is not") +
-                          " (a rank needs both)");
+        throw ConfigError(rank ? "distributed/rank-without-world" : "distributed/world-without-rank", TextArgs{});
     DistributedOptions o;
     o.rank = envInt("RANK", *rank);
     o.worldSize = envInt("WORLD_SIZE", *world);
@@ -321,29 +321,55 @@ void FaultPlan::strike() const
         std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
-std::string settingsDifference(const std::string &mine, int64_t myRank, const std::string &theirs, int64_t theirRank)
+namespace {
+
+// The first difference of two ranks' settings as the refusal's code ("distributed/settings-...")
+// and arguments; none when they agree.
+struct SettingsDifference {
+    std::string code;
+    TextArgs args;
+};
+
+std::optional<SettingsDifference> firstDifference(const std::string &mine, int64_t myRank, const std::string &theirs,
+                                                  int64_t theirRank)
 {
     using json = nlohmann::ordered_json; // the first difference in the order the settings were written
     const json a = json::parse(mine, nullptr, false);
     const json b = json::parse(theirs, nullptr, false);
     if (!a.is_object() || !b.is_object())
-        return "rank " + std::to_string(a.is_object() ? theirRank : myRank) +
-               " sent settings that are not a JSON object (another program's rank?)";
+        return SettingsDifference{"distributed/settings-not-object",
+                                  TextArgs{{{"other", double(a.is_object() ? theirRank : myRank)}}, {}}};
     auto text = [](const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-    auto differs = [&](const std::string &k) {
+    auto differs = [&](const std::string &k) -> std::optional<SettingsDifference> {
         const bool inA = a.contains(k), inB = b.contains(k);
         if (inA && inB && a.at(k) == b.at(k))
-            return std::string();
-        const std::string va = inA ? text(a.at(k)) : "(not set)";
-        const std::string vb = inB ? text(b.at(k)) : "(not set)";
-        return k + " is " + va + " on rank " + std::to_string(myRank) + " but " + vb + " on rank " +
-               std::to_string(theirRank);
+            return std::nullopt;
+        SettingsDifference d;
+        d.code = !inA ? "distributed/settings-differ-unset-here"
+                      : !inB ? "distributed/settings-differ-unset-there" : "distributed/settings-differ";
+        d.args.numbers = {{"rank", double(myRank)}, {"other", double(theirRank)}};
+        d.args.strings = {{"key", k}, {"mine", inA ? text(a.at(k)) : ""}, {"theirs", inB ? text(b.at(k)) : ""}};
+        return d;
     };
     for (const json *side : {&a, &b})
         for (auto it = side->begin(); it != side->end(); ++it)
-            if (const std::string d = differs(it.key()); !d.empty())
+            if (auto d = differs(it.key()))
                 return d;
-    return {};
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string settingsDifference(const std::string &mine, int64_t myRank, const std::string &theirs, int64_t theirRank)
+{
+    const auto d = firstDifference(mine, myRank, theirs, theirRank);
+    if (!d)
+        return {};
+    // The refusal's middle: "the ranks were started with different settings: <this>; start ...".
+    const std::string whole = errorSentence(d->code, d->args, NumberStyle{"en", false});
+    static const std::string head = "the ranks were started with different settings: ";
+    static const std::string tail = "; start every rank with the same options";
+    return whole.substr(head.size(), whole.size() - head.size() - tail.size());
 }
 
 C10dSync::C10dSync(const DistributedOptions &options)
@@ -363,9 +389,10 @@ C10dSync::C10dSync(const DistributedOptions &options)
         return std::max(std::chrono::milliseconds(1),
                         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
     };
-    const auto after = [&] {
-        return seconds(std::round(std::chrono::duration<double>(Clock::now() - started).count() * 10) / 10);
-    };
+    const auto after = [&] { return std::round(std::chrono::duration<double>(Clock::now() - started).count() * 10) / 10; };
+    // The rank, the world, where they meet and the timeout: the figures of every rendezvous refusal.
+    const TextArgs meeting{{{"rank", double(options.rank)}, {"world", double(options.worldSize)}, {"timeout", options.timeoutS}},
+                           {{"where", where}}};
     const std::string noMeeting = who + ": the " + std::to_string(options.worldSize) + " ranks did not all meet at " +
                                   where + " within " + seconds(options.timeoutS) +
                                   " (a rank is missing, stopped, or was started with another WORLD_SIZE or MASTER_PORT)";
@@ -385,8 +412,8 @@ C10dSync::C10dSync(const DistributedOptions &options)
                 continue;
             }
             if (name.empty() || name.size() >= IF_NAMESIZE || ::if_nametoindex(name.c_str()) == 0)
-                throw ConfigError("GLOO_SOCKET_IFNAME='" + *list + "' names no network interface of this host" +
-                                  (name.empty() ? std::string() : " ('" + name + "' is not one; `ip link` lists them)"));
+                throw ConfigError(name.empty() ? "distributed/ifname-none" : "distributed/ifname-not-one",
+                                  TextArgs{{}, {{"list", *list}, {"name", name}}});
             interfaces.push_back(name);
             name.clear();
         }
@@ -415,9 +442,11 @@ C10dSync::C10dSync(const DistributedOptions &options)
             break;
         } catch (const std::exception &e) {
             const std::string cause = firstLine(e);
-            if (options.rank == 0 && (contains(cause, "in use") || contains(cause, "failed to listen")))
-                throw DistributedError(who + ": cannot serve the rendezvous store on " + where +
-                                       ": the port is busy (" + cause + ")");
+            if (options.rank == 0 && (contains(cause, "in use") || contains(cause, "failed to listen"))) {
+                TextArgs args = meeting;
+                args.strings["cause"] = cause;
+                throw DistributedError("distributed/store-port-busy", args);
+            }
             // A rank started before rank 0 keeps knocking until the deadline (LibTorch's client
             // may give up on connecting before its own timeout has passed).
             const bool connecting = options.rank != 0 && (contains(cause, "connect") || contains(cause, "refused"));
@@ -426,8 +455,8 @@ C10dSync::C10dSync(const DistributedOptions &options)
                 continue;
             }
             if (connecting)
-                throw DistributedError(noMeeting + ": no rank 0 accepted a connection there");
-            throw DistributedError(rendezvousFailure(noMeeting, where, after(), Clock::now() >= deadline, cause));
+                throw DistributedError("distributed/rendezvous-no-rank0", meeting);
+            throw rendezvousFailure(meeting, after(), Clock::now() >= deadline, cause);
         }
     }
 
@@ -445,7 +474,7 @@ C10dSync::C10dSync(const DistributedOptions &options)
     } catch (const DistributedError &) {
         throw;
     } catch (const std::exception &e) {
-        throw DistributedError(rendezvousFailure(noMeeting, where, after(), Clock::now() >= deadline, firstLine(e)));
+        throw rendezvousFailure(meeting, after(), Clock::now() >= deadline, firstLine(e));
     }
 
     try {
@@ -472,8 +501,8 @@ C10dSync::C10dSync(const DistributedOptions &options)
         m_group = c10::make_intrusive<c10d::ProcessGroupGloo>(m_store, static_cast<int>(options.rank),
                                                               static_cast<int>(options.worldSize), o);
     } catch (const std::exception &e) {
-        throw DistributedError(rendezvousFailure(noMeeting, where, after(), Clock::now() >= deadline,
-                                                 std::string(m_backendName) + ": " + firstLine(e)));
+        throw rendezvousFailure(meeting, after(), Clock::now() >= deadline,
+                                std::string(m_backendName) + ": " + firstLine(e));
     }
     guard.settle("the " + std::string(m_backendName) + " process group");
 }
@@ -494,13 +523,13 @@ void C10dSync::checkSettings()
     // is answered by another program that happens to speak enough of the protocol.
     for (int64_t r = 0; r < m_options.worldSize; ++r)
         if (!nlohmann::json::parse(all[static_cast<size_t>(r)], nullptr, false).is_object())
-            throw DistributedError(m_who + ": the rendezvous at " + m_options.masterAddr + ":" +
-                                   std::to_string(m_options.masterPort) + " answered with rank " + std::to_string(r) +
-                                   "'s settings in no form an AccumLab rank writes: what answered there is not this "
-                                   "run's rank 0 (another program on the port?)");
+            throw DistributedError(
+                "distributed/settings-foreign",
+                TextArgs{{{"rank", double(m_options.rank)}, {"world", double(m_options.worldSize)}, {"other", double(r)}},
+                         {{"where", m_options.masterAddr + ":" + std::to_string(m_options.masterPort)}}});
     for (int64_t r = 1; r < m_options.worldSize; ++r) {
-        const std::string diff = settingsDifference(all[static_cast<size_t>(r)], r, all[0], 0);
-        if (diff.empty())
+        const std::optional<SettingsDifference> diff = firstDifference(all[static_cast<size_t>(r)], r, all[0], 0);
+        if (!diff)
             continue;
         // Rank 0 serves the store: it leaves only once every rank has read the settings, so
         // each can name the difference itself rather than lose the store mid-read.
@@ -513,8 +542,7 @@ void C10dSync::checkSettings()
             } catch (const std::exception &) { // a rank that died cannot read; the refusal stands
             }
         }
-        throw ConfigError("the ranks were started with different settings: " + diff +
-                          "; start every rank with the same options");
+        throw ConfigError(diff->code, diff->args);
     }
 }
 
@@ -547,18 +575,19 @@ void C10dSync::allReduceMean(torch::Tensor &flatGrad)
     } catch (const std::exception &e) {
         const std::string cause = firstLine(e);
         const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-        std::string why;
+        const char *code = "distributed/allreduce-failed";
         if (contains(cause, "imed out") || contains(cause, "imeout"))
-            why = "no answer from a peer within " + seconds(m_options.timeoutS) + " (a rank hung or died)";
+            code = "distributed/allreduce-timeout";
         else if (contains(cause, "losed") || contains(cause, "reset by peer") || contains(cause, "roken pipe") ||
                  contains(cause, "refused"))
-            why = "a peer rank closed its connection (it died or was stopped)";
-        else
-            why = "the collective failed";
+            code = "distributed/allreduce-closed";
         guard.disarm();
-        throw DistributedError(m_who + ": all-reduce " + nth + " failed after " +
-                               seconds(std::round(waited * 10) / 10) + ": " + why + " [" + std::string(m_backendName) +
-                               ": " + cause + "]");
+        throw DistributedError(code, TextArgs{{{"rank", double(m_options.rank)},
+                                               {"world", double(m_options.worldSize)},
+                                               {"nth", double(m_stats.collectives + 1)},
+                                               {"after", std::round(waited * 10) / 10},
+                                               {"timeout", m_options.timeoutS}},
+                                              {{"backend", std::string(m_backendName)}, {"cause", cause}}});
     }
     guard.disarm();
     m_stats.collectives += 1;
@@ -615,20 +644,20 @@ int pickFreePort(const std::string &addr)
 {
     const int port = tryBind(addr, 0);
     if (port <= 0)
-        throw DistributedError("cannot find a free port on " + addr + ": " + std::strerror(-port));
+        throw DistributedError("distributed/no-free-port", TextArgs{{}, {{"addr", addr}, {"reason", std::strerror(-port)}}});
     return port;
 }
 
 void requirePortFree(const std::string &addr, int port)
 {
     if (port < 1 || port > 65535)
-        throw ConfigError("master port must be between 1 and 65535, got " + std::to_string(port));
+        throw ConfigError("distributed/master-port-range", TextArgs{{{"port", double(port)}}, {}});
     const int r = tryBind(addr, port);
     if (r == -EADDRINUSE)
-        throw ConfigError("master port " + std::to_string(port) + " on " + addr +
-                          " is busy; pick another with --master-port or leave it out to use a free one");
+        throw ConfigError("distributed/master-port-busy", TextArgs{{{"port", double(port)}}, {{"addr", addr}}});
     if (r < 0)
-        throw ConfigError("cannot use master port " + std::to_string(port) + " on " + addr + ": " + std::strerror(-r));
+        throw ConfigError("distributed/master-port-unusable",
+                          TextArgs{{{"port", double(port)}}, {{"addr", addr}, {"reason", std::strerror(-r)}}});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -779,7 +808,8 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
                 const int err = errno;
                 for (int f : logFds)
                     ::close(f);
-                throw DistributedError("cannot write the log " + log.string() + ": " + std::strerror(err));
+                throw DistributedError("distributed/log-unwritable",
+                                       TextArgs{{}, {{"path", log.string()}, {"reason", std::strerror(err)}}});
             }
         }
         logFds.push_back(fd);
@@ -787,7 +817,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
 
     const pid_t parent = ::getpid();
     std::vector<Child> children(envStrings.size());
-    std::string startError;
+    std::optional<DistributedError> startError;
     // Signals wait while a child is between fork and execve: there it still carries this
     // process's handlers (a test framework's, the window's), which must not run in it.
     sigset_t all, before;
@@ -811,7 +841,9 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
             ::_exit(127);
         }
         if (pid < 0) {
-            startError = "cannot start " + unit + " " + std::to_string(r) + ": " + std::strerror(errno);
+            const std::string reason = std::strerror(errno);
+            startError.emplace(unit == "rank" ? "distributed/start-rank-failed" : "distributed/start-cli-failed",
+                               TextArgs{{{"index", double(r)}}, {{"reason", reason}}});
             break;
         }
         ::setpgid(pid, pid); // also here, so stopAll never races the child's own call
@@ -821,11 +853,11 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
     for (int f : logFds)
         if (f >= 0)
             ::close(f);
-    if (!startError.empty()) {
+    if (startError) {
         children.erase(std::remove_if(children.begin(), children.end(), [](const Child &c) { return c.pid < 0; }),
                        children.end());
         stopAll(children);
-        throw DistributedError(startError);
+        throw *startError;
     }
 
     LaunchResult result;
@@ -903,6 +935,18 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
             stopAll(children);
             if (othersRunning)
                 result.failure += "; the other ranks were stopped";
+            // One child that is not a rank (the sweep's accumlab-cli): its failure as a code too.
+            if (unit != "rank" && suspect < 0 && !othersRunning) {
+                const char *how = result.exitCode == 127 ? "could-not-start"
+                                  : WIFSIGNALED(status)  ? "killed"
+                                                         : "exited";
+                result.failureCode = std::string("distributed/cli-") + how + (line.empty() ? "" : "-said");
+                const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+                result.failureArgs = TextArgs{{{"signal", double(sig)}, {"code", double(WIFEXITED(status) ? WEXITSTATUS(status) : 0)}},
+                                              {{"exe", exe.string()},
+                                               {"signal_name", sig ? std::string(::strsignal(sig)) : std::string()},
+                                               {"line", line}}};
+            }
             return result;
         }
         if (!running)
@@ -917,8 +961,8 @@ LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vecto
                               const LaunchOptions &options, const CancelToken *cancel)
 {
     if (options.worldSize < 1 || options.worldSize > kMaxWorldSize)
-        throw ConfigError("world size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
-                          std::to_string(options.worldSize));
+        throw ConfigError("distributed/world-size-range",
+                          TextArgs{{{"max", double(kMaxWorldSize)}, {"world", double(options.worldSize)}}, {}});
     int port = options.masterPort;
     if (port == 0)
         port = pickFreePort();
@@ -943,7 +987,7 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
     const AccumConfig &b = config.base;
     const ModelShape preset = shapeOf(b.preset);
     if (b.shape && (b.shape->inFeatures != preset.inFeatures || b.shape->classes != preset.classes))
-        throw ConfigError("accumlab-cli takes a preset's input and class counts; only the hidden width can differ");
+        throw ConfigError("distributed/cli-shape", TextArgs{});
     std::string grid;
     for (int64_t a : config.accumGrid) {
         if (!grid.empty())
@@ -989,11 +1033,13 @@ SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepCo
     std::filesystem::remove(workDir / kCurveFileName);
     const LaunchResult r = supervise(cli, args, {environmentWithoutRank()}, workDir / "logs", {"accumlab-cli.log"},
                                      "accumlab-cli", cancel);
+    if (r.exitCode != 0 && !r.failureCode.empty())
+        throw DistributedError(r.failureCode, r.failureArgs);
     if (r.exitCode != 0)
         throw DistributedError(r.failure);
     std::ifstream in(workDir / kCurveFileName);
     if (!in)
-        throw DistributedError("accumlab-cli finished but wrote no " + (workDir / kCurveFileName).string());
+        throw DistributedError("distributed/cli-no-curve", TextArgs{{}, {{"path", (workDir / kCurveFileName).string()}}});
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     SweepResult result;
     result.config = config;

@@ -27,9 +27,15 @@ namespace accumlab {
 class GradSync;
 
 // A rendezvous, collective or launch failure; the message is one sentence that names the rank.
-class DistributedError : public std::runtime_error {
+// Coded like every core error, except the ranks' own report of a failed multi-rank run
+// (LaunchResult::failure: their stderr lines, as they came), which the sentence form carries.
+class DistributedError : public CodedError {
 public:
-    using std::runtime_error::runtime_error;
+    using CodedError::CodedError;
+    explicit DistributedError(const std::string &sentence)
+        : CodedError("plain/sentence", TextArgs{{}, {{"sentence", sentence}}})
+    {
+    }
 };
 
 // What a process group has issued: all-reduces, the bytes they carried, the time spent in them.
@@ -110,6 +116,10 @@ struct LaunchResult {
     int64_t failedRank = -1;  // the rank to blame: one that died or stopped answering, when the
                               // rank that gave up reported a peer that did not answer
     std::string failure;      // one sentence when a rank failed, "" otherwise
+    // The failure as a code of errors/distributed.json and its arguments, where it has one (a
+    // launched accumlab-cli's; a rank's failure is the sentence alone): "" otherwise.
+    std::string failureCode;
+    TextArgs failureArgs;
 };
 
 // Exit code of a rank that failed on rendezvous or a collective, and of a rank that died.

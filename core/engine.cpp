@@ -88,8 +88,8 @@ struct AccumEngine::Impl {
         if (!sync)
             sync = std::make_shared<LocalSync>();
         if (sync->worldSize() != c.worldSize)
-            throw ConfigError("world size " + std::to_string(c.worldSize) + " does not match the " +
-                              std::to_string(sync->worldSize()) + " ranks of the process group");
+            throw ConfigError("engine/world-size-mismatch",
+                              TextArgs{{{"world", double(c.worldSize)}, {"ranks", double(sync->worldSize())}}, {}});
         model = makeModel(c.modelShape(), c.seed, dtype, device);
         params = parameterList(*model);
         names = accumlab::parameterNames(*model);
@@ -351,11 +351,11 @@ double AccumEngine::maxAbsParamDiff(const AccumEngine &other) const
     const auto &mine = d->optimizer->params();
     const auto &theirs = other.d->optimizer->params();
     if (mine.size() != theirs.size())
-        throw ConfigError("the two engines' models differ in shape");
+        throw ConfigError("engine/models-differ-in-shape", {});
     double worst = 0.0;
     for (size_t i = 0; i < mine.size(); ++i) {
         if (!mine[i].sizes().equals(theirs[i].sizes()))
-            throw ConfigError("the two engines' models differ in shape");
+            throw ConfigError("engine/models-differ-in-shape", {});
         const double diff = (mine[i].to(torch::kFloat64) - theirs[i].to(mine[i].device(), torch::kFloat64))
                                 .abs().max().item<double>();
         if (!std::isfinite(diff))

@@ -234,8 +234,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 {
     validate(config);
     if (config.worldSize != 1 && (!sync || sync->worldSize() != config.worldSize))
-        throw ConfigError("an equivalence check over " + std::to_string(config.worldSize) +
-                          " ranks needs a process group of that size (start it with --world-size)");
+        throw ConfigError("equivalence/needs-process-group", TextArgs{{{"world", double(config.worldSize)}}, {}});
     if (sync && sync->worldSize() == 1)
         sync.reset();
 

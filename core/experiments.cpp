@@ -624,7 +624,7 @@ ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &o
         if (e.id != id)
             continue;
         if (options.sweepSteps <= 0)
-            throw ConfigError("sweep steps must be positive");
+            throw ConfigError("experiments/sweep-steps-not-positive", {});
         checkCancel(cancel);
         ExperimentResult r = e.run(options, cancel);
         r.id = e.id;
@@ -633,7 +633,7 @@ ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &o
     std::string known;
     for (const auto &e : entries())
         known += (known.empty() ? "" : ", ") + std::string(e.id);
-    throw ConfigError("unknown experiment '" + id + "' (expected one of: " + known + ")");
+    throw ConfigError("experiments/unknown-experiment", TextArgs{{}, {{"id", id}, {"known", known}}});
 }
 
 nlohmann::ordered_json toJson(const ExperimentResult &r)

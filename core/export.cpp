@@ -277,8 +277,8 @@ StagedFile::StagedFile(std::filesystem::path path, const std::string &content) :
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir, ec))
-        throw ExportError("cannot create the folder " + dir.string() + ": " +
-                              (ec ? ec.message() : std::string("not a folder")),
+        throw ExportError(ec ? "export/folder-not-created" : "export/folder-not-a-folder",
+                          TextArgs{{}, {{"folder", dir.string()}, {"reason", ec ? ec.message() : std::string()}}},
                           ec ? ec.message() : std::string("not a folder"));
     // A unique name, so two writers of one destination (two windows, two threads) never share it.
     std::string pattern = m_path.string() + ".tmp-XXXXXX";
@@ -291,7 +291,8 @@ StagedFile::StagedFile(std::filesystem::path path, const std::string &content) :
     }
     if (fd < 0) {
         const int e = errno;
-        throw ExportError("cannot write to " + dir.string() + ": " + errorText(e), errorText(e));
+        throw ExportError("export/folder-unwritable", TextArgs{{}, {{"folder", dir.string()}, {"reason", errorText(e)}}},
+                          errorText(e));
     }
     m_tmp = pattern;
     int err = ::fchmod(fd, 0644) != 0 ? errno : 0; // mkstemp's 0600 would hide the export from others
@@ -302,7 +303,8 @@ StagedFile::StagedFile(std::filesystem::path path, const std::string &content) :
     if (err) {
         fs::remove(m_tmp, ec);
         unregisterTemp(m_slot);
-        throw ExportError("cannot write " + m_path.string() + ": " + errorText(err), errorText(err));
+        throw ExportError("export/file-unwritable", TextArgs{{}, {{"path", m_path.string()}, {"reason", errorText(err)}}},
+                          errorText(err));
     }
 }
 
@@ -327,7 +329,8 @@ void publishTogether(const std::vector<StagedFile *> &files)
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         const int e = errno;
-        throw ExportError("cannot write to " + dir.string() + ": " + errorText(e), errorText(e));
+        throw ExportError("export/folder-unwritable", TextArgs{{}, {{"folder", dir.string()}, {"reason", errorText(e)}}},
+                          errorText(e));
     }
     while (::flock(dfd, LOCK_EX) != 0 && errno == EINTR) {
     }
@@ -387,11 +390,14 @@ void publishTogether(const std::vector<StagedFile *> &files)
         dropKept();
         syncFolder(dir);
         if (!lost.empty())
-            throw ExportError("cannot write " + f.m_path.string() + ": " + reason + "; " + lost +
-                                  " was already replaced and could not be put back, so it is new while " +
-                                  f.m_path.filename().string() + " is old",
+            throw ExportError("export/files-mixed",
+                              TextArgs{{},
+                                       {{"path", f.m_path.string()},
+                                        {"reason", reason},
+                                        {"lost", lost},
+                                        {"name", f.m_path.filename().string()}}},
                               reason);
-        throw ExportError("cannot write " + f.m_path.string() + ": " + reason, reason);
+        throw ExportError("export/file-unwritable", TextArgs{{}, {{"path", f.m_path.string()}, {"reason", reason}}}, reason);
     }
     dropKept();
     syncFolder(dir);

@@ -5,6 +5,7 @@
 
 #include "core/curve_io.h"
 #include "core/equivalence.h"
+#include "core/errors.h"
 #include "core/sweep.h"
 
 #include <nlohmann/json.hpp>
@@ -23,11 +24,13 @@ nlohmann::json tradeoffJson(const TradeoffResult &);
 // {"schema", "points", "timed_region", "config", "environment", "equivalence"?}
 nlohmann::json curveJson(const SweepResult &, const EquivalenceResult *equivalence = nullptr);
 
-// A file that could not be written (full disk, vanished or read-only folder): one sentence.
-class ExportError : public std::runtime_error {
+// A file that could not be written (full disk, vanished or read-only folder): a code of the
+// content's errors/export.json with its arguments (core/errors.h); what() is the English
+// sentence.
+class ExportError : public CodedError {
 public:
-    explicit ExportError(const std::string &sentence, std::string reason = {})
-        : std::runtime_error(sentence), m_reason(std::move(reason))
+    ExportError(std::string code, TextArgs args, std::string reason = {})
+        : CodedError(std::move(code), std::move(args)), m_reason(std::move(reason))
     {
     }
     // The cause alone (strerror's words), for a caller that writes its own sentence.

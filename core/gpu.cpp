@@ -89,7 +89,7 @@ void capCudaMemory(const std::string &device, std::optional<int64_t> bytes, int6
 {
 #ifdef ACCUMLAB_WITH_CUDA
     if (!cudaAvailable())
-        throw ConfigError("a CUDA memory budget needs a CUDA device, and none is available on this machine");
+        throw ConfigError("device/memory-budget-without-device", {});
     const int index = deviceIndex(device);
     c10::cuda::CUDACachingAllocator::emptyCache();
     if (!bytes) {
@@ -103,7 +103,7 @@ void capCudaMemory(const std::string &device, std::optional<int64_t> bytes, int6
     (void)device;
     (void)bytes;
     (void)baselineBytes;
-    throw ConfigError("this build has no CUDA support; a CUDA memory budget needs a LibTorch with CUDA");
+    throw ConfigError("device/memory-budget-without-cuda-build", {});
 #endif
 }
 

@@ -54,15 +54,18 @@ void requireWritableDir(const std::filesystem::path &dir)
     namespace fs = std::filesystem;
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-        throw ConfigError("output folder " + dir.string() + " exists and is not a folder");
+        throw ConfigError("lesson/output-not-a-folder", TextArgs{{}, {{"path", dir.string()}}});
     fs::create_directories(dir, ec);
     if (ec)
-        throw ConfigError("cannot create the output folder " + dir.string() + ": " + ec.message());
+        throw ConfigError("lesson/output-cannot-create",
+                          TextArgs{{}, {{"path", dir.string()}, {"reason", ec.message()}}});
     // Permission bits do not bind root, and some file systems refuse writes anyway: try one.
     const fs::path probe = dir / (".accumlab-probe-" + std::to_string(::getpid()));
     const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        throw ConfigError("output folder " + dir.string() + " is not writable: " + std::strerror(errno));
+    if (fd < 0) {
+        const std::string reason = std::strerror(errno); // before anything else can set errno
+        throw ConfigError("lesson/output-not-writable", TextArgs{{}, {{"path", dir.string()}, {"reason", reason}}});
+    }
     ::close(fd);
     fs::remove(probe, ec);
 }

@@ -136,42 +136,43 @@ void validate(const MemoryLabConfig &lab)
     probe.accumSteps = 1;
     validate(probe);
     if (lab.base.worldSize < 1 || lab.base.worldSize > kMaxWorldSize)
-        throw ConfigError("world size must be 1 to " + std::to_string(kMaxWorldSize));
+        throw ConfigError("memory/world-size-range", TextArgs{{{"max", double(kMaxWorldSize)}}, {}});
     if (lab.effectiveBatch < 1 || lab.effectiveBatch > kMaxMicroBatch * lab.base.worldSize)
-        throw ConfigError("the effective batch must be 1 to " + std::to_string(kMaxMicroBatch * lab.base.worldSize) +
-                          " samples");
+        throw ConfigError("memory/effective-batch-range",
+                          TextArgs{{{"max", double(kMaxMicroBatch * lab.base.worldSize)}}, {}});
     if (lab.effectiveBatch % lab.base.worldSize != 0)
-        throw ConfigError("an effective batch of " + std::to_string(lab.effectiveBatch) + " does not split over " +
-                          std::to_string(lab.base.worldSize) + " ranks");
+        throw ConfigError("memory/effective-batch-split",
+                          TextArgs{{{"effective", double(lab.effectiveBatch)}, {"world", double(lab.base.worldSize)}}, {}});
     if (lab.budgetBytes && *lab.budgetBytes <= 0)
-        throw ConfigError(*lab.budgetBytes == 0 ? "a budget of zero bytes holds nothing; give a positive number of bytes"
-                                                : "a memory budget cannot be negative; give a positive number of bytes");
+        throw ConfigError(*lab.budgetBytes == 0 ? "memory/budget-zero" : "memory/budget-negative", TextArgs{});
     if (lab.failsAfterSamples < 0)
-        throw ConfigError("the samples after which memory fails must be a positive number");
+        throw ConfigError("memory/fails-after-negative", TextArgs{});
     if (lab.budgetBytes && lab.failsAfterSamples > 0)
-        throw ConfigError("give the budget in bytes or as the samples after which it fails, not both");
+        throw ConfigError("memory/budget-and-fails-after", TextArgs{});
     const std::string device = resolveDevice(lab.base.device);
     if (lab.budgetBytes) {
         const int64_t machine = deviceMemoryBytes(device);
         if (machine > 0 && *lab.budgetBytes > machine)
-            throw ConfigError("a budget of " + formatByteCount(*lab.budgetBytes) + " is more than this machine's " +
-                              formatByteCount(machine) + " of " + (isCuda(device) ? "GPU memory" : "memory"));
+            throw ConfigError(isCuda(device) ? "memory/budget-over-gpu" : "memory/budget-over-memory",
+                              TextArgs{{}, {{"budget", formatByteCount(*lab.budgetBytes)}, {"machine", formatByteCount(machine)}}});
         const int64_t weights = weightBytes(lab.base);
         if (*lab.budgetBytes <= weights)
-            throw ConfigError("a budget of " + formatByteCount(*lab.budgetBytes) + " does not hold even the model's own weights (" +
-                              formatByteCount(weights) + ")");
+            throw ConfigError("memory/budget-below-weights",
+                              TextArgs{{}, {{"budget", formatByteCount(*lab.budgetBytes)}, {"weights", formatByteCount(weights)}}});
     }
     if (lab.failsAfterSamples > 0) {
         const int64_t share = lab.effectiveBatch / lab.base.worldSize;
         if (share % lab.failsAfterSamples != 0)
-            throw ConfigError("a micro-batch of " + std::to_string(lab.failsAfterSamples) + " does not divide the effective batch of " +
-                              std::to_string(lab.effectiveBatch) +
-                              (lab.base.worldSize > 1 ? " over " + std::to_string(lab.base.worldSize) + " ranks" : std::string()));
+            throw ConfigError(lab.base.worldSize > 1 ? "memory/micro-batch-not-dividing-ranks" : "memory/micro-batch-not-dividing",
+                              TextArgs{{{"micro", double(lab.failsAfterSamples)},
+                                        {"effective", double(lab.effectiveBatch)},
+                                        {"world", double(lab.base.worldSize)}},
+                                       {}});
     }
     if (!isCuda(device) && !cpuMemoryCounted()) {
         installCpuMemoryCounter();
         if (!cpuMemoryCounted())
-            throw ConfigError("the CPU memory counter is off in this process; memory cannot be measured");
+            throw ConfigError("memory/cpu-counter-off", TextArgs{});
     }
 }
 
@@ -206,12 +207,11 @@ OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)
     r.microBatch = lab.failsAfterSamples > 0 ? lab.failsAfterSamples : lab.base.microBatch;
     const int64_t share = lab.effectiveBatch / lab.base.worldSize;
     if (share % r.microBatch != 0)
-        throw ConfigError("a micro-batch of " + std::to_string(r.microBatch) + " does not divide the effective batch of " +
-                          std::to_string(lab.effectiveBatch));
+        throw ConfigError("memory/micro-batch-not-dividing",
+                          TextArgs{{{"micro", double(r.microBatch)}, {"effective", double(lab.effectiveBatch)}}, {}});
     r.accumSteps = share / r.microBatch;
     if (r.accumSteps < 2)
-        throw ConfigError("the demo needs at least two micro-batches per effective batch; the micro-batch of " +
-                          std::to_string(r.microBatch) + " is the whole effective batch");
+        throw ConfigError("memory/demo-one-micro-batch", TextArgs{{{"micro", double(r.microBatch)}}, {}});
     r.failsAfterSamples = lab.budgetBytes ? 0 : r.microBatch;
     MemoryLabConfig resolved = lab;
     resolved.failsAfterSamples = r.failsAfterSamples;
@@ -243,16 +243,18 @@ void validate(const TradeoffConfig &c)
 {
     validate(c.lab);
     if (c.numSteps < 1 || c.numSteps > 1000 || c.warmupSteps < 0 || c.warmupSteps > 1000)
-        throw ConfigError("the trade-off sweep needs 1 to 1000 timed steps and 0 to 1000 warm-up steps");
+        throw ConfigError("memory/tradeoff-steps-range", TextArgs{});
     const int64_t share = c.lab.effectiveBatch / c.lab.base.worldSize;
     for (int64_t m : c.microGrid) {
         if (m < 1 || m > share)
-            throw ConfigError("micro-batch " + std::to_string(m) + " is outside 1 to " + std::to_string(share) +
-                              ", the effective batch's share of one rank");
+            throw ConfigError("memory/tradeoff-micro-range", TextArgs{{{"micro", double(m)}, {"share", double(share)}}, {}});
         if (share % m != 0)
-            throw ConfigError("micro-batch " + std::to_string(m) + " does not divide the effective batch of " +
-                              std::to_string(c.lab.effectiveBatch) +
-                              (c.lab.base.worldSize > 1 ? " over " + std::to_string(c.lab.base.worldSize) + " ranks" : std::string()));
+            throw ConfigError(c.lab.base.worldSize > 1 ? "memory/tradeoff-micro-not-dividing-ranks"
+                                                       : "memory/tradeoff-micro-not-dividing",
+                              TextArgs{{{"micro", double(m)},
+                                        {"effective", double(c.lab.effectiveBatch)},
+                                        {"world", double(c.lab.base.worldSize)}},
+                                       {}});
     }
 }
 
@@ -311,7 +313,7 @@ MicroBatchFinding findMicroBatch(const MemoryLabConfig &lab, const CancelToken *
 {
     validate(lab);
     if (!lab.budgetBytes && lab.failsAfterSamples <= 0)
-        throw ConfigError("the finder needs a budget: in bytes, or as the samples after which memory fails");
+        throw ConfigError("memory/finder-needs-budget", TextArgs{});
     MicroBatchFinding f;
     f.budgetBytes = resolveBudget(lab);
     f.effectiveBatch = lab.effectiveBatch;

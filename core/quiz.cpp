@@ -49,7 +49,7 @@ QuizStage quizStageFromString(const std::string &text)
     for (QuizStage s : {QuizStage::PreLesson, QuizStage::Check, QuizStage::PostLesson})
         if (toString(s) == text)
             return s;
-    throw ConfigError("unknown quiz stage '" + text + "' (expected one of: pre-lesson, check, post-lesson)");
+    throw ConfigError("quiz/unknown-stage", TextArgs{{}, {{"stage", text}}});
 }
 
 const std::vector<QuizQuestion> &quizQuestions() { return table(); }

@@ -56,7 +56,7 @@ public:
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
     void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
-    void teachingError(const QString &message);
+    void teachingError(const accumlab::ui::EngineError &error);
     void playingChanged(bool playing);
     void sweepStarted();
     void sweepPointStarted(int index, qint64 accumSteps);

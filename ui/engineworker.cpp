@@ -144,7 +144,7 @@ bool EngineWorker::ensureEngine()
         m_engine = std::make_unique<AccumEngine>(oneRank);
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
-        emit teachingError(QString::fromStdString(ex.what()));
+        emit teachingError(EngineError::from(ex));
         return false;
     }
     EngineInfo info;
@@ -186,7 +186,7 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
     } catch (const Cancelled &) {
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
-        emit teachingError(QString::fromStdString(ex.what()));
+        emit teachingError(EngineError::from(ex));
     }
 }
 
@@ -272,9 +272,11 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
             // Real ranks: accumlab-cli processes over c10d/Gloo, started and collected by core.
             QTemporaryDir workDir;
             const QString cli = rankProgram();
-            if (cli.isEmpty() || !workDir.isValid())
-                throw std::runtime_error(tr("accumlab-cli, which runs the ranks, was not found next to the app.")
-                                             .toStdString());
+            if (cli.isEmpty() || !workDir.isValid()) {
+                done.error = EngineError::said(tr("accumlab-cli, which runs the ranks, was not found next to the app."));
+                emit sweepFinished(done);
+                return;
+            }
             done.result = runSweepOnLocalRanks(cli.toStdString(), config, workDir.path().toStdString(),
                                                kDefaultDistTimeoutS, &collector, cancel.get());
         } else {
@@ -284,7 +286,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
         done.cancelled = true;
         done.result.points = collector.points;
     } catch (const std::exception &ex) {
-        done.error = QString::fromStdString(ex.what());
+        done.error = EngineError::from(ex);
         done.result.points = collector.points;
     }
     emit sweepFinished(done);
@@ -302,9 +304,9 @@ void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 seria
         u.result = accumlab::runEquivalence(config, cancel.get());
         u.ok = true;
     } catch (const Cancelled &) {
-        u.error = tr("The equivalence check was cancelled.");
+        u.error = EngineError::said(tr("The equivalence check was cancelled."));
     } catch (const std::exception &ex) {
-        u.error = QString::fromStdString(ex.what());
+        u.error = EngineError::from(ex);
     }
     emit equivalenceFinished(u);
 }
@@ -323,9 +325,9 @@ void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &opt
         u.ok = true;
     } catch (const Cancelled &) {
         u.cancelled = true;
-        u.error = tr("The experiment was cancelled.");
+        u.error = EngineError::said(tr("The experiment was cancelled."));
     } catch (const std::exception &ex) {
-        u.error = QString::fromStdString(ex.what());
+        u.error = EngineError::from(ex);
     }
     emit experimentFinished(u);
 }
@@ -347,10 +349,10 @@ void EngineWorker::runMemoryLab(const MemoryLabRequest &request, quint64 serial,
         u.ok = true;
     } catch (const Cancelled &) {
         u.cancelled = true;
-        u.error = tr("The memory run was cancelled.");
+        u.error = EngineError::said(tr("The memory run was cancelled."));
     } catch (const std::exception &ex) {
-        // LibTorch's errors carry a C++ backtrace after their first line.
-        u.error = QString::fromStdString(ex.what()).section(QLatin1Char('\n'), 0, 0);
+        // LibTorch's errors carry a C++ backtrace after their first line: EngineError keeps the first.
+        u.error = EngineError::from(ex);
     }
     emit memoryLabFinished(u);
 }

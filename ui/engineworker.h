@@ -47,7 +47,7 @@ public:
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
     void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
-    void teachingError(const QString &message);
+    void teachingError(const accumlab::ui::EngineError &error);
     void playingChanged(bool playing);
     void sweepPointStarted(int index, qint64 accumSteps);
     void sweepBlockStarted(int index, int block); // a timed block of that point (0 follows sweepPointStarted)

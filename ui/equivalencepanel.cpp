@@ -202,7 +202,7 @@ void EquivalencePanel::showResult()
     if (!m_pending && !m_update->ok) {
         m_verdictLabel->setText(tr("not checked"));
         m_verdictLabel->setStyleSheet(QString());
-        m_causeLabel->setText(m_update->error);
+        m_causeLabel->setText(m_update->error.localized());
         m_causeLabel->setVisible(true);
         return;
     }

@@ -408,7 +408,7 @@ void ExperimentPanel::runCurrent()
     if (!settings.isEmpty())
         emit requestSettings(settings);
     m_result.reset();
-    m_error.clear();
+    m_error = EngineError();
     m_serial = m_controller->runExperiment(id, options);
     setRunning(true);
     showResult();
@@ -429,7 +429,7 @@ void ExperimentPanel::onFinished(const ExperimentUpdate &update)
     setRunning(false);
     if (update.ok)
         m_result = update.result;
-    m_error = update.ok || update.cancelled ? QString() : update.error;
+    m_error = update.ok || update.cancelled ? EngineError() : update.error;
     m_state = update.ok ? RunState::Done : update.cancelled ? RunState::Cancelled : RunState::Failed;
     showResult();
     emit experimentFinished(update.id, update.ok);
@@ -453,7 +453,7 @@ void ExperimentPanel::showResult()
     } else if (m_state == RunState::Cancelled) {
         m_statusLabel->setText(tr("The experiment was cancelled."));
     } else if (m_state == RunState::Failed) {
-        m_statusLabel->setText(tr("The experiment failed: %1").arg(m_error));
+        m_statusLabel->setText(tr("The experiment failed: %1").arg(m_error.localized()));
     } else {
         m_statusLabel->setText(tr("Pick an experiment and run it."));
     }

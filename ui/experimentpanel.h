@@ -100,7 +100,7 @@ private:
     std::optional<ExperimentResult> m_result;
     enum class RunState { Idle, Done, Cancelled, Failed };
     RunState m_state = RunState::Idle;       // of the last run
-    QString m_error;                         // the engine's message when it failed
+    EngineError m_error;                     // why the engine failed, worded when shown
 
     QLabel *m_pickLabel = nullptr;
     QComboBox *m_picker = nullptr;

@@ -1,6 +1,7 @@
 // The one place that decides which language core's bilingual texts are shown in.
 #include "ui/localizedtext.h"
 
+#include "core/errors.h"
 #include "ui/language.h"
 
 namespace accumlab::ui {
@@ -26,6 +27,14 @@ QString localized(const std::string &rendered)
 QString localized(const LocalizedText &text, const TextArgs &args)
 {
     return localized(renderLocalized(text, args, contentStyle()));
+}
+
+QString errorSentence(const std::exception &e)
+{
+    if (dynamic_cast<const CodedError *>(&e))
+        return localized(errorText(e, contentStyle()));
+    return persianUi() ? LanguageManager::ltr(QString::fromStdString(errorText(e, contentStyle())))
+                       : QString::fromStdString(errorText(e, contentStyle()));
 }
 
 QString leftToRight(const QString &text)

@@ -8,6 +8,8 @@
 
 #include <QString>
 
+#include <exception>
+
 namespace accumlab::ui {
 
 // True when the window speaks Persian.
@@ -23,6 +25,10 @@ QString localized(const LocalizedText &text, const TextArgs &args = {});
 // A core text already rendered for contentStyle() (claim statements, explanations), with the
 // same mark.
 QString localized(const std::string &rendered);
+
+// An exception caught on the GUI thread, in the window's words: core's coded errors in its
+// language and digits, any other message as it came.
+QString errorSentence(const std::exception &e);
 
 // A number or formula that must read left to right inside right-to-left text, with a
 // left-to-right mark on each side (used for the values table's numbers, e.g. 3.7e-09).

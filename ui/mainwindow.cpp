@@ -133,7 +133,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controls, &ControlPanel::paceChanged, m_controller, &EngineController::setPace);
     connect(m_controller, &EngineController::engineConfigured, this, &MainWindow::onEngineConfigured);
     connect(m_controller, &EngineController::microBatchDone, this, &MainWindow::onMicroBatch);
-    connect(m_controller, &EngineController::teachingError, this, &MainWindow::showError);
+    connect(m_controller, &EngineController::teachingError, this,
+            [this](const EngineError &error) { showError(error.localized()); });
     connect(m_controller, &EngineController::playingChanged, this, &MainWindow::onPlayingChanged);
     connect(m_controller, &EngineController::sweepPointStarted, this, &MainWindow::onSweepPointStarted);
     connect(m_controller, &EngineController::sweepBlockStarted, this, &MainWindow::onSweepBlockStarted);
@@ -714,7 +715,7 @@ bool MainWindow::runSweep(QString *error)
         validate(s);
     } catch (const std::exception &ex) {
         if (error)
-            *error = tr("The sweep settings are invalid: %1").arg(QString::fromStdString(ex.what()));
+            *error = tr("The sweep settings are invalid: %1").arg(errorSentence(ex));
         return false;
     }
     m_controller->pause();
@@ -778,7 +779,7 @@ void MainWindow::onSweepFinished(const SweepDoneUpdate &update)
     m_stallProbe->stop();
     const QLocale loc = locale();
     if (!update.error.isEmpty()) {
-        showError(tr("The sweep failed: %1").arg(update.error));
+        showError(tr("The sweep failed: %1").arg(update.error.localized()));
         m_autorunExit = 1;
     } else if (update.cancelled) {
         statusBar()->showMessage(tr("Sweep stopped after %1 of %2 points.")

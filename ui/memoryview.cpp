@@ -404,7 +404,7 @@ QString MemoryView::resultText() const
     if (u.cancelled)
         return tr("The memory run was cancelled.");
     if (!u.ok)
-        return tr("The memory run failed: %1").arg(LanguageManager::ltr(u.error));
+        return tr("The memory run failed: %1").arg(u.error.localized());
     const QLocale loc = locale();
     const auto n = [&](int64_t v) { return loc.toString(static_cast<qint64>(v)); };
     const MemoryLabConfig &lab = u.request.tradeoff.lab;

@@ -2,6 +2,7 @@
 #include "ui/preset.h"
 
 #include "ui/controlpanel.h"
+#include "ui/localizedtext.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -29,8 +30,7 @@ void requireWithinTheControls(const Preset &p)
     const ControlLimits l = ControlPanel::limits();
     auto range = [](const char *key, double v, double lo, double hi) {
         if (!(v >= lo && v <= hi))
-            throw ConfigError(std::string(key) + " is " + toDecimalString(v) + ", outside the controls' " +
-                              toDecimalString(lo) + " to " + toDecimalString(hi));
+            throw ConfigError("preset/outside-controls", TextArgs{{{"value", v}, {"low", lo}, {"high", hi}}, {{"key", key}}});
     };
     const AccumConfig &c = p.config;
     range("micro_batch", double(c.microBatch), 1, l.maxMicroBatch);
@@ -44,7 +44,7 @@ void requireWithinTheControls(const Preset &p)
     const bool onSlider = std::any_of(l.learningRates.begin(), l.learningRates.end(),
                                       [&](double stop) { return std::abs(stop - c.optimizer.lr) <= 1e-9 * stop; });
     if (!onSlider)
-        throw ConfigError("lr " + toDecimalString(c.optimizer.lr) + " is not one of the learning-rate slider's stops");
+        throw ConfigError("preset/lr-between-stops", TextArgs{{{"lr", c.optimizer.lr}}, {}});
 }
 
 } // namespace
@@ -108,7 +108,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         // refused, since converting one outside qint64 would be undefined behaviour.
         auto wholeNumber = [](const char *key, double d, double lowest) {
             if (!(d >= lowest && d <= kMaxExactDouble) || d != std::floor(d))
-                throw ConfigError(std::string(key) + " is not a whole number in range");
+                throw ConfigError("preset/not-whole-number", TextArgs{{}, {{"key", key}}});
             return d;
         };
         auto integer = [&](const char *key, qint64 fallback) {
@@ -121,7 +121,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         c.worldSize = integer("world_size", c.worldSize);
         if (const QJsonValue lr = o.value(QStringLiteral("lr")); !lr.isUndefined()) {
             if (!lr.isDouble())
-                throw ConfigError("lr is not a number");
+                throw ConfigError("preset/lr-not-number", TextArgs{});
             c.optimizer.lr = lr.toDouble();
         }
         c.optimizer.kind = optimizerFromString(text("optimizer", toString(c.optimizer.kind)));
@@ -139,12 +139,13 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         else if (seed.isDouble())
             c.seed = static_cast<uint64_t>(wholeNumber("seed", seed.toDouble(), 0.0));
         if (!seedOk)
-            throw ConfigError("seed is not a non-negative integer");
+            throw ConfigError("preset/seed-not-integer", TextArgs{});
         // Narrowed to int only once inside int's range (2^32 + 1 must not become 1).
         auto small = [&](const char *key, int fallback) {
             const qint64 v = integer(key, fallback);
             if (v < -1000000000 || v > 1000000000)
-                throw ConfigError(std::string(key) + " is " + std::to_string(v) + ", far outside the controls");
+                throw ConfigError("preset/far-outside-controls",
+                                  TextArgs{{{"value", static_cast<double>(v)}}, {{"key", key}}});
             return static_cast<int>(v);
         };
         p.pace = small("pace", p.pace);
@@ -161,8 +162,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
             p.hiddenControls << v.toString();
     } catch (const std::exception &ex) {
         if (error)
-            *error = QCoreApplication::translate("Preset", "The preset has an invalid setting: %1")
-                         .arg(QString::fromStdString(ex.what()));
+            *error = QCoreApplication::translate("Preset", "The preset has an invalid setting: %1").arg(errorSentence(ex));
         return std::nullopt;
     }
     return p;

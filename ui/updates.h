@@ -17,6 +17,26 @@
 
 namespace accumlab::ui {
 
+// An engine error for the window. Core's errors are codes with arguments (core/errors.h) and
+// are worded in the window's language and digits when shown, so a language switch rewords them;
+// an error without a code (LibTorch's own message, or the window's own sentence) keeps its words.
+struct EngineError {
+    QString message;   // the sentence of an error without a code; empty for a coded one
+    std::string code;  // a CodedError's code ("config/grid-trailing-comma"); empty when none
+    TextArgs args;     // its figures and names
+    bool own = false;  // `message` is the window's own sentence, already in its language
+    bool isEmpty() const { return message.isEmpty() && code.empty(); }
+    // The sentence for the window's reader (GUI thread). An uncoded message inside
+    // right-to-left text is isolated left to right (it is English).
+    QString localized() const;
+    // The English sentence (a log, a test without a window): needs no language manager.
+    QString english() const;
+    // Worker side: what to show for `e` (its first line when it has no code).
+    static EngineError from(const std::exception &e);
+    // The window's own sentence, already translated by tr().
+    static EngineError said(const QString &sentence);
+};
+
 // The engine the worker built for teaching mode, read back from the engine itself.
 struct EngineInfo {
     AccumConfig config;          // AccumEngine::config()
@@ -61,13 +81,13 @@ struct SweepPointUpdate {
 struct SweepDoneUpdate {
     SweepResult result;      // the points that completed
     bool cancelled = false;
-    QString error;           // empty when the sweep ran to the end
+    EngineError error;       // empty when the sweep ran to the end
 };
 
 struct EquivalenceUpdate {
     quint64 serial = 0;      // the request this answers; older answers are dropped by the GUI
     bool ok = false;         // false: cancelled or failed (see error)
-    QString error;
+    EngineError error;
     EquivalenceResult result;
 };
 
@@ -77,7 +97,7 @@ struct ExperimentUpdate {
     QString id;              // the experiment's id, "no-division"
     bool ok = false;         // false: cancelled or failed (see cancelled, error)
     bool cancelled = false;
-    QString error;
+    EngineError error;
     ExperimentResult result; // values, series, claims and explanation; valid when ok
 };
 
@@ -93,7 +113,7 @@ struct MemoryLabUpdate {
     quint64 serial = 0;      // the request this answers
     bool ok = false;         // false: cancelled or failed (see cancelled, error)
     bool cancelled = false;
-    QString error;           // a sentence for the user; empty when ok
+    EngineError error;       // why it failed; empty when ok
     MemoryLabRequest request;
     OomDemoResult demo;          // kind OomDemo, valid when ok
     TradeoffResult tradeoff;     // kind Tradeoff
@@ -108,6 +128,7 @@ void registerUpdateTypes();
 
 } // namespace accumlab::ui
 
+Q_DECLARE_METATYPE(accumlab::ui::EngineError)
 Q_DECLARE_METATYPE(accumlab::ui::EngineInfo)
 Q_DECLARE_METATYPE(accumlab::ui::MicroBatchUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::StepBatchUpdate)

@@ -44,6 +44,12 @@
 
 using namespace accumlab;
 
+// The CLI's refusals of its own flags, in English as the CLI speaks (exit 2, like core's
+// ConfigError, whose refusals are coded for every language: core/errors.h).
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 namespace {
 
 constexpr int kExitFails = 1;
@@ -167,7 +173,7 @@ bool parseOnOff(const std::string &s, const char *option = "--no-sync")
         return true;
     if (s == "off")
         return false;
-    throw ConfigError(std::string(option) + " takes on or off, got '" + s + "'");
+    throw UsageError(std::string(option) + " takes on or off, got '" + s + "'");
 }
 
 LessonOptions lessonOptions(const SweepFlags &f)
@@ -194,7 +200,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
         b.shape = shape;
     }
     if (f.lang != "en" && f.lang != "fa")
-        throw ConfigError("--lang takes en or fa, got '" + f.lang + "'");
+        throw UsageError("--lang takes en or fa, got '" + f.lang + "'");
     o.language = f.lang == "fa" ? Language::Persian : Language::English;
     o.sweep.accumGrid = parseGrid(f.accumGrid);
     o.sweep.numSteps = f.numSteps;
@@ -207,7 +213,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
     o.equivalence.device = b.device;
     o.write = !f.noWrite;
     if (f.outDir.empty())
-        throw ConfigError("--out-dir must name a folder");
+        throw UsageError("--out-dir must name a folder");
     o.outDir = f.outDir;
     validate(o.sweep);
     return o;
@@ -249,7 +255,7 @@ int runOomDemoCommand(const MemoryFlags &f)
 {
     MemoryLabConfig lab = memoryLab(f);
     if (!f.budgetGiven && f.noBudget)
-        throw ConfigError("the out-of-memory demo needs a budget");
+        throw UsageError("the out-of-memory demo needs a budget");
     const OomDemoResult r = runOomDemo(lab);
     if (f.json) {
         const nlohmann::json j = {{"device", r.device},
@@ -332,7 +338,7 @@ int runTradeoffCommand(const MemoryFlags &f)
 int runFinderCommand(const MemoryFlags &f)
 {
     if (!f.budgetGiven && f.noBudget)
-        throw ConfigError("the finder needs a budget");
+        throw UsageError("the finder needs a budget");
     const MicroBatchFinding r = findMicroBatch(memoryLab(f));
     if (f.json) {
         nlohmann::json tried = nlohmann::json::array();
@@ -507,6 +513,9 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         const int code = runLesson(lesson, lead ? std::cout : quiet, lead ? std::cerr : quiet);
         exitNow(lead ? code : 0);
     } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
+        exitNow(kExitBadInput);
+    } catch (const UsageError &ex) {
         std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
         exitNow(kExitBadInput);
     } catch (const ExportError &ex) {
@@ -727,7 +736,7 @@ int runMain(int argc, char **argv)
         if (sub)
             for (const CLI::Option *o : app.get_options())
                 if (o->count() > 0)
-                    throw ConfigError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
+                    throw UsageError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
                                       "'; give '" + sub->get_name() + "' its own options after its name");
         if ((eqCmd->parsed() ? e.bug : s.bug) == "list") {
             std::cout << "--bug NAME plants one classic accumulation bug in the engine's window:\n"
@@ -763,14 +772,14 @@ int runMain(int argc, char **argv)
             return runFinderCommand(m);
         // A rank (torchrun's environment), a launcher of ranks, or one process.
         if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
-            throw ConfigError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
+            throw UsageError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
                               std::to_string(d.worldSize));
         if (!(d.timeoutS > 0.0))
-            throw ConfigError("--dist-timeout must be positive");
+            throw UsageError("--dist-timeout must be positive");
         if (auto rank = distributedOptionsFromEnv(d.timeoutS)) {
             const bool worldGiven = (eqCmd->parsed() ? eqWorldOpt : worldOpt)->count() > 0;
             if (worldGiven && d.worldSize != rank->worldSize)
-                throw ConfigError("--world-size " + std::to_string(d.worldSize) + " disagrees with WORLD_SIZE=" +
+                throw UsageError("--world-size " + std::to_string(d.worldSize) + " disagrees with WORLD_SIZE=" +
                                   std::to_string(rank->worldSize));
             return runRank(*rank, eqCmd->parsed(), e, s);
         }
@@ -800,6 +809,9 @@ int runMain(int argc, char **argv)
         const LessonOptions options = lessonOptions(s);
         return runLesson(options, std::cout, std::cerr);
     } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    } catch (const UsageError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;
     } catch (const DistributedError &ex) {

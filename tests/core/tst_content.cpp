@@ -2,6 +2,7 @@
 // setting, template filling, and the validation of the embedded content, which must hold for
 // the shipped files and must fail for each fault it exists to catch, planted in a copy.
 #include "core/content.h"
+#include "core/errors.h"
 #include "core/experiments.h"
 #include "core/quiz.h"
 
@@ -98,6 +99,12 @@ private slots:
         QCOMPARE(fillTemplate("{ratio:.2f} برابر", args, {"fa", false}), std::string("۱۶٫۰۰ برابر"));
         // A placeholder with no value is an error, never a silent blank.
         QVERIFY_THROWS_EXCEPTION(ContentError, fillTemplate("{missing:.2f}", args));
+        // A backtick inside a value is part of the value, not a code span (an OS message or a
+        // path may hold one); the template's own spans are still marked.
+        TextArgs odd;
+        odd.strings["path"] = "/tmp/a`b";
+        QCOMPARE(renderLocalized(LocalizedText{{{"en", "`x` at {path}"}, {"fa", "`x` در {path}"}}}, odd, {"en", false}),
+                 std::string("x at /tmp/a`b"));
         QCOMPARE(placeholderNames("{a} {b:.2f} {a:d} {{c}}"), (std::vector<std::string>{"a", "b"}));
     }
 
@@ -123,6 +130,44 @@ private slots:
                 QVERIFY(!experimentSummary(info, {lang.code, false}).empty());
             }
         QVERIFY(!quizQuestions().empty());
+    }
+
+    // Every error code of the content renders in every language (a placeholder named in a
+    // translation but never given by core would throw here), and a coded error's what() is its
+    // English sentence while text() follows the reader.
+    void everyErrorCodeRenders()
+    {
+        int codes = 0;
+        for (const auto &path : contentPaths()) {
+            if (path.rfind("errors/", 0) != 0)
+                continue;
+            const std::string group = path.substr(7, path.size() - 7 - 5);
+            for (const auto &[key, text] : contentJson(path).items()) {
+                if (!text.is_object())
+                    continue;
+                const std::string code = group + "/" + key;
+                // Arguments for every placeholder: a number where the English gives a format.
+                TextArgs args;
+                const std::string en = text.at("en").get<std::string>();
+                for (const auto &name : placeholderNames(en)) {
+                    const bool numeric = en.find("{" + name + ":") != std::string::npos;
+                    if (numeric)
+                        args.numbers[name] = 16;
+                    else
+                        args.strings[name] = "x";
+                }
+                for (const auto &lang : contentLanguages()) {
+                    const std::string sentence = errorSentence(code, args, {lang.code, false});
+                    QVERIFY2(!sentence.empty(), code.c_str());
+                }
+                const CodedError e(code, args);
+                QCOMPARE(std::string(e.what()), errorSentence(code, args, {"en", false}));
+                ++codes;
+            }
+        }
+        QVERIFY(codes > 0);
+        QVERIFY_THROWS_EXCEPTION(ContentError, CodedError("preset/no-such-code", {}));
+        QVERIFY_THROWS_EXCEPTION(ContentError, CodedError("no-group", {}));
     }
 
     // Each fault the validation exists to catch, planted in a copy of the shipped content.

@@ -3,6 +3,9 @@
 // what it exists to catch.
 #include "core/cpu_memory.h"
 #include "core/curve_io.h"
+#include "core/distributed.h"
+#include "core/errors.h"
+#include "core/export.h"
 #include "core/gpu.h"
 #include "core/memory.h"
 #include "core/memory_lab.h"
@@ -11,6 +14,10 @@
 #include <torch/torch.h>
 
 #include <QtTest>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
 
 using namespace accumlab;
 
@@ -25,6 +32,103 @@ MemoryLabConfig lessonLab(int64_t effective, int64_t failsAfter)
     lab.effectiveBatch = effective;
     lab.failsAfterSamples = failsAfter;
     return lab;
+}
+
+// Runs `refuse` and returns the coded error it throws (none: an empty code).
+struct Refusal {
+    std::string code, what, en, fa;
+};
+Refusal refusalOf(const std::function<void()> &refuse)
+{
+    try {
+        refuse();
+    } catch (const CodedError &e) {
+        return {e.code(), e.what(), e.text({"en", false}), e.text({"fa", false})};
+    }
+    return {};
+}
+
+// Every refusal of the memory lab, the distributed run and the exports, by name.
+Refusal refusal(const QString &which, const QString &folder)
+{
+    const auto lab = [](int64_t effective, int64_t failsAfter, std::optional<int64_t> budget, int64_t world = 1) {
+        MemoryLabConfig l = lessonLab(effective, failsAfter);
+        l.base.worldSize = world;
+        l.budgetBytes = budget;
+        return l;
+    };
+    const auto options = [](int64_t rank, int64_t world, int port, double timeoutS) {
+        DistributedOptions o;
+        o.rank = rank;
+        o.worldSize = world;
+        o.masterPort = port;
+        o.timeoutS = timeoutS;
+        return o;
+    };
+    const std::map<QString, std::function<void()>> cases = {
+        {"zero budget", [&] { validate(lab(512, 0, 0)); }},
+        {"negative budget", [&] { validate(lab(512, 0, -5)); }},
+        {"under the weights", [&] { validate(lab(512, 0, 1000)); }},
+        {"not splitting over ranks", [&] { validate(lab(513, 0, std::nullopt, 2)); }},
+        {"not dividing", [&] { validate(lab(512, 48, std::nullopt)); }},
+        {"not dividing over ranks", [&] { validate(lab(512, 48, std::nullopt, 2)); }},
+        {"one micro-batch", [&] { runOomDemo(lab(512, 512, std::nullopt)); }},
+        {"finder without budget", [&] { findMicroBatch(lab(512, 0, std::nullopt)); }},
+        {"trade-off steps", [&] {
+             TradeoffConfig t;
+             t.lab = lab(512, 0, std::nullopt);
+             t.numSteps = 0;
+             validate(t);
+         }},
+        {"trade-off micro-batch", [&] {
+             TradeoffConfig t;
+             t.lab = lab(512, 0, std::nullopt);
+             t.microGrid = {1024};
+             validate(t);
+         }},
+        {"world size", [&] { validate(options(0, 0, 29500, 30)); }},
+        {"rank outside", [&] { validate(options(3, 2, 29500, 30)); }},
+        {"port", [&] { validate(options(0, 2, 70000, 30)); }},
+        {"timeout", [&] { validate(options(0, 2, 29500, 0)); }},
+        {"port given", [&] { requirePortFree("127.0.0.1", 0); }},
+        {"rank not whole", [&] {
+             ::setenv("RANK", "one", 1);
+             ::setenv("WORLD_SIZE", "2", 1);
+             try {
+                 distributedOptionsFromEnv(30);
+             } catch (...) {
+                 ::unsetenv("RANK");
+                 ::unsetenv("WORLD_SIZE");
+                 throw;
+             }
+         }},
+        {"rank without world", [&] {
+             ::setenv("RANK", "0", 1);
+             ::unsetenv("WORLD_SIZE");
+             try {
+                 distributedOptionsFromEnv(30);
+             } catch (...) {
+                 ::unsetenv("RANK");
+                 throw;
+             }
+         }},
+        {"folder is a file", [&] {
+             const std::string file = folder.toStdString() + "/plain-file";
+             std::ofstream(file) << "x";
+             writeFileAtomic(file + "/accum-curve.json", "{}");
+         }},
+    };
+    return refusalOf(cases.at(which));
+}
+
+// The text outside code spans (which markCode bounds with left-to-right marks in Persian).
+QString outsideCode(const QString &text)
+{
+    const QStringList parts = text.split(QChar(0x200E));
+    QString out;
+    for (int i = 0; i < parts.size(); i += 2)
+        out += parts[i];
+    return out;
 }
 
 } // namespace
@@ -278,6 +382,68 @@ private slots:
             QVERIFY2(what.isEmpty(), qPrintable(what));
         else
             QVERIFY2(what.contains(says), qPrintable(what));
+    }
+
+    // Every refusal is a code: its English is what() (what the CLI prints, as before), and its
+    // Persian is Persian, with no Latin word outside code but the kept terms.
+    void refusalsInEveryLanguage_data()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("zero budget") << "zero budget" << "memory/budget-zero" << "zero bytes holds nothing";
+        QTest::newRow("negative budget") << "negative budget" << "memory/budget-negative" << "cannot be negative";
+        QTest::newRow("under the weights") << "under the weights" << "memory/budget-below-weights"
+                                           << "a budget of 1000 B does not hold even the model's own weights (";
+        QTest::newRow("not splitting") << "not splitting over ranks" << "memory/effective-batch-split"
+                                       << "an effective batch of 513 does not split over 2 ranks";
+        QTest::newRow("not dividing") << "not dividing" << "memory/micro-batch-not-dividing"
+                                      << "a micro-batch of 48 does not divide the effective batch of 512";
+        QTest::newRow("not dividing over ranks") << "not dividing over ranks" << "memory/micro-batch-not-dividing-ranks"
+                                                 << "a micro-batch of 48 does not divide the effective batch of 512 over 2 ranks";
+        QTest::newRow("one micro-batch") << "one micro-batch" << "memory/demo-one-micro-batch"
+                                         << "the micro-batch of 512 is the whole effective batch";
+        QTest::newRow("finder without budget") << "finder without budget" << "memory/finder-needs-budget"
+                                               << "the finder needs a budget";
+        QTest::newRow("trade-off steps") << "trade-off steps" << "memory/tradeoff-steps-range"
+                                         << "the trade-off sweep needs 1 to 1000 timed steps";
+        QTest::newRow("trade-off micro-batch") << "trade-off micro-batch" << "memory/tradeoff-micro-range"
+                                               << "micro-batch 1024 is outside 1 to 512, the effective batch's share of one rank";
+        QTest::newRow("world size") << "world size" << "distributed/world-size-range"
+                                    << "world size must be between 1 and ";
+        QTest::newRow("rank outside") << "rank outside" << "distributed/rank-outside"
+                                      << "rank 3 is outside the world of 2 ranks (RANK must be 0 to WORLD_SIZE-1)";
+        QTest::newRow("port") << "port" << "distributed/master-port-range"
+                              << "master port must be between 1 and 65535, got 70000";
+        QTest::newRow("timeout") << "timeout" << "distributed/timeout-range"
+                                 << "the distributed timeout must be between 0 and 86400 seconds, got 0 s";
+        QTest::newRow("port given") << "port given" << "distributed/master-port-range" << "got 0";
+        QTest::newRow("rank not whole") << "rank not whole" << "distributed/env-not-whole"
+                                        << "RANK='one' is not a whole number";
+        QTest::newRow("rank without world") << "rank without world" << "distributed/rank-without-world"
+                                            << "RANK is set but WORLD_SIZE is not (a rank needs both)";
+        QTest::newRow("folder is a file") << "folder is a file" << "export/folder-not-created"
+                                          << "cannot create the folder ";
+    }
+    void refusalsInEveryLanguage()
+    {
+        QFETCH(QString, which);
+        QFETCH(QString, code);
+        QFETCH(QString, says);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const Refusal r = refusal(which, dir.path());
+        QCOMPARE(QString::fromStdString(r.code), code);
+        QCOMPARE(r.en, r.what);
+        QVERIFY2(QString::fromStdString(r.what).contains(says), r.what.c_str());
+        const QString fa = QString::fromStdString(r.fa);
+        QVERIFY(!fa.isEmpty());
+        QVERIFY2(r.fa != r.en, r.fa.c_str());
+        QVERIFY2(fa.contains(QRegularExpression("[\\x{0600}-\\x{06FF}]")), r.fa.c_str());
+        QString prose = outsideCode(fa);
+        for (const char *kept : {"GPU", "CPU", "JSON", "AccumLab"})
+            prose.remove(QLatin1String(kept));
+        QVERIFY2(!prose.contains(QRegularExpression("[A-Za-z]")), qPrintable(prose));
     }
 };
 

@@ -184,7 +184,7 @@ void TestEngineController::sweepOnRealRanks()
     controller.runSweep(s);
     QVERIFY(finished.wait(120'000));
     const auto done = finished.first().first().value<SweepDoneUpdate>();
-    QVERIFY2(done.error.isEmpty(), qPrintable(done.error));
+    QVERIFY2(done.error.isEmpty(), qPrintable(done.error.english()));
     QCOMPARE(done.result.points.size(), size_t(2));
     QCOMPARE(points.count(), 2);
     for (const SweepPoint &p : done.result.points) {
@@ -320,7 +320,7 @@ void TestEngineController::cancelInEveryPhase()
         const auto u = equivalenceDone.first().first().value<EquivalenceUpdate>();
         QCOMPARE(u.serial, serial);
         QVERIFY(!u.ok);
-        QVERIFY2(u.error.contains(QStringLiteral("cancelled")), qPrintable(u.error));
+        QVERIFY2(u.error.english().contains(QStringLiteral("cancelled")), qPrintable(u.error.english()));
     } else {
         QVERIFY(experimentDone.wait(10'000));
         ACCUMLAB_VERIFY_BELOW(clock.elapsed(), boundMs);
@@ -348,7 +348,7 @@ void TestEngineController::cancelInEveryPhase()
         controller.runSweep(s);
         QVERIFY(sweepDone.wait(120'000));
         const auto done = sweepDone.first().first().value<SweepDoneUpdate>();
-        QVERIFY2(!done.cancelled && done.error.isEmpty(), qPrintable(done.error));
+        QVERIFY2(!done.cancelled && done.error.isEmpty(), qPrintable(done.error.english()));
         QCOMPARE(done.result.points.size(), size_t(2));
         QCOMPARE(done.result.points[1].steps, 2);
     } else if (phase == QLatin1String("equivalence")) {
@@ -357,7 +357,7 @@ void TestEngineController::cancelInEveryPhase()
         QVERIFY(equivalenceDone.wait(kWaitMs));
         const auto u = equivalenceDone.first().first().value<EquivalenceUpdate>();
         QCOMPARE(u.serial, next);
-        QVERIFY2(u.ok && u.result.holds, qPrintable(u.error));
+        QVERIFY2(u.ok && u.result.holds, qPrintable(u.error.english()));
     } else {
         experimentDone.clear();
         ExperimentOptions o;
@@ -366,7 +366,7 @@ void TestEngineController::cancelInEveryPhase()
         QVERIFY(experimentDone.wait(120'000));
         const auto u = experimentDone.first().first().value<ExperimentUpdate>();
         QCOMPARE(u.serial, next);
-        QVERIFY2(u.ok && !u.cancelled, qPrintable(u.error));
+        QVERIFY2(u.ok && !u.cancelled, qPrintable(u.error.english()));
     }
 }
 
@@ -386,7 +386,7 @@ void TestEngineController::memoryLabBadInputIsAnErrorInWords()
     const auto u = finished.first().first().value<MemoryLabUpdate>();
     QCOMPARE(u.serial, serial);
     QVERIFY(!u.ok && !u.cancelled);
-    QVERIFY2(u.error.contains(QStringLiteral("zero bytes holds nothing")), qPrintable(u.error));
+    QVERIFY2(u.error.english().contains(QStringLiteral("zero bytes holds nothing")), qPrintable(u.error.english()));
 
     MemoryLabRequest good = bad;
     good.kind = MemoryLabKind::Finder;
@@ -396,7 +396,7 @@ void TestEngineController::memoryLabBadInputIsAnErrorInWords()
     controller.runMemoryLab(good);
     QVERIFY(finished.wait(kWaitMs));
     const auto g = finished.last().first().value<MemoryLabUpdate>();
-    QVERIFY2(g.ok, qPrintable(g.error));
+    QVERIFY2(g.ok, qPrintable(g.error.english()));
     QCOMPARE(g.finding.microBatch, int64_t(16));
 
     QSignalSpy eq(&controller, &EngineController::equivalenceFinished);

@@ -27,6 +27,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
+#include <QLineEdit>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
@@ -123,6 +124,8 @@ private slots:
     void stopCancelsAMemoryRun();
     void deviceInTheWindowsWords_data();
     void deviceInTheWindowsWords();
+    void refusalInTheWindowsWords_data();
+    void refusalInTheWindowsWords();
     void exportsWriteValidFiles();
     void failedExportLeavesNoFile();
     void presetRoundTrip();
@@ -351,7 +354,7 @@ void TestMainWindow::oomDemoResultInWords()
     const QString error = QStringLiteral("a budget of zero bytes holds nothing; give a positive number of bytes");
     if (!ok) {
         u.ok = false;
-        u.error = error;
+        u.error = EngineError::from(std::runtime_error(error.toStdString()));
         u.demo = OomDemoResult{};
     }
     m->showMemoryLabResult(u);
@@ -404,6 +407,37 @@ void TestMainWindow::deviceInTheWindowsWords()
     QCoreApplication::processEvents();
     switchLanguage(persian ? UiLanguage::Persian : UiLanguage::English);
     QCOMPARE(labelText(&w, "deviceStatus"), expected);
+}
+
+void TestMainWindow::refusalInTheWindowsWords_data()
+{
+    QTest::addColumn<bool>("persian");
+    QTest::addColumn<QString>("grid");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("English, trailing comma") << false << "1,2," << "accumulation grid '1,2,' ends with a comma";
+    QTest::newRow("Persian, trailing comma") << true << "1,2," << "با ویرگول تمام می‌شود";
+    QTest::newRow("English, empty entry") << false << "1,,2" << "has an empty entry";
+    QTest::newRow("Persian, empty entry") << true << "1,,2" << "خالی";
+}
+
+// Core refuses a setting with a code; the window words it in its own language, and a Persian
+// refusal holds no English word (the typed grid itself stays, left to right).
+void TestMainWindow::refusalInTheWindowsWords()
+{
+    QFETCH(bool, persian);
+    QFETCH(QString, grid);
+    QFETCH(QString, expected);
+    switchLanguage(persian ? UiLanguage::Persian : UiLanguage::English);
+    MainWindow w(false);
+    w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(grid);
+    QString error;
+    QVERIFY(!w.runSweep(&error));
+    QVERIFY2(error.contains(expected), qPrintable(error));
+    if (persian) {
+        QString prose = error;
+        prose.remove(QRegularExpression(QStringLiteral("\\x{200E}[^\\x{200E}]*\\x{200E}|\\x{2066}[^\\x{2069}]*\\x{2069}")));
+        QVERIFY2(!prose.contains(QRegularExpression(QStringLiteral("[A-Za-z]"))), qPrintable(error));
+    }
 }
 
 // A memory run can be long (the wide model's trade-off sweep): Stop is on while one runs and
