@@ -2,6 +2,7 @@
 #include "ui/equivalencepanel.h"
 
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 
 #include <QLocale>
 #include <QEvent>
@@ -15,8 +16,10 @@ namespace accumlab::ui {
 
 namespace {
 
-// Scientific notation reads left to right in every language (Persian writes 1٫23×10^−9).
-QString sci(const QLocale &loc, double v) { return LanguageManager::ltr(loc.toString(v, 'e', 2)); }
+// Scientific notation as a person writes it, through core's one number formatter: 1.23×10⁻⁹,
+// ۱٫۲۳×۱۰⁻⁹ (no caret, no leading zero), in the window's digits and reading left to right.
+// `loc` is the panel's number locale; the formatter takes the same setting from contentStyle().
+QString sci(const QLocale &, double v) { return QString::fromStdString(formatNumber(v, ".2e", contentStyle())); }
 
 } // namespace
 

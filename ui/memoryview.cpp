@@ -4,6 +4,7 @@
 #include "core/cpu_memory.h"
 #include "core/memory.h"
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 #include "ui/tradeoffchart.h"
 
 #include <QEvent>
@@ -432,8 +433,8 @@ QString MemoryView::resultText() const
             lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step "
                         "the parameters differ from the full batch's by at most %4 (the lesson's bound: %5).")
                          .arg(n(r.accumSteps), n(r.microBatch), formatBytes(loc, r.accumulation.peakBytes),
-                              LanguageManager::ltr(loc.toString(r.maxParamDiff, 'g', 3)),
-                              LanguageManager::ltr(loc.toString(r.paramTolerance, 'g', 3)));
+                              QString::fromStdString(formatNumber(r.maxParamDiff, ".3g", contentStyle())),
+                              QString::fromStdString(formatNumber(r.paramTolerance, ".3g", contentStyle())));
         else
             lines << tr("By accumulation the same effective batch ran out of memory too: %1")
                          .arg(LanguageManager::ltr(QString::fromStdString(r.accumulationError)));

@@ -81,6 +81,8 @@ private slots:
     void lessonLinksReachWidgets();
     void equivalenceCauseInTheWindowsLanguage_data();
     void equivalenceCauseInTheWindowsLanguage();
+    void equivalenceFiguresInTheReadersScript_data();
+    void equivalenceFiguresInTheReadersScript();
     void fileFiltersListFilesInEveryLanguage_data();
     void fileFiltersListFilesInEveryLanguage();
     void bytesInTheWindowsWords_data();
@@ -278,6 +280,39 @@ void TestLanguage::equivalenceCauseInTheWindowsLanguage()
     rest.remove(QRegularExpression(QStringLiteral(
         "zero_grad\\(\\)|clip_grad_norm_\\(\\)|scheduler\\.step\\(\\)|backward\\(\\)|accum_steps|max_norm|dtype|[eE][-+]\\d+")));
     QVERIFY2(!rest.contains(QRegularExpression(QStringLiteral("[A-Za-z]{2,}"))), qPrintable(text));
+}
+
+// The equivalence panel's figures go through core's one number formatter: an exponent as a
+// person writes it (×10⁻⁸, ×۱۰⁻⁸), never QLocale's caret and leading zero (۱۰^-۰۸), in the
+// reader's digits.
+void TestLanguage::equivalenceFiguresInTheReadersScript_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<bool>("latin");
+    QTest::newRow("English") << "en" << false;
+    QTest::newRow("Persian") << "fa" << false;
+    QTest::newRow("Persian, Latin digits") << "fa" << true;
+}
+
+void TestLanguage::equivalenceFiguresInTheReadersScript()
+{
+    QFETCH(QString, language);
+    QFETCH(bool, latin);
+    LanguageManager::instance()->setLanguage(LanguageManager::fromCode(language));
+    LanguageManager::instance()->setLatinDigits(latin);
+    settle();
+    EquivalenceUpdate u;
+    u.ok = true;
+    u.result = runEquivalence(EquivalenceConfig{});
+    EquivalencePanel panel;
+    panel.setResult(u);
+    const QString grad = panel.findChild<QLabel *>(QStringLiteral("equivalenceGradDiff"))->text();
+    QCOMPARE(grad, QString::fromStdString(formatNumber(u.result.maxGradDiff, ".2e", {language.toStdString(), latin})));
+    QVERIFY2(!grad.contains(QLatin1Char('^')) && !grad.contains(QLatin1String("e-")), qPrintable(grad));
+    const bool persianDigits = grad.contains(QRegularExpression(QStringLiteral("[\\x{06F0}-\\x{06F9}]")));
+    QCOMPARE(persianDigits, language == QLatin1String("fa") && !latin);
+    LanguageManager::instance()->setLatinDigits(false);
+    settle();
 }
 
 // Every file dialog's filter, in every language, lists the files it names and only those: a
