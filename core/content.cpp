@@ -3,6 +3,8 @@
 #include "core/content.h"
 
 #include <algorithm>
+#include <optional>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +33,7 @@ std::vector<LanguageInfo> parseLanguages(const nlohmann::json &doc)
         LanguageInfo info;
         info.code = l.at("code").get<std::string>();
         info.name = l.at("name").get<std::string>();
+        info.locale = l.at("locale").get<std::string>();
         info.rightToLeft = l.at("direction").get<std::string>() == "rtl";
         // Ten digits, each one UTF-8 character.
         const std::string digits = l.at("digits").get<std::string>();
@@ -52,6 +55,10 @@ std::vector<LanguageInfo> parseLanguages(const nlohmann::json &doc)
         info.group = l.at("group").get<std::string>();
         info.minus = l.at("minus").get<std::string>();
         info.percent = l.at("percent").get<std::string>();
+        info.list = l.at("list").get<std::string>();
+        info.byteUnits = l.at("byte_units").get<std::vector<std::string>>();
+        if (info.byteUnits.size() != 5)
+            throw ContentError("language " + info.code + " in languages.json does not name five byte units");
         info.times = l.at("times").get<std::string>();
         out.push_back(std::move(info));
     }
@@ -101,14 +108,14 @@ Spec parseSpec(const std::string &spec)
     Spec s;
     if (spec.empty())
         return s;
-    if (spec == "d") {
-        s.kind = 'd';
+    if (spec == "d" || spec == "B") {
+        s.kind = spec[0];
         return s;
     }
     static const std::regex kForm(R"(\.([0-9]{1,2})([fe%g]))");
     std::smatch m;
     if (!std::regex_match(spec, m, kForm))
-        throw ContentError("unknown number format \"" + spec + "\" (use .Nf, .Ne, .Ng, .N% or d)");
+        throw ContentError("unknown number format \"" + spec + "\" (use .Nf, .Ne, .Ng, .N%, d or B)");
     s.precision = std::stoi(m[1].str());
     s.kind = m[2].str()[0];
     return s;
@@ -162,6 +169,19 @@ std::string formatNumber(double value, const std::string &specText, const Number
 
     char buf[64];
     std::string latin;
+    if (spec.kind == 'B') {
+        double v = value;
+        size_t unit = 0;
+        while (std::abs(v) >= 1024.0 && unit + 1 < lang.byteUnits.size()) {
+            v /= 1024.0;
+            ++unit;
+        }
+        std::snprintf(buf, sizeof buf, "%.*f", unit == 0 ? 0 : 1, v);
+        std::string number = localizeDigits(buf, lang, style.latinDigits);
+        if (lang.rightToLeft && value < 0)
+            number = kLrm + number + kLrm;
+        return number + " " + lang.byteUnits[unit];
+    }
     switch (spec.kind) {
     case 'd':
         std::snprintf(buf, sizeof buf, "%.0f", std::round(value));
@@ -440,6 +460,35 @@ std::string joined(const std::vector<std::string> &items)
 
 std::set<std::string> keysOf(const std::vector<std::string> &v) { return {v.begin(), v.end()}; }
 
+// One text in every language, the one per-language check of JSON texts and Markdown pairs: each
+// language has a non-empty string with English's placeholders, and a right-to-left one has no
+// English words and no Latin digits. `textIn` gives a language's string (nullopt: none);
+// `where` names the place of a language's string in a problem.
+void checkLanguages(const std::string &english, const std::vector<LanguageInfo> &languages,
+                    const std::set<std::string> &kept,
+                    const std::function<std::optional<std::string>(const LanguageInfo &)> &textIn,
+                    const std::function<std::string(const LanguageInfo &)> &where, std::vector<std::string> &problems)
+{
+    const auto enNames = keysOf(placeholderNames(english));
+    for (const auto &lang : languages) {
+        const std::optional<std::string> text = textIn(lang);
+        const std::string at = where(lang) + ": ";
+        const std::string quoted = "\"" + lang.code + "\"";
+        if (!text || text->empty()) {
+            problems.push_back(at + "no text in " + quoted);
+            continue;
+        }
+        if (keysOf(placeholderNames(*text)) != enNames)
+            problems.push_back(at + "the placeholders of " + quoted + " differ from English's");
+        if (lang.rightToLeft) {
+            if (const auto words = englishWords(*text, kept); !words.empty())
+                problems.push_back(at + "English words in " + quoted + ": " + joined(words));
+            if (const auto numbers = latinNumbers(*text); !numbers.empty())
+                problems.push_back(at + "Latin digits in " + quoted + ": " + joined(numbers));
+        }
+    }
+}
+
 void checkText(const std::string &where, const nlohmann::json &object, const std::vector<LanguageInfo> &languages,
                const std::set<std::string> &kept, std::vector<std::string> &problems)
 {
@@ -448,23 +497,14 @@ void checkText(const std::string &where, const nlohmann::json &object, const std
         problems.push_back(where + ": \"en\" is not a string");
         return;
     }
-    const auto enNames = keysOf(placeholderNames(en.get<std::string>()));
-    for (const auto &lang : languages) {
-        if (!object.contains(lang.code) || !object.at(lang.code).is_string() ||
-            object.at(lang.code).get<std::string>().empty()) {
-            problems.push_back(where + ": no text in \"" + lang.code + "\"");
-            continue;
-        }
-        const std::string text = object.at(lang.code).get<std::string>();
-        if (keysOf(placeholderNames(text)) != enNames)
-            problems.push_back(where + ": the placeholders of \"" + lang.code + "\" differ from English's");
-        if (lang.rightToLeft) {
-            if (const auto words = englishWords(text, kept); !words.empty())
-                problems.push_back(where + ": English words in \"" + lang.code + "\": " + joined(words));
-            if (const auto numbers = latinNumbers(text); !numbers.empty())
-                problems.push_back(where + ": Latin digits in \"" + lang.code + "\": " + joined(numbers));
-        }
-    }
+    checkLanguages(
+        en.get<std::string>(), languages, kept,
+        [&](const LanguageInfo &lang) -> std::optional<std::string> {
+            if (!object.contains(lang.code) || !object.at(lang.code).is_string())
+                return std::nullopt;
+            return object.at(lang.code).get<std::string>();
+        },
+        [&](const LanguageInfo &) { return where; }, problems);
 }
 
 void walk(const std::string &where, const nlohmann::json &node, const std::vector<LanguageInfo> &languages,
@@ -484,6 +524,65 @@ void walk(const std::string &where, const nlohmann::json &node, const std::vecto
 }
 
 } // namespace
+
+std::string screenProse(const std::string &rendered)
+{
+    // Blank out LRM ... LRM spans and LRI (U+2066) / FSI (U+2068) ... PDI (U+2069) isolates.
+    const std::string lrm = "\u200e", lri = "\u2066", fsi = "\u2068", pdi = "\u2069";
+    std::string prose;
+    bool inMarks = false;
+    int isolates = 0;
+    for (size_t i = 0; i < rendered.size();) {
+        const auto at = [&](const std::string &mark) { return rendered.compare(i, mark.size(), mark) == 0; };
+        if (at(lrm)) {
+            inMarks = !inMarks;
+            i += lrm.size();
+        } else if (at(lri) || at(fsi)) {
+            ++isolates;
+            i += lri.size();
+        } else if (at(pdi)) {
+            isolates = std::max(0, isolates - 1);
+            i += pdi.size();
+        } else {
+            prose += inMarks || isolates > 0 ? ' ' : rendered[i];
+            ++i;
+            continue;
+        }
+        prose += ' ';
+    }
+    // Identifiers and code as the content check knows them (snake_case, calls, dotted names,
+    // hyphenated ids, dtypes, file names): accum_steps, backward(), fc1.weight, float32.
+    static const std::regex kToken("[A-Za-z][A-Za-z0-9_.()\\-]*[A-Za-z0-9_)]|[A-Za-z]");
+    std::string out;
+    size_t last = 0;
+    for (auto it = std::sregex_iterator(prose.begin(), prose.end(), kToken); it != std::sregex_iterator(); ++it) {
+        const std::string token = it->str();
+        const auto at = static_cast<size_t>(it->position());
+        out += prose.substr(last, at - last);
+        const bool code = token.find_first_of("_()./-0123456789") != std::string::npos;
+        out += code ? std::string(token.size(), ' ') : token;
+        last = at + token.size();
+    }
+    out += prose.substr(last);
+    return out;
+}
+
+std::vector<std::string> strayLatinWords(const std::string &rendered)
+{
+    static const std::set<std::string> kept = [] {
+        std::set<std::string> words;
+        for (const auto &w : contentJson(kGlossaryFile).at("kept_latin"))
+            words.insert(w.get<std::string>());
+        return words;
+    }();
+    static const std::regex kWord("[A-Za-z]+");
+    const std::string prose = screenProse(rendered);
+    std::vector<std::string> words;
+    for (auto it = std::sregex_iterator(prose.begin(), prose.end(), kWord); it != std::sregex_iterator(); ++it)
+        if (!kept.count(it->str()))
+            words.push_back(it->str());
+    return words;
+}
 
 std::vector<std::string> validateContent(const std::map<std::string, std::string> &files)
 {
@@ -522,23 +621,13 @@ std::vector<std::string> validateContent(const std::map<std::string, std::string
         if (path.size() <= suffix.size() || path.substr(path.size() - suffix.size()) != suffix)
             continue;
         const std::string stem = path.substr(0, path.size() - suffix.size());
-        const auto enNames = keysOf(placeholderNames(text));
-        for (const auto &lang : languages) {
-            const std::string other = stem + "." + lang.code + ".md";
-            const auto it = files.find(other);
-            if (it == files.end() || it->second.empty()) {
-                problems.push_back(other + ": missing (the " + lang.code + " text of " + path + ")");
-                continue;
-            }
-            if (keysOf(placeholderNames(it->second)) != enNames)
-                problems.push_back(other + ": the placeholders differ from " + path + "'s");
-            if (lang.rightToLeft) {
-                if (const auto words = englishWords(it->second, kept); !words.empty())
-                    problems.push_back(other + ": English words: " + joined(words));
-                if (const auto numbers = latinNumbers(it->second); !numbers.empty())
-                    problems.push_back(other + ": Latin digits: " + joined(numbers));
-            }
-        }
+        checkLanguages(
+            text, languages, kept,
+            [&](const LanguageInfo &lang) -> std::optional<std::string> {
+                const auto it = files.find(stem + "." + lang.code + ".md");
+                return it == files.end() ? std::nullopt : std::optional<std::string>(it->second);
+            },
+            [&](const LanguageInfo &lang) { return stem + "." + lang.code + ".md"; }, problems);
     }
     return problems;
 }

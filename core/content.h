@@ -33,13 +33,16 @@ struct LocalizedText {
 // How one language writes: its direction and the characters of its numbers (languages.json).
 struct LanguageInfo {
     std::string code;  // "fa"
-    std::string name;  // "فارسی"
+    std::string name;  // "فارسی", in its own words (the window's language menu)
+    std::string locale; // "fa_IR": the locale of the window's numbers and of Qt's own words
     bool rightToLeft = false;
     std::vector<std::string> digits; // ten UTF-8 strings, 0..9
     std::string decimal;  // "٫"
     std::string group;    // "٬" (not used in figures; kept for readers that want it)
     std::string minus;    // "−"
     std::string percent;  // "٪"
+    std::string list;     // "،": between the items of a list of numbers (1،2،4)
+    std::vector<std::string> byteUnits; // B, KiB, MiB, GiB, TiB in the language's words
     std::string times;    // "×", in exponents: 7.45×10⁻⁹
 };
 
@@ -68,6 +71,8 @@ struct TextArgs {
 //   ".Ng"  N significant digits, scientific as above when the exponent is below -4 or >= N
 //   ".N%"  the value times 100 with N decimals and the language's percent sign ("94%", "۹۴٪")
 //   "d"    rounded to an integer ("16")
+//   "B"    a byte count in binary units, one decimal above 1023 bytes, with the language's
+//          unit ("485.8 KiB", "۴۸۵٫۸ کیلوبایت", "512 B"): the one byte formatter
 // Throws ContentError for any other spec. Not-a-number and infinities read "NaN", "∞", "-∞".
 std::string formatNumber(double value, const std::string &spec, const NumberStyle &style = {});
 
@@ -100,6 +105,17 @@ std::string renderLocalized(const LocalizedText &text, const TextArgs &args, con
 // The text at `pointer` in the style's language, rendered as renderLocalized does.
 std::string renderText(const std::string &path, const std::string &pointer, const TextArgs &args,
                        const NumberStyle &style);
+
+// A text as a right-to-left reader sees it on screen (after renderLocalized, or a window's
+// label), with its left-to-right spans blanked out: between a pair of left-to-right marks, or
+// inside an LRI/FSI ... PDI isolate (where code, paths and formulas sit), and identifiers as
+// the content check knows them (accum_steps, backward(), fc1.weight, float32). What is left
+// is prose: its words and digits must be the reader's.
+std::string screenProse(const std::string &rendered);
+// The Latin words of screenProse(rendered), minus the kept terms of glossary.json. Empty for
+// a sentence that is the reader's language all the way; the window walk and every refusal's
+// test use this one check.
+std::vector<std::string> strayLatinWords(const std::string &rendered);
 
 // What is wrong with a set of content files (path -> text), one sentence each; empty when
 // nothing is. Every object with an "en" key is a text: it must carry every language of

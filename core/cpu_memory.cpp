@@ -2,6 +2,8 @@
 // counts them in and out.
 #include "core/cpu_memory.h"
 
+#include "core/content.h"
+
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/alignment.h>
@@ -97,22 +99,7 @@ private:
 
 } // namespace
 
-std::string formatByteCount(int64_t bytes)
-{
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while ((v >= 1024.0 || v <= -1024.0) && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    char buf[48];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-    else
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
-}
+std::string formatByteCount(int64_t bytes) { return formatNumber(static_cast<double>(bytes), "B", NumberStyle{}); }
 
 void installCpuMemoryCounter()
 {

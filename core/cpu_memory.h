@@ -42,7 +42,7 @@ private:
     int64_t m_baseline = 0;
 };
 
-// "1.5 MiB": binary units, one decimal, for error sentences.
+// "1.5 MiB": binary units, one decimal, in English (core's formatNumber with "B").
 std::string formatByteCount(int64_t bytes);
 
 } // namespace accumlab

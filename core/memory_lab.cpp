@@ -154,11 +154,11 @@ void validate(const MemoryLabConfig &lab)
         const int64_t machine = deviceMemoryBytes(device);
         if (machine > 0 && *lab.budgetBytes > machine)
             throw ConfigError(isCuda(device) ? "memory/budget-over-gpu" : "memory/budget-over-memory",
-                              TextArgs{{}, {{"budget", formatByteCount(*lab.budgetBytes)}, {"machine", formatByteCount(machine)}}});
+                              TextArgs{{{"budget", static_cast<double>(*lab.budgetBytes)}, {"machine", static_cast<double>(machine)}}, {}});
         const int64_t weights = weightBytes(lab.base);
         if (*lab.budgetBytes <= weights)
             throw ConfigError("memory/budget-below-weights",
-                              TextArgs{{}, {{"budget", formatByteCount(*lab.budgetBytes)}, {"weights", formatByteCount(weights)}}});
+                              TextArgs{{{"budget", static_cast<double>(*lab.budgetBytes)}, {"weights", static_cast<double>(weights)}}, {}});
     }
     if (lab.failsAfterSamples > 0) {
         const int64_t share = lab.effectiveBatch / lab.base.worldSize;

@@ -700,25 +700,6 @@
     </message>
 </context>
 <context>
-    <name>accumlab::ui::LanguageManager</name>
-    <message>
-        <source>%1 B</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 KiB</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 MiB</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 GiB</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>accumlab::ui::LessonPanel</name>
     <message>
         <source>Show me:</source>
@@ -919,34 +900,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>effective batch</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>accum</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>micro</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>samples/sec</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>median step ms</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>syncs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>avg loss</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Play</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1031,10 +984,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Latin digits (0123…)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Lesson</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1068,10 +1017,6 @@
     </message>
     <message>
         <source>Sweep running…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>diverged</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1183,18 +1128,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>ranks</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>all-reduces</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>all-reduce ms</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Import accum-curve.json…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1231,10 +1164,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (1× at the marker)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Sweep round %1 of %2, point %3 of %4</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1264,6 +1193,14 @@
     </message>
     <message>
         <source>Runs on: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latin digits (%1)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1522,6 +1459,53 @@
     </message>
     <message>
         <source>Unanswered questions: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::SweepTableModel</name>
+    <message>
+        <source>diverged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accum</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>median step ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>syncs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all-reduces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all-reduce ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>avg loss</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

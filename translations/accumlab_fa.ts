@@ -700,25 +700,6 @@
     </message>
 </context>
 <context>
-    <name>accumlab::ui::LanguageManager</name>
-    <message>
-        <source>%1 B</source>
-        <translation>%1 بایت</translation>
-    </message>
-    <message>
-        <source>%1 KiB</source>
-        <translation>%1 کیلوبایت</translation>
-    </message>
-    <message>
-        <source>%1 MiB</source>
-        <translation>%1 مگابایت</translation>
-    </message>
-    <message>
-        <source>%1 GiB</source>
-        <translation>%1 گیگابایت</translation>
-    </message>
-</context>
-<context>
     <name>accumlab::ui::LessonPanel</name>
     <message>
         <source>Show me:</source>
@@ -919,34 +900,6 @@
         <translation>جدول پیمایش</translation>
     </message>
     <message>
-        <source>effective batch</source>
-        <translation>دسته‌ی مؤثر</translation>
-    </message>
-    <message>
-        <source>accum</source>
-        <translation>انباشت</translation>
-    </message>
-    <message>
-        <source>micro</source>
-        <translation>میکروبچ</translation>
-    </message>
-    <message>
-        <source>samples/sec</source>
-        <translation>نمونه در ثانیه</translation>
-    </message>
-    <message>
-        <source>median step ms</source>
-        <translation>میانه‌ی گام (ms)‎</translation>
-    </message>
-    <message>
-        <source>syncs</source>
-        <translation>همگام‌سازی‌ها</translation>
-    </message>
-    <message>
-        <source>avg loss</source>
-        <translation>میانگین زیان</translation>
-    </message>
-    <message>
         <source>Play</source>
         <translation>اجرا</translation>
     </message>
@@ -1031,10 +984,6 @@
         <translation>زبان (Language)‎</translation>
     </message>
     <message>
-        <source>Latin digits (0123…)</source>
-        <translation>ارقام لاتین: 0123</translation>
-    </message>
-    <message>
         <source>Lesson</source>
         <translation>درس</translation>
     </message>
@@ -1069,10 +1018,6 @@
     <message>
         <source>Sweep running…</source>
         <translation>پیمایش در حال اجرا…</translation>
-    </message>
-    <message>
-        <source>diverged</source>
-        <translation>واگرا شد</translation>
     </message>
     <message>
         <source>The sweep failed: %1</source>
@@ -1183,18 +1128,6 @@
         <translation>%1. %2</translation>
     </message>
     <message>
-        <source>ranks</source>
-        <translation>رنک‌ها</translation>
-    </message>
-    <message>
-        <source>all-reduces</source>
-        <translation>all-reduceها</translation>
-    </message>
-    <message>
-        <source>all-reduce ms</source>
-        <translation>میلی‌ثانیه‌ی all-reduce</translation>
-    </message>
-    <message>
         <source>Import accum-curve.json…</source>
         <translation>ورود accum-curve.json…</translation>
     </message>
@@ -1231,10 +1164,6 @@
         <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
     </message>
     <message>
-        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (1× at the marker)</source>
-        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، تصویر بافر بر گرادیانِ دسته‌ی کامل پنجره (روی نشانگر، 1×)</translation>
-    </message>
-    <message>
         <source>Sweep round %1 of %2, point %3 of %4</source>
         <translation>دور %1 از %2 پیمایش، نقطه‌ی %3 از %4</translation>
     </message>
@@ -1265,6 +1194,14 @@
     <message>
         <source>Runs on: %1</source>
         <translation>اجرا روی: %1</translation>
+    </message>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
+        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، تصویر بافر بر گرادیانِ دسته‌ی کامل پنجره (روی نشانگر، %1×)</translation>
+    </message>
+    <message>
+        <source>Latin digits (%1)</source>
+        <translation>ارقام لاتین: %1</translation>
     </message>
 </context>
 <context>
@@ -1523,6 +1460,53 @@
     <message>
         <source>Unanswered questions: %1</source>
         <translation>پرسش‌های بی‌پاسخ: %1</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::SweepTableModel</name>
+    <message>
+        <source>diverged</source>
+        <translation>واگرا شد</translation>
+    </message>
+    <message>
+        <source>effective batch</source>
+        <translation>دسته‌ی مؤثر</translation>
+    </message>
+    <message>
+        <source>accum</source>
+        <translation>انباشت</translation>
+    </message>
+    <message>
+        <source>micro</source>
+        <translation>میکروبچ</translation>
+    </message>
+    <message>
+        <source>ranks</source>
+        <translation>رنک‌ها</translation>
+    </message>
+    <message>
+        <source>samples/sec</source>
+        <translation>نمونه در ثانیه</translation>
+    </message>
+    <message>
+        <source>median step ms</source>
+        <translation>میانه‌ی گام (میلی‌ثانیه)</translation>
+    </message>
+    <message>
+        <source>syncs</source>
+        <translation>همگام‌سازی‌ها</translation>
+    </message>
+    <message>
+        <source>all-reduces</source>
+        <translation>all-reduceها</translation>
+    </message>
+    <message>
+        <source>all-reduce ms</source>
+        <translation>میلی‌ثانیه‌ی all-reduce</translation>
+    </message>
+    <message>
+        <source>avg loss</source>
+        <translation>میانگین زیان</translation>
     </message>
 </context>
 <context>

@@ -294,6 +294,11 @@ void ControlPanel::addRow(QFormLayout *form, const QString &key, QWidget *field)
 
 void ControlPanel::retranslateUi()
 {
+    {
+        // The grid in the reader's digits: ۱،۲،۴ in Persian, 1,2,4 with Latin digits.
+        const QSignalBlocker block(m_gridEdit);
+        m_gridEdit->setText(LanguageManager::instance()->toReadersDigits(LanguageManager::toLatinDigits(m_gridEdit->text())));
+    }
     m_batchBox->setTitle(tr("Batch"));
     m_trainingBox->setTitle(tr("Training"));
     m_teachingBox->setTitle(tr("Teaching mode"));
@@ -435,7 +440,7 @@ void ControlPanel::setPreset(const Preset &p)
         selectValue(m_modelCombo, c.preset);
         m_seedSpin->setValue(static_cast<int>(std::min<uint64_t>(c.seed, kMaxSeed)));
         m_paceSlider->setValue(p.pace);
-        m_gridEdit->setText(p.accumGrid);
+        m_gridEdit->setText(LanguageManager::instance()->toReadersDigits(p.accumGrid));
         m_stepsSpin->setValue(p.numSteps);
         m_warmupSteps = p.warmupSteps;
         m_threads = p.threads;

@@ -16,10 +16,11 @@ namespace accumlab::ui {
 
 namespace {
 
-// Scientific notation as a person writes it, through core's one number formatter: 1.23×10⁻⁹,
-// ۱٫۲۳×۱۰⁻⁹ (no caret, no leading zero), in the window's digits and reading left to right.
-// `loc` is the panel's number locale; the formatter takes the same setting from contentStyle().
-QString sci(const QLocale &, double v) { return QString::fromStdString(formatNumber(v, ".2e", contentStyle())); }
+// Every figure of the panel goes through core's one number formatter, in the window's digits:
+// scientific notation as a person writes it (1.23×10⁻⁹, ۱٫۲۳×۱۰⁻⁹: no caret, no leading zero,
+// reading left to right), fixed decimals and counts.
+QString figure(double v, const char *spec) { return QString::fromStdString(formatNumber(v, spec, contentStyle())); }
+QString sci(double v) { return figure(v, ".2e"); }
 
 } // namespace
 
@@ -115,9 +116,8 @@ QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
 
 QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 {
-    const QLocale loc = locale();
-    const auto fixed = [&](double v, int digits) { return loc.toString(v, 'f', digits); };
-    const auto count = [&](int64_t v) { return loc.toString(static_cast<qint64>(v)); };
+    const auto fixed = [](double v, int digits) { return figure(v, ("." + std::to_string(digits) + "f").c_str()); };
+    const auto count = [](int64_t v) { return figure(static_cast<double>(v), "d"); };
     const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
     const int64_t n = r.config.accumSteps;
     const bool bf16 = r.config.dtype == DType::BFloat16;
@@ -141,7 +141,7 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
     case EquivalenceCause::NeverZero:
         return tr("%1 was never called after the first window, so the second window's buffers still held the first "
                   "one's gradient (max |grad diff| %2 in the second window, %3 in the first).")
-            .arg(code("zero_grad()"), sci(loc, r.secondWindowGradDiff), sci(loc, r.maxGradDiff));
+            .arg(code("zero_grad()"), sci(r.secondWindowGradDiff), sci(r.maxGradDiff));
     case EquivalenceCause::DivideByNPlusOne:
         return tr("The loss was divided by %1 instead of accum_steps (%2): the accumulated gradient is %3× the "
                   "full-batch one.")
@@ -162,39 +162,38 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
     case EquivalenceCause::ClipEachMicro:
         return tr("%1 ran after every micro-batch, on a partial sum, instead of once on the window's sum "
                   "(max_norm %2): the clipped buffers point elsewhere, max |grad diff| %3.")
-            .arg(code("clip_grad_norm_()"), loc.toString(effectiveClipNorm(r.config.optimizer, r.config.bug), 'g', 3),
-                 sci(loc, r.maxGradDiff));
+            .arg(code("clip_grad_norm_()"), figure(effectiveClipNorm(r.config.optimizer, r.config.bug), ".3g"),
+                 sci(r.maxGradDiff));
     case EquivalenceCause::GradDiffAboveTolerance:
         return (bf16 ? tr("Max |grad diff| %1 exceeds the dtype-aware tolerance %2.")
                      : tr("Max |grad diff| %1 exceeds the fixed tolerance %2."))
-            .arg(sci(loc, r.maxGradDiff), sci(loc, r.appliedGradTolerance()));
+            .arg(sci(r.maxGradDiff), sci(r.appliedGradTolerance()));
     case EquivalenceCause::ParamDiffAboveTolerance:
         return (bf16 ? tr("Max |param diff| %1 exceeds the dtype-aware tolerance %2.")
                      : tr("Max |param diff| %1 exceeds the fixed tolerance %2."))
-            .arg(sci(loc, r.maxParamDiff), sci(loc, r.appliedParamTolerance()));
+            .arg(sci(r.maxParamDiff), sci(r.appliedParamTolerance()));
     case EquivalenceCause::GradScaleOff:
         return tr("The accumulated gradient's scale along the full batch's is %1, more than %2 from 1.")
-            .arg(fixed(r.gradScale, 6), sci(loc, r.gradScaleBound));
+            .arg(fixed(r.gradScale, 6), sci(r.gradScaleBound));
     case EquivalenceCause::UpdateScaleOff:
         return tr("The first update's scale along the full batch's is %1, more than %2 from 1: the step size differs.")
-            .arg(fixed(r.updateScale, 6), sci(loc, r.updateScaleBound));
+            .arg(fixed(r.updateScale, 6), sci(r.updateScaleBound));
     case EquivalenceCause::SecondWindow:
         return tr("The first window matched, but the second did not (max |grad diff| %1 against the full batch at the "
                   "same parameters; optimizer state step %2 after two windows where the full batch has %3).")
-            .arg(sci(loc, r.secondWindowGradDiff), count(r.secondWindowStateStep), count(r.fullSecondWindowStateStep));
+            .arg(sci(r.secondWindowGradDiff), count(r.secondWindowStateStep), count(r.fullSecondWindowStateStep));
     }
     return {};
 }
 
 void EquivalencePanel::showResult()
 {
-    const QLocale loc = locale();
+    const auto count = [](int64_t v) { return figure(static_cast<double>(v), "d"); };
     const EquivalenceConfig &c = (m_update && !m_pending) ? m_update->result.config : m_pendingConfig;
     const qint64 micro = c.accumSteps > 0 ? c.bigBatch / c.accumSteps : 0;
     m_splitLabel->setText(QChar(0x2068) + // first-strong isolate, as the identity in ControlPanel
                           tr("batch %1 in one pass vs %2 micro-batches of %3")
-                              .arg(loc.toString(static_cast<qint64>(c.bigBatch)), loc.toString(static_cast<qint64>(c.accumSteps)),
-                                   loc.toString(micro)) +
+                              .arg(count(c.bigBatch), count(c.accumSteps), count(micro)) +
                           QChar(0x2069));
     if (m_pending || !m_update) {
         m_verdictLabel->setText(tr("checking…"));
@@ -214,18 +213,18 @@ void EquivalencePanel::showResult()
         m_verdictLabel->setText(r.holds ? tr("PASS: equivalent") : tr("FAIL: not equivalent"));
         m_verdictLabel->setStyleSheet(r.holds ? QStringLiteral("color: #2e9e55;") : QStringLiteral("color: #d9482b;"));
     }
-    m_gradLabel->setText(sci(loc, r.maxGradDiff));
-    m_paramLabel->setText(sci(loc, r.maxParamDiff));
+    m_gradLabel->setText(sci(r.maxGradDiff));
+    m_paramLabel->setText(sci(r.maxParamDiff));
     const bool dtypeAware = r.config.dtype == DType::BFloat16;
-    m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(loc, r.gradBoundDtype), sci(loc, r.paramBoundDtype))
-                                         : tr("%1 (fixed)").arg(sci(loc, r.config.fixedTolerance)));
-    m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(loc.toString(r.updateRatio, 'f', 4)));
+    m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(r.gradBoundDtype), sci(r.paramBoundDtype))
+                                         : tr("%1 (fixed)").arg(sci(r.config.fixedTolerance)));
+    m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(figure(r.updateRatio, ".4f")));
     m_causeLabel->setText(describeCause(r));
     m_causeLabel->setVisible(!m_causeLabel->text().isEmpty());
     m_layerTable->setRowCount(static_cast<int>(r.layers.size()));
     for (int i = 0; i < static_cast<int>(r.layers.size()); ++i) {
         const LayerDiff &l = r.layers[static_cast<size_t>(i)];
-        const QStringList cells{QString::fromStdString(l.name), sci(loc, l.gradDiff), sci(loc, l.paramDiff)};
+        const QStringList cells{QString::fromStdString(l.name), sci(l.gradDiff), sci(l.paramDiff)};
         for (int col = 0; col < cells.size(); ++col) {
             auto *item = m_layerTable->item(i, col);
             if (!item) {

@@ -1,6 +1,8 @@
 // The language manager.
 #include "ui/language.h"
 
+#include "core/content.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QEvent>
@@ -40,22 +42,45 @@ LanguageManager::LanguageManager(QObject *parent) : QObject(parent)
     loadFont();
 }
 
+QStringList LanguageManager::languages()
+{
+    QStringList codes;
+    for (const LanguageInfo &info : contentLanguages())
+        codes << QString::fromStdString(info.code);
+    return codes;
+}
+
 UiLanguage LanguageManager::fromCode(const QString &code, bool *ok)
 {
     const QString c = code.trimmed().toLower();
+    const bool known = languages().contains(c);
     if (ok)
-        *ok = c == QLatin1String("fa") || c == QLatin1String("en");
-    return c == QLatin1String("fa") ? UiLanguage::Persian : UiLanguage::English;
-}
-
-QString LanguageManager::code(UiLanguage language)
-{
-    return language == UiLanguage::Persian ? QStringLiteral("fa") : QStringLiteral("en");
+        *ok = known;
+    return known ? c : QStringLiteral("en");
 }
 
 UiLanguage LanguageManager::systemDefault()
 {
-    return QLocale::system().language() == QLocale::Persian ? UiLanguage::Persian : UiLanguage::English;
+    const QLocale::Language system = QLocale::system().language();
+    for (const LanguageInfo &info : contentLanguages())
+        if (QLocale(QString::fromStdString(info.locale)).language() == system)
+            return QString::fromStdString(info.code);
+    return QStringLiteral("en");
+}
+
+QString LanguageManager::nativeName(const UiLanguage &language)
+{
+    return QString::fromStdString(languageInfo(fromCode(language).toStdString()).name);
+}
+
+bool LanguageManager::isRightToLeft(const UiLanguage &language)
+{
+    return languageInfo(fromCode(language).toStdString()).rightToLeft;
+}
+
+bool LanguageManager::hasOwnDigits(const UiLanguage &language)
+{
+    return languageInfo(fromCode(language).toStdString()).digits.front() != "0";
 }
 
 QString LanguageManager::ltr(const QString &text) { return QChar(0x2066) + text + QChar(0x2069); }
@@ -77,17 +102,28 @@ QString LanguageManager::toLatinDigits(const QString &text)
     return out;
 }
 
-QString LanguageManager::formatBytes(const QLocale &loc, qint64 bytes)
+QString LanguageManager::toReadersDigits(const QString &latin) const
 {
-    if (bytes < 1024)
-        return tr("%1 B").arg(loc.toString(bytes));
-    double v = static_cast<double>(bytes) / 1024.0;
-    if (v < 1024.0)
-        return tr("%1 KiB").arg(loc.toString(v, 'f', 1));
-    v /= 1024.0;
-    if (v < 1024.0)
-        return tr("%1 MiB").arg(loc.toString(v, 'f', 1));
-    return tr("%1 GiB").arg(loc.toString(v / 1024.0, 'f', 1));
+    if (m_latinDigits || !hasOwnDigits(m_language))
+        return latin;
+    const LanguageInfo &info = languageInfo(m_language.toStdString());
+    QString out;
+    for (const QChar c : latin) {
+        if (c >= QLatin1Char('0') && c <= QLatin1Char('9'))
+            out += QString::fromStdString(info.digits[static_cast<size_t>(c.unicode() - u'0')]);
+        else if (c == QLatin1Char(','))
+            out += QString::fromStdString(info.list);
+        else
+            out += c;
+    }
+    return out;
+}
+
+QString LanguageManager::formatBytes(qint64 bytes)
+{
+    const LanguageManager *manager = instance();
+    const NumberStyle style{manager->language().toStdString(), manager->latinDigits()};
+    return QString::fromStdString(formatNumber(static_cast<double>(bytes), "B", style));
 }
 
 void LanguageManager::loadFont()
@@ -133,13 +169,14 @@ void LanguageManager::initialize(const QString &override, bool persist)
 
 QLocale LanguageManager::numberLocale() const
 {
-    if (m_language == UiLanguage::Persian && !m_latinDigits)
-        return QLocale(QLocale::Persian, QLocale::Iran);
+    if (!m_latinDigits || !hasOwnDigits(m_language))
+        return QLocale(QString::fromStdString(languageInfo(m_language.toStdString()).locale));
     return QLocale(QLocale::English, QLocale::UnitedStates);
 }
 
-void LanguageManager::setLanguage(UiLanguage language)
+void LanguageManager::setLanguage(const QString &requested)
 {
+    const UiLanguage language = fromCode(requested);
     if (m_applied && language == m_language)
         return;
     m_language = language;
@@ -173,18 +210,19 @@ void LanguageManager::apply()
 {
     m_applied = true;
     applyLocale();
-    QGuiApplication::setLayoutDirection(m_language == UiLanguage::Persian ? Qt::RightToLeft : Qt::LeftToRight);
+    QGuiApplication::setLayoutDirection(rightToLeft() ? Qt::RightToLeft : Qt::LeftToRight);
     QCoreApplication::removeTranslator(m_appTranslator);
     QCoreApplication::removeTranslator(m_qtTranslator);
-    const QString lang = code(m_language);
+    const QString &lang = m_language;
     if (m_appTranslator->load(QStringLiteral("accumlab_%1").arg(lang), QLatin1String(kTranslationsPrefix)))
         QCoreApplication::installTranslator(m_appTranslator);
     else
         qWarning("accumlab: no compiled translation for %s", qPrintable(lang));
     // Qt's own strings (the buttons of standard dialogs, context menus) when Qt ships them.
-    m_qtTranslationLoaded = m_language == UiLanguage::Persian &&
-                            m_qtTranslator->load(QLocale(QLocale::Persian, QLocale::Iran), QStringLiteral("qtbase"),
-                                                 QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath));
+    const QLocale locale(QString::fromStdString(languageInfo(lang.toStdString()).locale));
+    m_qtTranslationLoaded = locale.language() != QLocale::English &&
+                            m_qtTranslator->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
+                                                 QLibraryInfo::path(QLibraryInfo::TranslationsPath));
     if (m_qtTranslationLoaded)
         QCoreApplication::installTranslator(m_qtTranslator);
     // Removing and installing translators already sent LanguageChange; send one more in case
@@ -198,7 +236,7 @@ void LanguageManager::store() const
     if (!m_persist)
         return;
     QSettings settings;
-    settings.setValue(QLatin1String(kSettingsLanguage), code(m_language));
+    settings.setValue(QLatin1String(kSettingsLanguage), m_language);
     settings.setValue(QLatin1String(kSettingsLatinDigits), m_latinDigits);
 }
 

@@ -3,15 +3,14 @@
 
 #include "core/errors.h"
 #include "ui/language.h"
+#include "ui/updates.h"
 
 namespace accumlab::ui {
-
-bool persianUi() { return LanguageManager::instance()->language() == UiLanguage::Persian; }
 
 NumberStyle contentStyle()
 {
     const auto *manager = LanguageManager::instance();
-    return NumberStyle{LanguageManager::code(manager->language()).toStdString(), manager->latinDigits()};
+    return NumberStyle{manager->language().toStdString(), manager->latinDigits()};
 }
 
 QString localized(const std::string &rendered)
@@ -29,13 +28,7 @@ QString localized(const LocalizedText &text, const TextArgs &args)
     return localized(renderLocalized(text, args, contentStyle()));
 }
 
-QString errorSentence(const std::exception &e)
-{
-    if (dynamic_cast<const CodedError *>(&e))
-        return localized(errorText(e, contentStyle()));
-    return persianUi() ? LanguageManager::ltr(QString::fromStdString(errorText(e, contentStyle())))
-                       : QString::fromStdString(errorText(e, contentStyle()));
-}
+QString errorSentence(const std::exception &e) { return EngineError::from(e).localized(); }
 
 QString leftToRight(const QString &text)
 {

@@ -12,9 +12,6 @@
 
 namespace accumlab::ui {
 
-// True when the window speaks Persian.
-bool persianUi();
-
 // The window's language and digit setting, as core's formatter takes them.
 NumberStyle contentStyle();
 

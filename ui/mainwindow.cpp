@@ -10,6 +10,7 @@
 #include "ui/gradientbufferview.h"
 #include "ui/importerrors.h"
 #include "ui/language.h"
+#include "ui/sweeptablemodel.h"
 #include "ui/lessonpanel.h"
 #include "ui/localizedtext.h"
 #include "ui/losschart.h"
@@ -52,7 +53,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -66,6 +67,10 @@ namespace {
 // A file path inside a sentence: isolated left to right, so that a Persian sentence keeps the
 // path's slashes in order ("/tmp/out/accum-curve.json", not "tmp/out/accum-curve.json/").
 QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNativeSeparators(path)); }
+
+// Figures of the status bar, through core's one number formatter in the window's style.
+QString figure(double v, const char *spec) { return QString::fromStdString(formatNumber(v, spec, contentStyle())); }
+QString count(qint64 v) { return figure(static_cast<double>(v), "d"); }
 
 constexpr int kConfigDebounceMs = 150;
 constexpr int kEquivalenceDebounceMs = 400;
@@ -233,8 +238,10 @@ void MainWindow::buildUi()
     charts->addWidget(m_lossChart);
     charts->setChildrenCollapsible(false);
     m_memoryView = new MemoryView;
-    m_sweepTable = new QTableWidget(0, 10);
+    m_sweepModel = new SweepTableModel(this);
+    m_sweepTable = new QTableView;
     m_sweepTable->setObjectName(QStringLiteral("sweepTable"));
+    m_sweepTable->setModel(m_sweepModel);
     m_sweepTable->verticalHeader()->setVisible(false);
     m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -445,14 +452,15 @@ void MainWindow::buildActions()
     // Each language is named in itself, so it can be found whichever language is showing.
     LanguageManager *languages = LanguageManager::instance();
     auto *group = new QActionGroup(this);
-    m_persianAction = new QAction(QString::fromUtf8("فارسی"), group);
-    m_persianAction->setObjectName(QStringLiteral("persianAction"));
-    m_englishAction = new QAction(QStringLiteral("English"), group);
-    m_englishAction->setObjectName(QStringLiteral("englishAction"));
-    for (QAction *a : group->actions())
+    for (const QString &code : LanguageManager::languages()) {
+        // Isolated, so a name in another script reads in its own direction inside the menu.
+        auto *a = new QAction(LanguageManager::natural(LanguageManager::nativeName(code)), group);
+        a->setObjectName(QStringLiteral("languageAction_%1").arg(code));
+        a->setData(code);
         a->setCheckable(true);
-    connect(m_persianAction, &QAction::triggered, languages, [languages] { languages->setLanguage(UiLanguage::Persian); });
-    connect(m_englishAction, &QAction::triggered, languages, [languages] { languages->setLanguage(UiLanguage::English); });
+        connect(a, &QAction::triggered, languages, [languages, code] { languages->setLanguage(code); });
+        m_languageActions << a;
+    }
     m_latinDigitsAction = new QAction(this);
     m_latinDigitsAction->setObjectName(QStringLiteral("latinDigitsAction"));
     m_latinDigitsAction->setCheckable(true);
@@ -460,8 +468,7 @@ void MainWindow::buildActions()
     connect(languages, &LanguageManager::languageChanged, this, &MainWindow::syncLanguageActions);
     connect(languages, &LanguageManager::latinDigitsChanged, this, &MainWindow::syncLanguageActions);
     m_languageMenu = menuBar()->addMenu(QString());
-    m_languageMenu->addAction(m_persianAction);
-    m_languageMenu->addAction(m_englishAction);
+    m_languageMenu->addActions(m_languageActions);
     m_languageMenu->addSeparator();
     m_languageMenu->addAction(m_latinDigitsAction);
     syncLanguageActions();
@@ -485,10 +492,10 @@ void MainWindow::syncLanguageActions()
 {
     const LanguageManager *languages = LanguageManager::instance();
     const QSignalBlocker block(m_latinDigitsAction);
-    m_persianAction->setChecked(languages->language() == UiLanguage::Persian);
-    m_englishAction->setChecked(languages->language() == UiLanguage::English);
+    for (QAction *a : std::as_const(m_languageActions))
+        a->setChecked(a->data().toString() == languages->language());
     m_latinDigitsAction->setChecked(languages->latinDigits());
-    m_latinDigitsAction->setEnabled(languages->language() == UiLanguage::Persian);
+    m_latinDigitsAction->setEnabled(LanguageManager::hasOwnDigits(languages->language()));
 }
 
 void MainWindow::changeEvent(QEvent *event)
@@ -501,8 +508,13 @@ void MainWindow::changeEvent(QEvent *event)
 void MainWindow::retranslateUi()
 {
     showDevice();
+    if (m_status)
+        statusBar()->showMessage(m_status());
+    else
+        statusBar()->clearMessage();
     setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
-    m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, the buffer's projection onto the window's full-batch gradient (1× at the marker)"));
+    m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, the buffer's projection onto the window's full-batch gradient (%1× at the marker)")
+                                .arg(count(1)));
     m_counterCaptions[MicroBatches]->setText(tr("micro-batches seen"));
     m_counterCaptions[OptimizerSteps]->setText(tr("optimizer steps"));
     m_counterCaptions[StateStep]->setText(tr("optimizer state step"));
@@ -511,9 +523,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(0, tr("Throughput and loss"));
     m_tabs->setTabText(1, tr("Memory"));
     m_tabs->setTabText(2, tr("Sweep table"));
-    m_sweepTable->setHorizontalHeaderLabels({tr("effective batch"), tr("accum"), tr("micro"), tr("ranks"),
-                                             tr("samples/sec"), tr("median step ms"), tr("syncs"), tr("all-reduces"),
-                                             tr("all-reduce ms"), tr("avg loss")});
+    m_sweepModel->retranslate();
     m_playAction->setText(tr("Play"));
     m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
     m_pauseAction->setText(tr("Pause"));
@@ -539,7 +549,8 @@ void MainWindow::retranslateUi()
     m_languageMenu->setTitle(tr("&Language"));
     m_helpMenu->setTitle(tr("&Help"));
     m_aboutAction->setText(tr("&About AccumLab"));
-    m_latinDigitsAction->setText(tr("Latin digits (0123…)"));
+    // The sample is the digits themselves, left to right in every language.
+    m_latinDigitsAction->setText(tr("Latin digits (%1)").arg(leftToRight(QStringLiteral("0123…"))));
     m_lessonDock->setWindowTitle(tr("Lesson"));
     m_experimentsMenu->setTitle(tr("E&xperiments"));
     m_labAction->setText(tr("Lab"));
@@ -721,12 +732,12 @@ bool MainWindow::runSweep(QString *error)
     m_controller->pause();
     m_throughputChart->startRun();
     m_lossChart->clear();
-    m_sweepTable->setRowCount(0);
+    m_sweepModel->clear();
     m_sweepPointCount = static_cast<int>(s.accumGrid.size());
     m_sweepBlocks = static_cast<int>(s.blocks());
     m_stallProbe->start();
     m_controller->runSweep(s);
-    statusBar()->showMessage(tr("Sweep running…"));
+    say([this] { return tr("Sweep running…"); });
     updateActions();
     return true;
 }
@@ -746,10 +757,9 @@ void MainWindow::onSweepPointStarted(int index, qint64 accumSteps)
 
 void MainWindow::onSweepBlockStarted(int index, int block)
 {
-    const QLocale loc = locale();
-    statusBar()->showMessage(tr("Sweep round %1 of %2, point %3 of %4")
-                                 .arg(loc.toString(block + 1), loc.toString(m_sweepBlocks), loc.toString(index + 1),
-                                      loc.toString(m_sweepPointCount)));
+    say([this, index, block, blocks = m_sweepBlocks, points = m_sweepPointCount] {
+        return tr("Sweep round %1 of %2, point %3 of %4").arg(count(block + 1), count(blocks), count(index + 1), count(points));
+    });
 }
 
 void MainWindow::onSweepPoint(const SweepPointUpdate &u)
@@ -757,40 +767,25 @@ void MainWindow::onSweepPoint(const SweepPointUpdate &u)
     const SweepPoint &p = u.point;
     m_throughputChart->addPoint(p);
     m_lossChart->finishSeries(u.pointIndex, p);
-    const QLocale loc = locale();
-    const int row = m_sweepTable->rowCount();
-    m_sweepTable->insertRow(row);
-    const QStringList cells{loc.toString(static_cast<qint64>(p.effectiveBatch)),
-                            loc.toString(static_cast<qint64>(p.accumSteps)),
-                            loc.toString(static_cast<qint64>(p.microBatch)),
-                            loc.toString(static_cast<qint64>(p.worldSize)),
-                            loc.toString(p.samplesPerSec, 'f', 1),
-                            loc.toString(p.medianStepMs, 'f', 3),
-                            loc.toString(static_cast<qint64>(p.syncCalls)),
-                            loc.toString(static_cast<qint64>(p.allreduceCalls)),
-                            loc.toString(p.allreduceMs, 'f', 2),
-                            p.diverged ? tr("diverged") : loc.toString(p.avgLoss, 'f', 4)};
-    for (int col = 0; col < cells.size(); ++col)
-        m_sweepTable->setItem(row, col, new QTableWidgetItem(cells[col]));
+    m_sweepModel->addPoint(p);
 }
 
 void MainWindow::onSweepFinished(const SweepDoneUpdate &update)
 {
     m_stallProbe->stop();
-    const QLocale loc = locale();
     if (!update.error.isEmpty()) {
         showError(tr("The sweep failed: %1").arg(update.error.localized()));
         m_autorunExit = 1;
     } else if (update.cancelled) {
-        statusBar()->showMessage(tr("Sweep stopped after %1 of %2 points.")
-                                     .arg(loc.toString(static_cast<qint64>(update.result.points.size())),
-                                          loc.toString(m_sweepPointCount)));
+        say([this, done = update.result.points.size(), points = m_sweepPointCount] {
+            return tr("Sweep stopped after %1 of %2 points.").arg(count(static_cast<qint64>(done)), count(points));
+        });
         m_autorunExit = 1;
     } else {
         m_lastSweep = update.result;
-        statusBar()->showMessage(tr("Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.")
-                                     .arg(loc.toString(update.result.plateauSamplesPerSec(), 'f', 0),
-                                          loc.toString(m_stallProbe->maxStallMs(), 'f', 1)));
+        say([this, plateau = update.result.plateauSamplesPerSec(), stall = m_stallProbe->maxStallMs()] {
+            return tr("Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.").arg(figure(plateau, "d"), figure(stall, ".1f"));
+        });
     }
     updateActions();
     emit sweepFinished();
@@ -864,7 +859,9 @@ bool MainWindow::importCurve(const QString &path)
         try {
             const CurveFile curve = parseCurveJson(bytes->toStdString());
             m_throughputChart->addImportedCurve(name, curve.points);
-            statusBar()->showMessage(tr("Imported %1: %2 points").arg(filePath(name), locale().toString(qint64(curve.points.size()))));
+            say([this, name, points = curve.points.size()] {
+                return tr("Imported %1: %2 points").arg(filePath(name), count(static_cast<qint64>(points)));
+            });
             return true;
         } catch (const CurveFormatError &e) {
             // core's what() is English for the CLI; its code and arguments are said here in the
@@ -912,7 +909,7 @@ void MainWindow::exportCurveDialog()
     if (!exportCurveJson(path, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(filePath(path)));
+        say([this, path] { return tr("Wrote %1").arg(filePath(path)); });
 }
 
 void MainWindow::exportSkillDialog()
@@ -927,7 +924,7 @@ void MainWindow::exportSkillDialog()
     if (!exportSkillMarkdown(path, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(filePath(path)));
+        say([this, path] { return tr("Wrote %1").arg(filePath(path)); });
 }
 
 void MainWindow::exportChartsDialog()
@@ -941,7 +938,7 @@ void MainWindow::exportChartsDialog()
     if (!exportChartPngs(folder, &written, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1 PNG files to %2").arg(locale().toString(written.size()), filePath(folder)));
+        say([this, files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });
 }
 
 // ---- guided experiments and quiz ----------------------------------------------------------
@@ -1043,7 +1040,7 @@ void MainWindow::savePresetDialog()
     if (!savePresetFile(path, &error))
         showError(error);
     else
-        statusBar()->showMessage(tr("Wrote %1").arg(filePath(path)));
+        say([this, path] { return tr("Wrote %1").arg(filePath(path)); });
 }
 
 void MainWindow::chooseHiddenControlsDialog()
@@ -1119,9 +1116,18 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QMainWindow::closeEvent(event);
 }
 
+void MainWindow::say(std::function<QString()> message)
+{
+    m_status = std::move(message);
+    statusBar()->showMessage(m_status());
+}
+
 void MainWindow::showError(const QString &message)
 {
     m_lastError = message;
+    // Already said in the window's language; a language switch clears it rather than
+    // leave a sentence in the other language.
+    m_status = nullptr;
     statusBar()->showMessage(message);
     if (m_autorun || QGuiApplication::platformName() == QLatin1String("offscreen")) {
         std::fprintf(stderr, "accumlab: %s\n", qPrintable(message));

@@ -10,6 +10,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <optional>
 
 class QAction;
@@ -17,13 +18,14 @@ class QDockWidget;
 class QLabel;
 class QScrollArea;
 class QStackedWidget;
-class QTableWidget;
+class QTableView;
 class QTabWidget;
 class QTimer;
 
 namespace accumlab::ui {
 
 class ControlPanel;
+class SweepTableModel;
 class EngineController;
 class EquivalencePanel;
 class ExperimentPanel;
@@ -144,6 +146,8 @@ private:
     void rememberFolder(const QString &path) const;
     EquivalenceConfig equivalenceConfig() const;
     void showError(const QString &message);
+    // A status-bar message kept as how to say it, so a language or digit switch says it again.
+    void say(std::function<QString()> message);
 
     // Dialog-driven actions.
     void openPresetDialog();
@@ -178,7 +182,9 @@ private:
     ThroughputChart *m_throughputChart = nullptr;
     LossChart *m_lossChart = nullptr;
     MemoryView *m_memoryView = nullptr;
-    QTableWidget *m_sweepTable = nullptr;
+    QTableView *m_sweepTable = nullptr;
+    SweepTableModel *m_sweepModel = nullptr;
+    std::function<QString()> m_status; // the status bar's message, said in the current language
     QLabel *m_statusLabel = nullptr;
     QString m_device; // LibTorch's name of the engine's device ("cpu", "cuda:0"); empty before the first run
     StallProbe *m_stallProbe = nullptr;
@@ -209,8 +215,7 @@ private:
     QAction *m_experimentsAction = nullptr;
     QAction *m_quizAction = nullptr;
     QMenu *m_languageMenu = nullptr;
-    QAction *m_englishAction = nullptr;
-    QAction *m_persianAction = nullptr;
+    QList<QAction *> m_languageActions; // one per language of languages.json, named in itself
     QAction *m_latinDigitsAction = nullptr;
     QMenu *m_helpMenu = nullptr;
     QAction *m_aboutAction = nullptr;

@@ -33,7 +33,7 @@ constexpr int kDefaultFailsAfter = 32; // "your accelerator fails after 32 sampl
 
 int sliderFor(double bytes) { return static_cast<int>(std::ceil(std::log2(std::max(bytes, 1.0)) * kStepsPerDoubling)); }
 
-QString formatBytes(const QLocale &loc, qint64 bytes) { return LanguageManager::formatBytes(loc, bytes); }
+QString formatBytes(qint64 bytes) { return LanguageManager::formatBytes(bytes); }
 
 } // namespace
 
@@ -313,23 +313,23 @@ void MemoryView::refresh()
     const int64_t share = effective / std::max<int64_t>(1, m_config.worldSize);
     const int64_t estimateFits = largestBatchWithin(m_config, share, budget);
     if (m_budgetChosen)
-        m_budgetLabel->setText(formatBytes(loc, budget));
+        m_budgetLabel->setText(formatBytes(budget));
     else
-        m_budgetLabel->setText(m_measuredBudget ? tr("%1, measured").arg(formatBytes(loc, budget))
-                                                : tr("%1, estimated").arg(formatBytes(loc, budget)));
+        m_budgetLabel->setText(m_measuredBudget ? tr("%1, measured").arg(formatBytes(budget))
+                                                : tr("%1, estimated").arg(formatBytes(budget)));
     m_bars->m_budget = budget;
     m_bars->m_rows = {
-        {microBatchBytes(), tr("micro-batch of %1, estimate: %2").arg(loc.toString(micro), formatBytes(loc, microBatchBytes())), false},
+        {microBatchBytes(), tr("micro-batch of %1, estimate: %2").arg(loc.toString(micro), formatBytes(microBatchBytes())), false},
         {m_measuredMicroPeak,
-         m_measuredMicroPeak ? tr("micro-batch of %1, measured: %2").arg(loc.toString(micro), formatBytes(loc, *m_measuredMicroPeak))
+         m_measuredMicroPeak ? tr("micro-batch of %1, measured: %2").arg(loc.toString(micro), formatBytes(*m_measuredMicroPeak))
                              : tr("micro-batch of %1, measured: run the demo").arg(loc.toString(micro)),
          true},
         {effectiveBatchBytes(),
-         tr("effective batch of %1 in one pass, estimate: %2").arg(loc.toString(effective), formatBytes(loc, effectiveBatchBytes())),
+         tr("effective batch of %1 in one pass, estimate: %2").arg(loc.toString(effective), formatBytes(effectiveBatchBytes())),
          false},
         {m_measuredFullPeak,
          m_measuredFullPeak
-             ? tr("effective batch of %1 in one pass, measured: %2").arg(loc.toString(effective), formatBytes(loc, *m_measuredFullPeak))
+             ? tr("effective batch of %1 in one pass, measured: %2").arg(loc.toString(effective), formatBytes(*m_measuredFullPeak))
              : tr("effective batch of %1 in one pass, measured: run the demo").arg(loc.toString(effective)),
          true}};
     m_bars->m_budgetText = m_budgetChosen ? tr("budget: the estimate fits %1 samples per pass").arg(loc.toString(qint64(estimateFits)))
@@ -416,23 +416,23 @@ QString MemoryView::resultText() const
         lines << (r.failsAfterSamples > 0
                       ? tr("Budget %1 on %2: measured so that a micro-batch of %3 samples fits and the next one that "
                            "divides the effective batch does not.")
-                            .arg(formatBytes(loc, r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device)),
+                            .arg(formatBytes(r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device)),
                                  n(r.failsAfterSamples))
                       : tr("Budget %1 on %2, as set on the slider.")
-                            .arg(formatBytes(loc, r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device))));
+                            .arg(formatBytes(r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device))));
         if (r.fullBatchOutOfMemory)
             lines << tr("The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside "
                         "LibTorch: %3")
-                         .arg(n(r.effectiveBatch), formatBytes(loc, r.fullBatch.peakBytes),
+                         .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes),
                               LanguageManager::ltr(QString::fromStdString(r.fullBatchError)));
         else
             lines << tr("The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no "
                         "out-of-memory error was raised.")
-                         .arg(n(r.effectiveBatch), formatBytes(loc, r.fullBatch.peakBytes));
+                         .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes));
         if (r.accumulationSucceeded)
             lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step "
                         "the parameters differ from the full batch's by at most %4 (the lesson's bound: %5).")
-                         .arg(n(r.accumSteps), n(r.microBatch), formatBytes(loc, r.accumulation.peakBytes),
+                         .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes),
                               QString::fromStdString(formatNumber(r.maxParamDiff, ".3g", contentStyle())),
                               QString::fromStdString(formatNumber(r.paramTolerance, ".3g", contentStyle())));
         else
@@ -453,7 +453,7 @@ QString MemoryView::resultText() const
         }
         lines << tr("Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.")
                      .arg(n(lab.effectiveBatch), n(fitted), n(static_cast<int64_t>(r.points.size())),
-                          r.budgetBytes > 0 ? formatBytes(loc, r.budgetBytes) : tr("none"));
+                          r.budgetBytes > 0 ? formatBytes(r.budgetBytes) : tr("none"));
         if (fastest)
             lines << tr("The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.")
                          .arg(n(fastest->microBatch), n(fastest->accumSteps), loc.toString(fastest->stepMsMedian, 'f', 2));
@@ -467,9 +467,9 @@ QString MemoryView::resultText() const
         if (f.microBatch > 0)
             lines << tr("%1 samples fit; effective %2 = %3 × %4 × %5 (budget %6).")
                          .arg(n(f.microBatch), n(f.effectiveBatch), n(f.microBatch), n(f.accumSteps), n(f.worldSize),
-                              formatBytes(loc, f.budgetBytes));
+                              formatBytes(f.budgetBytes));
         else
-            lines << tr("Not even one sample fits in %1.").arg(formatBytes(loc, f.budgetBytes));
+            lines << tr("Not even one sample fits in %1.").arg(formatBytes(f.budgetBytes));
         lines << tr("Tried: %1.").arg(tried.join(tr(", ")));
         break;
     }

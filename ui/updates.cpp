@@ -27,7 +27,7 @@ QString EngineError::localized() const
         return ui::localized(errorSentence(code, args, contentStyle()));
     if (own)
         return message;
-    return persianUi() ? LanguageManager::ltr(message) : message;
+    return LanguageManager::instance()->rightToLeft() ? LanguageManager::ltr(message) : message;
 }
 
 QString EngineError::english() const

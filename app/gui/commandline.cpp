@@ -2,6 +2,7 @@
 #include "app/gui/commandline.h"
 
 #include "ui/controlpanel.h"
+#include "ui/language.h"
 
 #include "core/config.h"
 #include "core/experiments.h"
@@ -29,7 +30,7 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write a PNG of the whole window here."),
                                         QStringLiteral("file.png"));
     const QCommandLineOption quit(QStringLiteral("quit"), QStringLiteral("Exit when the autorun is done."));
-    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("User interface language: fa or en."), QStringLiteral("code"));
+    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("User interface language: %1.").arg(ui::LanguageManager::languages().join(QStringLiteral(", "))), QStringLiteral("code"));
     const QCommandLineOption size(QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1024x700."),
                                   QStringLiteral("WxH"));
     const QCommandLineOption experiment(QStringLiteral("experiment"),
@@ -70,8 +71,10 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     f.exportJson = parser.value(exportJson);
     f.screenshot = parser.value(screenshot);
     f.lang = parser.value(lang);
-    if (!f.lang.isEmpty() && f.lang != QLatin1String("fa") && f.lang != QLatin1String("en")) {
-        *error = QStringLiteral("--lang takes fa or en");
+    bool knownLanguage = false;
+    ui::LanguageManager::fromCode(f.lang, &knownLanguage);
+    if (!f.lang.isEmpty() && !knownLanguage) {
+        *error = QStringLiteral("--lang takes one of: %1").arg(ui::LanguageManager::languages().join(QStringLiteral(", ")));
         return false;
     }
     f.experiment = parser.value(experiment);

@@ -34,7 +34,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QSize>
 #include <QTimer>
 
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
     else if (flags.page == QLatin1String("memory"))
         window.tabs()->setCurrentWidget(window.memoryView());
     else if (flags.page == QLatin1String("table"))
-        window.tabs()->setCurrentWidget(window.findChild<QTableWidget *>(QStringLiteral("sweepTable")));
+        window.tabs()->setCurrentWidget(window.findChild<QTableView *>(QStringLiteral("sweepTable")));
     window.show();
 
     if (flags.autorun) {

@@ -39,23 +39,12 @@ SweepConfig sweepWith(const std::function<void(SweepConfig &)> &change)
 
 // The Latin words of a Persian sentence outside its code spans (each marked by a U+200E on either
 // side) that are not kept terms of the content's glossary: English left in a translation.
+// core's one check of on-screen right-to-left text (strayLatinWords), as a QStringList.
 QStringList strayLatinWords(const QString &text)
 {
-    static const std::set<std::string> kept = [] {
-        std::set<std::string> words;
-        for (const auto &w : contentJson("glossary.json").at("kept_latin"))
-            words.insert(w.get<std::string>());
-        return words;
-    }();
-    QString prose = text;
-    prose.remove(QRegularExpression(QStringLiteral("\\x{200E}[^\\x{200E}]*\\x{200E}")));
     QStringList stray;
-    auto words = QRegularExpression(QStringLiteral("[A-Za-z]+")).globalMatch(prose);
-    while (words.hasNext()) {
-        const QString word = words.next().captured();
-        if (!kept.count(word.toStdString()))
-            stray << word;
-    }
+    for (const std::string &w : accumlab::strayLatinWords(text.toStdString()))
+        stray << QString::fromStdString(w);
     return stray;
 }
 

@@ -194,9 +194,9 @@ private slots:
         QTest::newRow("Latin digits in Persian")
             << "experiments/planted.json" << R"({"summary": {"en": "4.0000 times", "fa": "4.0000 برابر"}})"
             << "Latin digits in \"fa\": 4.0000";
-        QTest::newRow("a Markdown language missing") << "planted2.en.md" << "text" << "planted2.fa.md: missing";
+        QTest::newRow("a Markdown language missing") << "planted2.en.md" << "text" << "planted2.fa.md: no text in \"fa\"";
         QTest::newRow("Markdown placeholders differ")
-            << "planted.fa.md" << "{a}" << "planted.fa.md: the placeholders differ";
+            << "planted.fa.md" << "{a}" << "planted.fa.md: the placeholders of \"fa\" differ";
         QTest::newRow("not JSON") << "experiments/planted.json" << "{" << "not JSON";
     }
     void plantedFaultsAreReported()

@@ -6,6 +6,7 @@
 #include "ui/equivalencepanel.h"
 #include "ui/updates.h"
 
+#include "core/content.h"
 #include "core/equivalence.h"
 #include "ui/enginecontroller.h"
 #include "ui/gradientbufferview.h"
@@ -16,6 +17,7 @@
 #include "ui/throughputchart.h"
 
 #include <QAction>
+#include <QDir>
 #include <QApplication>
 #include <QFile>
 #include <QFileDialog>
@@ -75,6 +77,7 @@ private slots:
     void initTestCase();
     void init();
     void fontLoads();
+    void everyLanguageIsData();
     void langOverridesAndPersists();
     void switchRetranslatesAndMirrors();
     void digitsFollowTheLocale();
@@ -89,6 +92,8 @@ private slots:
     void bytesInTheWindowsWords();
     void persianDigitsTypedIntoTheGrid_data();
     void persianDigitsTypedIntoTheGrid();
+    void gridShownInTheReadersDigits_data();
+    void gridShownInTheReadersDigits();
 };
 
 void TestLanguage::initTestCase()
@@ -101,6 +106,43 @@ void TestLanguage::init()
     QSettings().clear();
     LanguageManager::instance()->initialize(QStringLiteral("en"), /*persist=*/false);
     LanguageManager::instance()->setLatinDigits(false);
+    settle();
+}
+
+// The languages are languages.json's: each has its compiled translation and a menu entry named
+// in itself, takes its direction and digits from the data, and no translation is compiled for
+// a language the data does not list. Dropping a .ts file from the build, or a language from
+// the data, fails here.
+void TestLanguage::everyLanguageIsData()
+{
+    const QStringList languages = LanguageManager::languages();
+    QVERIFY(languages.size() >= 2);
+    QCOMPARE(languages.first(), QStringLiteral("en"));
+    QStringList compiled = QDir(QStringLiteral(":/i18n")).entryList({QStringLiteral("accumlab_*.qm")}, QDir::Files, QDir::Name);
+    for (QString &file : compiled)
+        file = file.mid(9).chopped(3); // accumlab_<code>.qm
+    QStringList sorted = languages;
+    sorted.sort();
+    QCOMPARE(compiled, sorted);
+
+    MainWindow w;
+    for (const QString &code : languages) {
+        QAction *action = w.findChild<QAction *>(QStringLiteral("languageAction_") + code);
+        QVERIFY2(action, qPrintable(code));
+        QCOMPARE(action->text(), LanguageManager::natural(QString::fromStdString(languageInfo(code.toStdString()).name)));
+        action->trigger();
+        settle();
+        QCOMPARE(LanguageManager::instance()->language(), code);
+        QVERIFY(action->isChecked());
+        QCOMPARE(QGuiApplication::layoutDirection() == Qt::RightToLeft, languageInfo(code.toStdString()).rightToLeft);
+        const QString zero = QString::fromStdString(languageInfo(code.toStdString()).digits.front());
+        QCOMPARE(QLocale().toString(0), zero);
+        QCOMPARE(menuAction(w, "latinDigitsAction")->isEnabled(), zero != QLatin1String("0"));
+    }
+    bool ok = true;
+    QCOMPARE(LanguageManager::fromCode(QStringLiteral("xx"), &ok), QStringLiteral("en"));
+    QVERIFY(!ok);
+    LanguageManager::instance()->setLanguage(QStringLiteral("en"));
     settle();
 }
 
@@ -118,18 +160,18 @@ void TestLanguage::langOverridesAndPersists()
 {
     LanguageManager *lm = LanguageManager::instance();
     lm->initialize(QStringLiteral("fa"), /*persist=*/true);
-    QCOMPARE(lm->language(), UiLanguage::Persian);
+    QCOMPARE(lm->language(), QStringLiteral("fa"));
     QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("fa"));
     // No --lang next time: the stored choice wins over the (English) system locale.
     lm->initialize(QString(), /*persist=*/true);
-    QCOMPARE(lm->language(), UiLanguage::Persian);
+    QCOMPARE(lm->language(), QStringLiteral("fa"));
     // An automated run's --lang applies without touching the stored choice.
     lm->initialize(QStringLiteral("en"), /*persist=*/false);
-    QCOMPARE(lm->language(), UiLanguage::English);
+    QCOMPARE(lm->language(), QStringLiteral("en"));
     QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("fa"));
     // The menu's choice is stored too.
     lm->initialize(QString(), /*persist=*/true);
-    lm->setLanguage(UiLanguage::English);
+    lm->setLanguage(QStringLiteral("en"));
     QCOMPARE(QSettings().value(QStringLiteral("ui/language")).toString(), QStringLiteral("en"));
 }
 
@@ -144,14 +186,14 @@ void TestLanguage::switchRetranslatesAndMirrors()
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
     QCOMPARE(w.layoutDirection(), Qt::LeftToRight);
 
-    menuAction(w, "persianAction")->trigger();
+    menuAction(w, "languageAction_fa")->trigger();
     settle();
-    QCOMPARE(LanguageManager::instance()->language(), UiLanguage::Persian);
+    QCOMPARE(LanguageManager::instance()->language(), QStringLiteral("fa"));
     QCOMPARE(play->text(), QString::fromUtf8("اجرا"));
     QCOMPARE(w.tabs()->tabText(1), QString::fromUtf8("حافظه"));
     QVERIFY2(identity->text().contains(QString::fromUtf8("میکروبچ")), qPrintable(identity->text()));
     QVERIFY(w.lessonPanel()->browser()->toPlainText().contains(QString::fromUtf8("دسته\u200cی مؤثر")));
-    QVERIFY(menuAction(w, "persianAction")->isChecked());
+    QVERIFY(menuAction(w, "languageAction_fa")->isChecked());
     // The window mirrors; the plots and bars keep reading left to right.
     QCOMPARE(QGuiApplication::layoutDirection(), Qt::RightToLeft);
     QCOMPARE(w.layoutDirection(), Qt::RightToLeft);
@@ -159,7 +201,7 @@ void TestLanguage::switchRetranslatesAndMirrors()
     QCOMPARE(w.throughputChart()->layoutDirection(), Qt::LeftToRight);
     QCOMPARE(w.bufferView()->layoutDirection(), Qt::LeftToRight);
 
-    menuAction(w, "englishAction")->trigger();
+    menuAction(w, "languageAction_en")->trigger();
     settle();
     QCOMPARE(play->text(), QStringLiteral("Play"));
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
@@ -175,7 +217,7 @@ void TestLanguage::digitsFollowTheLocale()
     p.config.microBatch = 8;
     p.config.accumSteps = 4;
     w.applyPreset(p);
-    LanguageManager::instance()->setLanguage(UiLanguage::Persian);
+    LanguageManager::instance()->setLanguage(QStringLiteral("fa"));
     settle();
     QLabel *identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"));
     // 8 × 4 × 1 = 32, in Persian digits.
@@ -208,7 +250,7 @@ void TestLanguage::lessonLinksReachWidgets()
 {
     MainWindow w(false);
     w.show();
-    LanguageManager::instance()->setLanguage(UiLanguage::Persian);
+    LanguageManager::instance()->setLanguage(QStringLiteral("fa"));
     settle();
     const QStringList targets = w.lessonPanel()->linkTargets();
     for (const char *expected : {"control/accumSteps", "control/noDivision", "control/noSync", "view/equivalence",
@@ -392,7 +434,7 @@ void TestLanguage::bytesInTheWindowsWords()
     lm->setLanguage(LanguageManager::fromCode(language));
     lm->setLatinDigits(latinDigits);
     settle();
-    const QString text = LanguageManager::formatBytes(lm->numberLocale(), bytes);
+    const QString text = LanguageManager::formatBytes(bytes);
     lm->setLatinDigits(false);
     QCOMPARE(text, expected);
 }
@@ -417,7 +459,7 @@ void TestLanguage::persianDigitsTypedIntoTheGrid()
     QFETCH(QString, typed);
     QFETCH(QString, kept);
     QFETCH(QString, grid);
-    LanguageManager::instance()->setLanguage(UiLanguage::Persian);
+    LanguageManager::instance()->setLanguage(QStringLiteral("fa"));
     settle();
     MainWindow w(false);
     auto *edit = w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"));
@@ -433,6 +475,46 @@ void TestLanguage::persianDigitsTypedIntoTheGrid()
     QCOMPARE(edit->text(), kept);
     QCOMPARE(w.currentPreset().accumGrid, grid);
     QCOMPARE(parseGrid(grid.toStdString()).size(), size_t(grid.count(QLatin1Char(',')) + 1));
+}
+
+// What the window writes into the grid field (the default grid, a preset's) is in the reader's
+// digits and list separator, follows a switch of language or digits, and is still read as
+// the same Latin grid.
+void TestLanguage::gridShownInTheReadersDigits_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<bool>("latinDigits");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("en") << "en" << false << "1,2,4,8,16";
+    QTest::newRow("fa") << "fa" << false << QString::fromUtf8("۱،۲،۴،۸،۱۶");
+    QTest::newRow("fa, Latin digits") << "fa" << true << "1,2,4,8,16";
+}
+
+void TestLanguage::gridShownInTheReadersDigits()
+{
+    QFETCH(QString, language);
+    QFETCH(bool, latinDigits);
+    QFETCH(QString, shown);
+    MainWindow w(false);
+    auto *edit = w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"));
+    QVERIFY(edit);
+    const QString grid = w.currentPreset().accumGrid;
+    QCOMPARE(grid, QStringLiteral("1,2,4,8,16"));
+    LanguageManager::instance()->setLanguage(language);
+    LanguageManager::instance()->setLatinDigits(latinDigits);
+    settle();
+    QCOMPARE(edit->text(), shown);
+    QCOMPARE(w.currentPreset().accumGrid, grid);
+    // A preset opened in this language is written the same way.
+    Preset p = w.currentPreset();
+    p.accumGrid = QStringLiteral("2,4");
+    w.applyPreset(p);
+    QCOMPARE(LanguageManager::toLatinDigits(edit->text()), QStringLiteral("2,4"));
+    QCOMPARE(edit->text() == QStringLiteral("2,4"), shown == QStringLiteral("1,2,4,8,16"));
+    LanguageManager::instance()->setLatinDigits(false);
+    LanguageManager::instance()->setLanguage(QStringLiteral("en"));
+    settle();
+    QCOMPARE(edit->text(), QStringLiteral("2,4"));
 }
 
 QTEST_MAIN(TestLanguage)

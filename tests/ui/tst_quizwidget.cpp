@@ -71,7 +71,7 @@ std::string wrongChoice(const QuizQuestion &q)
 class TestQuizWidget : public QObject {
     Q_OBJECT
 private slots:
-    void init() { switchLanguage(UiLanguage::English); }
+    void init() { switchLanguage(QStringLiteral("en")); }
 
     void allCorrectGivesFullScore_data()
     {
@@ -197,14 +197,14 @@ private slots:
         QCOMPARE(quiz.currentQuestion(), 1);
         QTest::mouseClick(child<QPushButton>(quiz, QStringLiteral("quizPreviousButton")), Qt::LeftButton);
         QCOMPARE(quiz.currentQuestion(), 0);
-        switchLanguage(UiLanguage::Persian);
+        switchLanguage(QStringLiteral("fa"));
         const QChar rlm(0x200F); // Persian paragraphs start with a right-to-left mark
         QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(renderLocalized(q.prompt, {}, {"fa", false}), rlm));
         QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizExplanation"))->text(), shown(renderLocalized(q.explanation, {}, {"fa", false}), rlm));
         for (const auto &c : q.choices)
             QCOMPARE(child<QLabel>(quiz, QStringLiteral("choiceText_%1").arg(QString::fromStdString(c.id)))->text(),
                      shown(renderLocalized(c.text, {}, {"fa", false}), rlm));
-        switchLanguage(UiLanguage::English);
+        switchLanguage(QStringLiteral("en"));
         QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(renderLocalized(q.prompt, {}, {"en", false})));
     }
 };
