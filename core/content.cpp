@@ -22,6 +22,7 @@ namespace {
 
 const char *const kLanguagesFile = "languages.json";
 const char *const kGlossaryFile = "glossary.json";
+const char *const kLessonFile = "lesson.json";
 const char *const kLrm = "\u200e"; // LEFT-TO-RIGHT MARK
 
 std::vector<LanguageInfo> parseLanguages(const nlohmann::json &doc)
@@ -523,6 +524,61 @@ void walk(const std::string &where, const nlohmann::json &node, const std::vecto
     }
 }
 
+// The lesson panel's file (ui/lessonpanel.cpp) has a shape the panel relies on: sections with a
+// title, blocks of a known type and links that name a target. Its texts are checked by walk().
+void checkLesson(const nlohmann::json &lesson, std::vector<std::string> &problems)
+{
+    const std::string where = std::string(kLessonFile) + ":";
+    for (const char *key : {"title", "intro", "show_me"})
+        if (!lesson.contains(key) || !lesson.at(key).is_object())
+            problems.push_back(where + " no \"" + key + "\" text");
+    if (!lesson.contains("sections") || !lesson.at("sections").is_array() || lesson.at("sections").empty()) {
+        problems.push_back(where + " no \"sections\"");
+        return;
+    }
+    const auto &sections = lesson.at("sections");
+    for (size_t i = 0; i < sections.size(); ++i) {
+        const auto &section = sections[i];
+        const std::string at = where + "/sections/" + std::to_string(i);
+        if (!section.is_object() || !section.contains("title") || !section.at("title").is_object()) {
+            problems.push_back(at + ": no title");
+            continue;
+        }
+        for (const char *key : {"blocks", "links"})
+            if (!section.contains(key) || !section.at(key).is_array())
+                problems.push_back(at + ": no \"" + key + "\" list");
+        if (section.contains("blocks") && section.at("blocks").is_array())
+            for (size_t b = 0; b < section.at("blocks").size(); ++b) {
+                const auto &block = section.at("blocks")[b];
+                const std::string blockAt = at + "/blocks/" + std::to_string(b);
+                const std::string type = block.is_object() && block.contains("type") && block.at("type").is_string()
+                                             ? block.at("type").get<std::string>()
+                                             : "";
+                const auto has = [&block](const char *key, bool (nlohmann::json::*kind)() const noexcept) {
+                    return block.contains(key) && (block.at(key).*kind)();
+                };
+                bool ok = false;
+                if (type == "paragraph")
+                    ok = has("text", &nlohmann::json::is_object);
+                else if (type == "code" || type == "formula")
+                    ok = has("text", &nlohmann::json::is_string);
+                else if (type == "list")
+                    ok = has("items", &nlohmann::json::is_array);
+                if (!ok)
+                    problems.push_back(blockAt +
+                                       ": not a paragraph (a text), code or formula (a string) or list (texts)");
+            }
+        if (section.contains("links") && section.at("links").is_array())
+            for (size_t l = 0; l < section.at("links").size(); ++l) {
+                const auto &link = section.at("links")[l];
+                const bool target = link.is_object() && link.contains("target") && link.at("target").is_string() &&
+                                    !link.at("target").get<std::string>().empty();
+                if (!target || !link.contains("text") || !link.at("text").is_object())
+                    problems.push_back(at + "/links/" + std::to_string(l) + ": a link needs a target and a text");
+            }
+    }
+}
+
 } // namespace
 
 std::string screenProse(const std::string &rendered)
@@ -614,6 +670,8 @@ std::vector<std::string> validateContent(const std::map<std::string, std::string
     for (const auto &[path, doc] : docs)
         if (path != kLanguagesFile)
             walk(path + ":", doc, languages, kept, problems);
+    if (docs.count(kLessonFile))
+        checkLesson(docs.at(kLessonFile), problems);
 
     // Markdown templates: NAME.en.md beside NAME.<code>.md for every language.
     for (const auto &[path, text] : files) {

@@ -1,6 +1,6 @@
-// Teaching content as data: the experiment texts, the quiz and the skill recipe live in files
-// under resources/content/ (every language side by side), embedded into the program at build
-// time. This is the one way core's words reach a person: a text is looked up by its file and
+// Teaching content as data: the experiment texts, the quiz, the lesson and the skill recipe
+// live in files under resources/content/ (every language side by side), embedded into the
+// program at build time. This is the one way core's words reach a person: a text is looked up by its file and
 // key, and its named placeholders ("{sgd_update_ratio:.4f}") are filled with measured values
 // by the one number formatter, in the reader's language and digits. Adding a language is adding
 // data (languages.json and a text beside every "en"), not C++.
@@ -122,7 +122,9 @@ std::vector<std::string> strayLatinWords(const std::string &rendered);
 // `languages` (a non-empty string each) with the same placeholders as its English, and a text
 // in a right-to-left language must not be English prose (Latin words other than the kept terms
 // of glossary.json, code in backticks, identifiers and placeholders). A Markdown template
-// NAME.en.md needs NAME.<code>.md for every language, with the same placeholders.
+// NAME.en.md needs NAME.<code>.md for every language, with the same placeholders. The lesson
+// (lesson.json) must also have the panel's shape: sections with a title, blocks of a known type
+// and links with a target.
 std::vector<std::string> validateContent(const std::map<std::string, std::string> &files);
 // Every embedded file, path -> text (what validateContent checks in the build).
 std::map<std::string, std::string> embeddedContent();

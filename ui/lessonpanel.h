@@ -1,6 +1,7 @@
-// The lesson: gradient accumulation explained in seven short sections, in the UI language,
-// each ending with links to the live control or chart that shows it. A link is a target
-// string ("control/accumSteps", "view/throughput"); the window decides what to show for it.
+// The lesson: gradient accumulation explained in short sections, read from
+// resources/content/lesson.json in the UI language and digits, each ending with links to the
+// live control or chart that shows it. A link is a target string ("control/accumSteps",
+// "view/throughput"); the window decides what to show for it.
 // GUI thread only.
 #pragma once
 

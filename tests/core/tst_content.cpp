@@ -211,6 +211,48 @@ private slots:
         QVERIFY2(problems.contains(expected), qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, problems)));
     }
 
+    // The lesson panel's file is checked like the rest: each fault planted in a copy of the
+    // shipped lesson.json (the value at `pointer` replaced, or removed when `value` is empty).
+    void lessonFaultsAreReported_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("a paragraph without Persian")
+            << "/sections/0/blocks/0/text/fa" << "" << "lesson.json:/sections/0/blocks/0/text: no text in \"fa\"";
+        QTest::newRow("English prose in a Persian paragraph")
+            << "/sections/1/blocks/0/text/fa" << R"("`backward()` adds to the gradient")"
+            << "lesson.json:/sections/1/blocks/0/text: English words in \"fa\": adds, to, the, gradient";
+        QTest::newRow("Latin digits in a Persian list item")
+            << "/sections/6/blocks/0/items/1/fa" << R"("گویال و همکاران، 2017")"
+            << "lesson.json:/sections/6/blocks/0/items/1: Latin digits in \"fa\": 2017";
+        QTest::newRow("a link text without Persian")
+            << "/sections/2/links/0/text/fa" << "" << "lesson.json:/sections/2/links/0/text: no text in \"fa\"";
+        QTest::newRow("the label without Persian") << "/show_me/fa" << "" << "lesson.json:/show_me: no text in \"fa\"";
+        QTest::newRow("an unknown block type")
+            << "/sections/1/blocks/1/type" << R"("table")" << "lesson.json:/sections/1/blocks/1: not a paragraph";
+        QTest::newRow("code as a text") << "/sections/1/blocks/1/text" << R"({"en": "x"})"
+                                        << "lesson.json:/sections/1/blocks/1: not a paragraph";
+        QTest::newRow("a link without a target")
+            << "/sections/0/links/2/target" << "" << "lesson.json:/sections/0/links/2: a link needs a target";
+        QTest::newRow("no sections") << "/sections" << "" << "lesson.json: no \"sections\"";
+    }
+    void lessonFaultsAreReported()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        nlohmann::json lesson = contentJson("lesson.json");
+        const nlohmann::json::json_pointer at(pointer.toStdString());
+        QVERIFY2(lesson.contains(at), qPrintable(pointer)); // the fault lands where the lesson has text
+        if (value.isEmpty())
+            lesson.at(at.parent_pointer()).erase(at.back());
+        else
+            lesson[at] = nlohmann::json::parse(value.toStdString());
+        const QString problems = joined(validateContent(withFile("lesson.json", lesson.dump())));
+        QVERIFY2(problems.contains(expected), qPrintable(QStringLiteral("expected \"%1\" in:\n%2").arg(expected, problems)));
+    }
+
     // The things a Persian text may keep in Latin script are not reported.
     void codeAndKeptTermsPass_data()
     {
