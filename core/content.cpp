@@ -673,6 +673,23 @@ std::vector<std::string> validateContent(const std::map<std::string, std::string
     if (docs.count(kLessonFile))
         checkLesson(docs.at(kLessonFile), problems);
 
+    // An experiment's explanation: one text, or named variants that are each a text (its run
+    // picks one by name, ExperimentResult::explanationVariant); the walk checked their languages.
+    for (const auto &[path, doc] : docs) {
+        if (path.rfind("experiments/", 0) != 0 || !doc.is_object() || !doc.contains("explanation"))
+            continue;
+        const auto &e = doc.at("explanation");
+        if (e.is_object() && e.contains("en"))
+            continue;
+        if (!e.is_object() || e.empty()) {
+            problems.push_back(path + ":/explanation: neither a text nor named variants of one");
+            continue;
+        }
+        for (const auto &[name, variant] : e.items())
+            if (!variant.is_object() || !variant.contains("en"))
+                problems.push_back(path + ":/explanation/" + name + ": a variant that is not a text");
+    }
+
     // Markdown templates: NAME.en.md beside NAME.<code>.md for every language.
     for (const auto &[path, text] : files) {
         const std::string suffix = ".en.md";

@@ -121,10 +121,11 @@ std::vector<std::string> strayLatinWords(const std::string &rendered);
 // nothing is. Every object with an "en" key is a text: it must carry every language of
 // `languages` (a non-empty string each) with the same placeholders as its English, and a text
 // in a right-to-left language must not be English prose (Latin words other than the kept terms
-// of glossary.json, code in backticks, identifiers and placeholders). A Markdown template
-// NAME.en.md needs NAME.<code>.md for every language, with the same placeholders. The lesson
-// (lesson.json) must also have the panel's shape: sections with a title, blocks of a known type
-// and links with a target.
+// of glossary.json, code in backticks, identifiers and placeholders). An experiment's
+// "explanation" is a text or an object of named variants that are each a text. A Markdown
+// template NAME.en.md needs NAME.<code>.md for every language, with the same placeholders. The
+// lesson (lesson.json) must also have the panel's shape: sections with a title, blocks of a
+// known type and links with a target.
 std::vector<std::string> validateContent(const std::map<std::string, std::string> &files);
 // Every embedded file, path -> text (what validateContent checks in the build).
 std::map<std::string, std::string> embeddedContent();

@@ -68,6 +68,55 @@ std::string format(const char *fmt, ...)
     return out;
 }
 
+AccumConfig fixtureConfig(uint64_t seed)
+{
+    const EquivalenceConfig reference;
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.device = DeviceRequest::Cpu;
+    c.microBatch = reference.bigBatch / reference.accumSteps;
+    c.accumSteps = reference.accumSteps;
+    c.optimizer = reference.optimizer;
+    c.seed = seed;
+    return c;
+}
+
+EquivalenceConfig equivalenceOf(const AccumConfig &c)
+{
+    EquivalenceConfig e;
+    e.shape = c.modelShape();
+    e.bigBatch = c.microBatch * c.accumSteps;
+    e.accumSteps = c.accumSteps;
+    e.worldSize = c.worldSize;
+    e.optimizer = c.optimizer;
+    e.scaling = c.scaling;
+    e.stepEveryMicro = c.stepEveryMicro;
+    e.bug = c.bug;
+    e.dtype = c.dtype;
+    e.device = c.device;
+    e.seed = c.seed;
+    return e;
+}
+
+AccumConfig accumConfigOf(const EquivalenceConfig &e)
+{
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.shape = e.shape;
+    c.microBatch = e.bigBatch / e.accumSteps;
+    c.accumSteps = e.accumSteps;
+    c.worldSize = e.worldSize;
+    c.optimizer = e.optimizer;
+    c.scaling = e.scaling;
+    c.stepEveryMicro = e.stepEveryMicro;
+    c.bug = e.bug;
+    c.dtype = e.dtype;
+    c.device = e.device;
+    c.labels = e.labels;
+    c.seed = e.seed;
+    return c;
+}
+
 } // namespace experiments
 
 using namespace experiments;
@@ -214,31 +263,52 @@ ExperimentResult judgeSweepFlattening(const SweepResult &sweep)
 
 namespace {
 
-ExperimentResult sweepFlattening(const ExperimentOptions &o, const CancelToken *cancel)
+// The lesson's model at its default micro-batch over the grid 1..16.
+ExperimentLabSettings sweepFlatteningSettings(const ExperimentOptions &o)
 {
-    SweepConfig sc;
-    sc.base.seed = o.seed;
-    sc.accumGrid = {1, 2, 4, 8, 16};
+    ExperimentLabSettings s;
+    s.config.seed = o.seed;
+    s.accumGrid = {1, 2, 4, 8, 16};
     // Fast runs keep the grid but time a few steps only (the timing claims get noisier).
     constexpr int64_t kFastSweepSteps = 6;
-    sc.numSteps = o.fast ? std::min(o.sweepSteps, kFastSweepSteps) : o.sweepSteps;
+    s.sweepSteps = o.fast ? std::min(o.sweepSteps, kFastSweepSteps) : o.sweepSteps;
+    return s;
+}
+
+ExperimentResult sweepFlattening(const ExperimentOptions &o, const CancelToken *cancel)
+{
+    const ExperimentLabSettings s = sweepFlatteningSettings(o);
+    SweepConfig sc;
+    sc.base = s.config;
+    sc.accumGrid = s.accumGrid;
+    sc.numSteps = s.sweepSteps;
     sc.warmupSteps = o.fast ? 1 : 2;
     sc.threads = o.threads;
 
     // Ten interleaved blocks a point: every verdict below is judged against their spread.
     sc.repeats = 10;
 
-    return judgeSweepFlattening(runSweep(sc, nullptr, cancel));
+    const SweepResult sweep = runSweep(sc, nullptr, cancel);
+    ExperimentResult r = judgeSweepFlattening(sweep);
+    r.ran = ExperimentLabSettings{sweep.config.base, sweep.config.accumGrid, sweep.config.numSteps};
+    return r;
 }
 
 // ---- 2 no-division -----------------------------------------------------------------------
 
+// The fixture without the division by N, under SGD (the window shows SGD; AdamW runs beside it).
+ExperimentLabSettings noDivisionSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.scaling = Scaling::None;
+    return s;
+}
+
 ExperimentResult noDivision(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
-    EquivalenceConfig base;
-    base.seed = o.seed;
-    base.scaling = Scaling::None;
+    const EquivalenceConfig base = equivalenceOf(noDivisionSettings(o).config);
     const auto n = static_cast<double>(base.accumSteps);
 
     auto sgdCfg = base;
@@ -250,6 +320,7 @@ ExperimentResult noDivision(const ExperimentOptions &o, const CancelToken *cance
     auto divideCfg = sgdCfg;
     divideCfg.scaling = Scaling::Divide;
     const EquivalenceResult divided = runEquivalence(divideCfg, cancel);
+    r.ran = ExperimentLabSettings{accumConfigOf(sgd.config)};
 
     // The logged loss: a loop that logs what it calls backward() on sums the window's
     // micro-batch losses. Measured on the fixture's window, before any optimizer step.
@@ -294,23 +365,34 @@ ExperimentResult noDivision(const ExperimentOptions &o, const CancelToken *cance
 
 // ---- 3 adamw-state -----------------------------------------------------------------------
 
+// AdamW at its rate on the fixture's window, with the bug the experiment counts: step() on
+// every micro-batch.
+ExperimentLabSettings adamwStateSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.optimizer.kind = OptimizerKind::AdamW;
+    s.config.optimizer.lr = 1e-3;
+    s.config.stepEveryMicro = true;
+    return s;
+}
+
 ExperimentResult adamwState(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
+    const ExperimentLabSettings settings = adamwStateSettings(o);
     constexpr int64_t kSteps = 3; // effective steps k
     const std::vector<int64_t> grid{1, 2, 4, 8};
     bool stateIsK = true, microIsKN = true, bugIsKN = true;
     for (int64_t n : grid) {
-        AccumConfig c;
-        c.preset = ModelPreset::Fixture;
-        c.device = DeviceRequest::Cpu;
-        c.optimizer.kind = OptimizerKind::AdamW;
-        c.optimizer.lr = 1e-3;
+        AccumConfig c = settings.config;
         c.accumSteps = n;
-        c.seed = o.seed;
+        c.stepEveryMicro = false;
         AccumEngine right(c);
         c.stepEveryMicro = true;
         AccumEngine buggy(c);
+        if (n == settings.config.accumSteps)
+            r.ran = ExperimentLabSettings{buggy.config()}; // the window shows the bug
         for (int64_t k = 0; k < kSteps; ++k) {
             right.step(nullptr, cancel);
             buggy.step(nullptr, cancel);
@@ -351,11 +433,26 @@ ExperimentResult adamwState(const ExperimentOptions &o, const CancelToken *cance
 
 // ---- 4 sync-count ------------------------------------------------------------------------
 
+// The accumulation steps the sync-count experiment runs.
+const std::vector<int64_t> kSyncCountGrid{1, 2, 4, 8};
+
+// The largest window of the grid with the sync on every micro-batch: turning no-sync on in the
+// window shows the count drop to one per step.
+ExperimentLabSettings syncCountSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.accumSteps = kSyncCountGrid.back();
+    s.config.noSync = false;
+    return s;
+}
+
 ExperimentResult syncCount(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
+    const ExperimentLabSettings settings = syncCountSettings(o);
     constexpr int64_t kSteps = 4;
-    const std::vector<int64_t> grid{1, 2, 4, 8};
+    const std::vector<int64_t> &grid = kSyncCountGrid;
     bool onIsK = true, offIsKN = true, countersAgree = true;
     int64_t world = 1;
     for (int64_t n : grid) {
@@ -363,14 +460,13 @@ ExperimentResult syncCount(const ExperimentOptions &o, const CancelToken *cancel
             auto inner = o.makeSync ? o.makeSync() : std::shared_ptr<GradSync>(std::make_shared<LocalSync>());
             auto counting = std::make_shared<CountingSync>(inner);
             world = counting->worldSize();
-            AccumConfig c;
-            c.preset = ModelPreset::Fixture;
-            c.device = DeviceRequest::Cpu;
+            AccumConfig c = settings.config;
             c.accumSteps = n;
             c.worldSize = world;
             c.noSync = noSync;
-            c.seed = o.seed;
             AccumEngine engine(c, counting);
+            if (n == settings.config.accumSteps && !noSync)
+                r.ran = ExperimentLabSettings{engine.config()};
             for (int64_t k = 0; k < kSteps; ++k)
                 engine.step(nullptr, cancel);
             const std::string tag = (noSync ? "on_accum_" : "off_accum_") + str(n);
@@ -385,6 +481,8 @@ ExperimentResult syncCount(const ExperimentOptions &o, const CancelToken *cancel
     }
     addValue(r, "effective_steps", static_cast<double>(kSteps));
     addValue(r, "world_size", static_cast<double>(world));
+    // One rank sends nothing on the wire; several ranks count real collectives.
+    r.explanationVariant = world > 1 ? "multi_rank" : "one_rank";
     // The explanation's "k syncs instead of k x N at the largest accum_steps".
     addValue(r, "largest_accum_steps", static_cast<double>(grid.back()));
     addValue(r, "syncs_without_no_sync_largest_accum", static_cast<double>(kSteps * grid.back()));
@@ -400,9 +498,21 @@ ExperimentResult syncCount(const ExperimentOptions &o, const CancelToken *cancel
 
 // ---- 5 split-tolerance -------------------------------------------------------------------
 
+// The first split, 2x8, in the dtype where the fixed bound fails.
+ExperimentLabSettings splitToleranceSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.accumSteps = 2;
+    s.config.microBatch = 8;
+    s.config.dtype = DType::BFloat16;
+    return s;
+}
+
 ExperimentResult splitTolerance(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
+    const ExperimentLabSettings settings = splitToleranceSettings(o);
     const std::vector<Split> splits{{2, 8}, {4, 4}, {8, 2}};
     struct PerDtype {
         double maxVsFull = 0.0, maxSplitVsSplit = 0.0, maxAbsGrad = 0.0, dtypeBound = 0.0;
@@ -411,13 +521,14 @@ ExperimentResult splitTolerance(const ExperimentOptions &o, const CancelToken *c
     const auto measure = [&](DType dtype) {
         PerDtype m;
         for (size_t i = 0; i < splits.size(); ++i) {
-            EquivalenceConfig c;
-            c.seed = o.seed;
+            EquivalenceConfig c = equivalenceOf(settings.config);
             c.dtype = dtype;
             c.bigBatch = kFixtureBatch;
             c.accumSteps = splits[i].accumSteps;
             c.compareSplit = splits[(i + 1) % splits.size()];
             const EquivalenceResult e = runEquivalence(c, cancel);
+            if (dtype == DType::BFloat16 && i == 0)
+                r.ran = ExperimentLabSettings{accumConfigOf(e.config)}; // the window shows 2x8 in bfloat16
             const std::string tag = toString(dtype) + "_" + toString(splits[i]);
             addValue(r, tag + "_grad_diff_vs_full", e.maxGradDiff);
             addValue(r, tag + "_vs_" + toString(*c.compareSplit) + "_grad_diff", e.comparisons.front().vsFirstGradDiff);
@@ -463,31 +574,45 @@ ExperimentResult splitTolerance(const ExperimentOptions &o, const CancelToken *c
 // ---- the catalog ---------------------------------------------------------------------------
 
 using Runner = ExperimentResult (*)(const ExperimentOptions &, const CancelToken *);
+using LabSettings = ExperimentLabSettings (*)(const ExperimentOptions &);
 
-// The catalog in the lesson's order: each experiment's id, its runner and the settings its
-// summary quotes. Titles and summaries are the content's (experiments/<id>.json).
+// The catalog in the lesson's order: each experiment's id, its runner, the lab settings the
+// runner builds from (nullptr: a model of its own, nothing the controls show) and the settings
+// its summary quotes. Titles and summaries are the content's (experiments/<id>.json).
 struct Entry {
     const char *id;
     Runner run;
+    LabSettings labSettings;
     TextArgs settings;
 };
 
 const std::vector<Entry> &entries()
 {
     static const std::vector<Entry> table{
-        {"sweep-flattening", sweepFlattening, {}},
-        {"no-division", noDivision, {}},
-        {"adamw-state", adamwState, {}},
-        {"sync-count", syncCount, {}},
-        {"split-tolerance", splitTolerance, {}},
-        {"variable-length", variableLength, {}},
-        {"partial-window", partialWindow, {}},
-        {"batchnorm", batchNorm, {}},
-        {"clipping", clipping, {}},
-        {"lr-schedule", lrSchedule, {}},
-        {"linear-scaling", linearScaling, {}},
+        {"sweep-flattening", sweepFlattening, sweepFlatteningSettings, {}},
+        {"no-division", noDivision, noDivisionSettings, {}},
+        {"adamw-state", adamwState, adamwStateSettings, {}},
+        {"sync-count", syncCount, syncCountSettings, {}},
+        {"split-tolerance", splitTolerance, splitToleranceSettings, {}},
+        {"variable-length", variableLength, nullptr, {}},
+        {"partial-window", partialWindow, partialWindowSettings, {}},
+        {"batchnorm", batchNorm, batchNormSettings, {}},
+        {"clipping", clipping, clippingSettings, {}},
+        {"lr-schedule", lrSchedule, lrScheduleSettings, {}},
+        {"linear-scaling", linearScaling, linearScalingSettings, {}},
     };
     return table;
+}
+
+const Entry &entryFor(const std::string &id)
+{
+    for (const auto &e : entries())
+        if (e.id == id)
+            return e;
+    std::string known;
+    for (const auto &e : entries())
+        known += (known.empty() ? "" : ", ") + std::string(e.id);
+    throw ConfigError("experiments/unknown-experiment", TextArgs{{}, {{"id", id}, {"known", known}}});
 }
 
 } // namespace
@@ -595,7 +720,19 @@ std::string claimStatement(const ExperimentResult &r, const ExperimentClaim &c, 
 
 std::string explanation(const ExperimentResult &r, const NumberStyle &style)
 {
-    return renderText(experimentContentPath(r.id), "/explanation", r.textArgs(), style);
+    const std::string pointer = r.explanationVariant.empty() ? "/explanation" : "/explanation/" + r.explanationVariant;
+    return renderText(experimentContentPath(r.id), pointer, r.textArgs(), style);
+}
+
+std::vector<std::string> explanationVariants(const std::string &experimentId)
+{
+    const auto &doc = contentJson(experimentContentPath(experimentId));
+    std::vector<std::string> names;
+    if (!doc.contains("explanation") || doc.at("explanation").contains("en"))
+        return names;
+    for (const auto &variant : doc.at("explanation").items())
+        names.push_back(variant.key());
+    return names;
 }
 
 std::string valueLabel(const std::string &experimentId, const std::string &valueName, const NumberStyle &style)
@@ -620,20 +757,21 @@ std::string valueLabel(const std::string &experimentId, const std::string &value
 
 ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &options, const CancelToken *cancel)
 {
-    for (const auto &e : entries()) {
-        if (e.id != id)
-            continue;
-        if (options.sweepSteps <= 0)
-            throw ConfigError("experiments/sweep-steps-not-positive", {});
-        checkCancel(cancel);
-        ExperimentResult r = e.run(options, cancel);
-        r.id = e.id;
-        return r;
-    }
-    std::string known;
-    for (const auto &e : entries())
-        known += (known.empty() ? "" : ", ") + std::string(e.id);
-    throw ConfigError("experiments/unknown-experiment", TextArgs{{}, {{"id", id}, {"known", known}}});
+    const Entry &e = entryFor(id);
+    if (options.sweepSteps <= 0)
+        throw ConfigError("experiments/sweep-steps-not-positive", {});
+    checkCancel(cancel);
+    ExperimentResult r = e.run(options, cancel);
+    r.id = e.id;
+    return r;
+}
+
+std::optional<ExperimentLabSettings> experimentLabSettings(const std::string &id, const ExperimentOptions &options)
+{
+    const Entry &e = entryFor(id);
+    if (!e.labSettings)
+        return std::nullopt;
+    return e.labSettings(options);
 }
 
 nlohmann::ordered_json toJson(const ExperimentResult &r)

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,8 +70,27 @@ struct ClaimTally {
     int observations = 0;
 };
 
+// The settings of an experiment that the lab's controls can show (model, micro-batch,
+// accumulation steps, optimizer and rate, scaling, the planted bug, no-sync, dtype, seed, and a
+// sweep's grid). Each runner builds its configuration from these; where it compares several
+// runs, they are the one run the window shows (sync-count: the largest window with a sync on
+// every micro-batch), and the runner records that run as it ran it (ExperimentResult::ran).
+struct ExperimentLabSettings {
+    AccumConfig config;
+    // A throughput sweep over accumulation steps (sweep-flattening): its grid and timed steps
+    // per point; config.accumSteps is then overridden point by point. Empty: no sweep.
+    std::vector<int64_t> accumGrid;
+    int64_t sweepSteps = 0;
+};
+
 struct ExperimentResult {
     std::string id;
+    // The run of experimentLabSettings() as the engine, the equivalence check or the
+    // experiment's own loop read it back; unset for an experiment the controls cannot express.
+    std::optional<ExperimentLabSettings> ran;
+    // The named variant of the content's /explanation that fits this run ("one_rank"), empty
+    // when the explanation is one text (explanationVariants()).
+    std::string explanationVariant;
     std::vector<ExperimentValue> values;
     // Placeholders of the texts that are not numbers: code tokens ("adamw"), the same in every
     // language. Numbers are always values, so that every figure a sentence quotes is shown.
@@ -118,6 +138,11 @@ const ExperimentInfo *findExperiment(const std::string &id);
 ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &options = {},
                                const CancelToken *cancel = nullptr);
 
+// The settings experiment `id` runs with under `options`, as far as the lab's controls can
+// express them; nothing for an experiment with a model of its own (variable-length). Throws
+// ConfigError for an unknown id.
+std::optional<ExperimentLabSettings> experimentLabSettings(const std::string &id, const ExperimentOptions &options = {});
+
 // The content file of an experiment's words: "experiments/<id>.json".
 std::string experimentContentPath(const std::string &id);
 // The words of an experiment for one reader, filled with its figures in the reader's digits.
@@ -125,7 +150,11 @@ std::string experimentContentPath(const std::string &id);
 std::string experimentTitle(const std::string &id, const NumberStyle &style = {});
 std::string experimentSummary(const ExperimentInfo &info, const NumberStyle &style = {});
 std::string claimStatement(const ExperimentResult &r, const ExperimentClaim &c, const NumberStyle &style = {});
+// The content's /explanation, or its variant /explanation/<r.explanationVariant>.
 std::string explanation(const ExperimentResult &r, const NumberStyle &style = {});
+// The names of the variants of an experiment's explanation ({"one_rank": {...}, "multi_rank":
+// {...}}), by name; empty when the explanation is one text.
+std::vector<std::string> explanationVariants(const std::string &experimentId);
 // A value's name as a reader reads it ("SGD update ratio", "samples/sec at accum_steps 4"):
 // the content's /values/<name>, or a pattern with {n} standing for a trailing number
 // ("samples_per_sec_accum_{n}"). Empty when the content has no label for it.

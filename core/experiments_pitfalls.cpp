@@ -28,10 +28,6 @@ const torch::Device kCpu(torch::kCPU);
 constexpr double kFixedTolerance = 1e-4;
 // Float64 noise floor for a sum reordered over a handful of terms (a few hundred ulps of 1).
 constexpr double kFloat64Exact = 1e-12;
-// One window of the lesson's fixture: 16 samples in 4 micro-batches of 4.
-constexpr int64_t kWindow = 16;
-constexpr int64_t kAccum = 4;
-const ModelShape kFixtureShape{32, 48, 8};
 
 // A copy of every gradient buffer in float64 on the CPU.
 std::vector<torch::Tensor> gradSnapshot(const std::vector<torch::Tensor> &params)
@@ -65,18 +61,6 @@ double l2(const std::vector<torch::Tensor> &ts)
     for (const auto &t : ts)
         s += t.pow(2).sum().item<double>();
     return std::sqrt(s);
-}
-
-// The engine on the lesson's fixture, on the CPU, with the teacher's labels: what the
-// experiments that run the engine's window start from.
-AccumConfig fixtureEngine(uint64_t seed)
-{
-    AccumConfig c;
-    c.preset = ModelPreset::Fixture;
-    c.device = DeviceRequest::Cpu;
-    c.labels = LabelKind::Teacher;
-    c.seed = seed;
-    return c;
 }
 
 void zeroGrads(const std::vector<torch::Tensor> &params)
@@ -250,21 +234,36 @@ ExperimentResult variableLength(const ExperimentOptions &o, const CancelToken *c
 
 // ---- 7 partial-window ----------------------------------------------------------------------
 
+ExperimentLabSettings partialWindowSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.dtype = DType::Float64; // float64: the exact cases read as exact
+    return s;
+}
+
 ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
-    constexpr int64_t kMicro = 4;
-    const auto dtype = torch::kFloat64; // float64: the exact cases read as exact
+    // The fixture's window, gradients only: the optimizer of the settings never steps here.
+    const AccumConfig settings = partialWindowSettings(o).config;
+    const ModelShape shape = settings.modelShape();
+    const int64_t micro = settings.microBatch;
+    const int64_t accum = settings.accumSteps;
+    const auto dtype = toTorch(settings.dtype);
+    // As run: the widths, split, dtype and seed this loop used.
+    r.ran = ExperimentLabSettings{settings};
+    r.ran->config.shape = shape;
 
     // Gradient of micro-batches of `sizes` samples, each weighted by weight(i, size).
-    DataStream data(kFixtureShape, LabelKind::Teacher, o.seed, dtype, kCpu);
-    const auto window = data.next(kWindow);
+    DataStream data(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
+    const auto window = data.next(micro * accum);
     const torch::Tensor x = window.first;  // (16, 32)
     const torch::Tensor y = window.second; // (16,)
     const auto grad = [&](const std::vector<int64_t> &sizes, const std::function<double(int64_t)> &weight,
                           bool summed) {
         checkCancel(cancel);
-        auto model = makeModel(kFixtureShape, o.seed, dtype, kCpu);
+        auto model = makeModel(shape, settings.seed, dtype, kCpu);
         const auto params = model->parameters();
         int64_t begin = 0;
         for (int64_t size : sizes) {
@@ -281,25 +280,28 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
     const auto fullOf = [&](int64_t samples) { return grad({samples}, [](int64_t) { return 1.0; }, false); };
 
     // 12 samples: 3 full micro-batches of the 4 the window expects.
-    const std::vector<int64_t> three{kMicro, kMicro, kMicro};
-    const auto full12 = fullOf(12);
-    const auto overN = grad(three, [](int64_t) { return 1.0 / kAccum; }, false);
-    const auto bySamples12 = grad(three, [](int64_t) { return 1.0 / 12.0; }, true);
+    const int64_t seen = accum - 1;
+    const std::vector<int64_t> three(static_cast<size_t>(seen), micro);
+    const double shortSamples = static_cast<double>(seen * micro);
+    const auto full12 = fullOf(seen * micro);
+    const auto overN = grad(three, [&](int64_t) { return 1.0 / static_cast<double>(accum); }, false);
+    const auto bySamples12 = grad(three, [&](int64_t) { return 1.0 / shortSamples; }, true);
     const double ratio = l2(overN) / l2(full12);
     const double overNDiff = maxAbsDiff(overN, full12);
     const double bySamplesDiff = maxAbsDiff(bySamples12, full12);
 
     // 10 samples: micro-batches of 4, 4 and 2. Dividing by the micro-batches seen (3) is still
     // wrong when the last one is short; weighting by samples stays exact.
-    const std::vector<int64_t> ragged{kMicro, kMicro, 2};
-    const auto full10 = fullOf(10);
-    const auto overSeenMicro = grad(ragged, [](int64_t) { return 1.0 / 3.0; }, false);
-    const auto bySamples10 = grad(ragged, [](int64_t) { return 1.0 / 10.0; }, true);
+    const std::vector<int64_t> ragged{micro, micro, micro / 2};
+    const int64_t raggedSamples = 2 * micro + micro / 2;
+    const auto full10 = fullOf(raggedSamples);
+    const auto overSeenMicro = grad(ragged, [&](int64_t) { return 1.0 / static_cast<double>(ragged.size()); }, false);
+    const auto bySamples10 = grad(ragged, [&](int64_t) { return 1.0 / static_cast<double>(raggedSamples); }, true);
     const double raggedMicroDiff = maxAbsDiff(overSeenMicro, full10);
     const double raggedSamplesDiff = maxAbsDiff(bySamples10, full10);
 
-    addValue(r, "accum_steps", kAccum);
-    addValue(r, "micro_batches_seen", 3);
+    addValue(r, "accum_steps", static_cast<double>(accum));
+    addValue(r, "micro_batches_seen", static_cast<double>(seen));
     addValue(r, "grad_norm_ratio_divide_by_n", ratio);
     addValue(r, "grad_diff_divide_by_n", overNDiff);
     addValue(r, "grad_diff_weight_by_samples", bySamplesDiff);
@@ -326,9 +328,8 @@ enum class Norm { Batch, Layer };
 
 // The fixture MLP with a normalisation layer after each hidden Linear.
 struct NormMlpImpl : torch::nn::Module {
-    NormMlpImpl(Norm kind, uint64_t seed, torch::Dtype dtype) : kind(kind)
+    NormMlpImpl(Norm kind, const ModelShape &s, uint64_t seed, torch::Dtype dtype) : kind(kind)
     {
-        const auto &s = kFixtureShape;
         fc1 = register_module("fc1", torch::nn::Linear(s.inFeatures, s.hidden));
         fc2 = register_module("fc2", torch::nn::Linear(s.hidden, s.hidden));
         fc3 = register_module("fc3", torch::nn::Linear(s.hidden, s.classes));
@@ -362,12 +363,28 @@ TORCH_MODULE(NormMlp);
 
 } // namespace
 
+// The fixture in float32, the lesson's dtype and its 1e-4 bound.
+ExperimentLabSettings batchNormSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    return s;
+}
+
 ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
-    const auto dtype = torch::kFloat32; // the lesson's dtype and its 1e-4 bound
-    DataStream data(kFixtureShape, LabelKind::Teacher, o.seed, dtype, kCpu);
-    const auto window = data.next(kWindow);
+    // The fixture's window, gradients only: the optimizer of the settings never steps here.
+    const AccumConfig settings = batchNormSettings(o).config;
+    const ModelShape shape = settings.modelShape();
+    const int64_t micro = settings.microBatch;
+    const int64_t accum = settings.accumSteps;
+    const auto dtype = toTorch(settings.dtype);
+    // As run: the widths, split, dtype and seed this loop used.
+    r.ran = ExperimentLabSettings{settings};
+    r.ran->config.shape = shape;
+    DataStream data(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
+    const auto window = data.next(micro * accum);
     const torch::Tensor x = window.first;  // (16, 32)
     const torch::Tensor y = window.second; // (16,)
 
@@ -377,13 +394,13 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
     };
     const auto measure = [&](Norm kind) {
         checkCancel(cancel);
-        NormMlp full(kind, o.seed, dtype), acc(kind, o.seed, dtype);
+        NormMlp full(kind, shape, settings.seed, dtype), acc(kind, shape, settings.seed, dtype);
         full->train();
         acc->train();
         torch::cross_entropy_loss(full->forward(x), y).backward();
-        const auto xs = x.split(kWindow / kAccum), ys = y.split(kWindow / kAccum);
-        for (int64_t i = 0; i < kAccum; ++i)
-            (torch::cross_entropy_loss(acc->forward(xs[i]), ys[i]) / static_cast<double>(kAccum)).backward();
+        const auto xs = x.split(micro), ys = y.split(micro);
+        for (int64_t i = 0; i < accum; ++i)
+            (torch::cross_entropy_loss(acc->forward(xs[i]), ys[i]) / static_cast<double>(accum)).backward();
         Measured m;
         m.gradDiff = maxAbsDiff(gradSnapshot(full->parameters()), gradSnapshot(acc->parameters()));
         if (kind == Norm::Batch)
@@ -393,7 +410,7 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
     const Measured bn = measure(Norm::Batch);
     const Measured ln = measure(Norm::Layer);
 
-    addValue(r, "accum_steps", kAccum);
+    addValue(r, "accum_steps", static_cast<double>(accum));
     addValue(r, "batchnorm_max_grad_diff", bn.gradDiff);
     addValue(r, "layernorm_max_grad_diff", ln.gradDiff);
     addValue(r, "batchnorm_running_mean_diff", bn.runningMeanDiff);
@@ -407,6 +424,15 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
 
 // ---- 9 clipping ----------------------------------------------------------------------------
 
+// The fixture in float64, where "clipped once matches" is exact; the clip norm is measured.
+ExperimentLabSettings clippingSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.dtype = DType::Float64;
+    return s;
+}
+
 ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
 {
     // The engine's own window (core/engine.cpp) with a clip norm, through the equivalence
@@ -415,36 +441,33 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
     ExperimentResult r;
     // max_norm as a fraction of the full-batch gradient norm, so clipping is active.
     constexpr double kClipFraction = 0.2;
-    AccumConfig c = fixtureEngine(o.seed);
-    c.dtype = DType::Float64;
+    const AccumConfig settings = clippingSettings(o).config;
+    AccumConfig c = settings;
+    const int64_t accum = settings.accumSteps;
 
     // The full batch's gradient norm, unclipped: one window of 16 in one pass.
-    c.microBatch = kWindow;
+    c.microBatch = settings.microBatch * accum;
     c.accumSteps = 1;
     const double fullNorm = AccumEngine(c).step(nullptr, cancel).gradNorm;
     const double maxNorm = kClipFraction * fullNorm;
 
     // The same samples in 4 micro-batches, clipped once: the norm read before the step.
-    c.microBatch = kWindow / kAccum;
-    c.accumSteps = kAccum;
+    c = settings;
     c.optimizer.clipNorm = maxNorm;
-    const double onceNorm = AccumEngine(c).step(nullptr, cancel).gradNorm;
+    AccumEngine clippedOnce(c);
+    r.ran = ExperimentLabSettings{clippedOnce.config()};
+    const double onceNorm = clippedOnce.step(nullptr, cancel).gradNorm;
     c.bug = AccumBug::ClipEachMicro;
     const double eachNorm = AccumEngine(c).step(nullptr, cancel).gradNorm;
 
-    EquivalenceConfig e;
-    e.shape = kFixtureShape;
-    e.bigBatch = kWindow;
-    e.accumSteps = kAccum;
-    e.dtype = DType::Float64;
+    EquivalenceConfig e = equivalenceOf(settings);
     e.labels = LabelKind::Teacher;
-    e.seed = o.seed;
     e.optimizer.clipNorm = maxNorm;
     const EquivalenceResult once = runEquivalence(e, cancel);
     e.bug = AccumBug::ClipEachMicro;
     const EquivalenceResult each = runEquivalence(e, cancel);
 
-    addValue(r, "accum_steps", kAccum);
+    addValue(r, "accum_steps", static_cast<double>(accum));
     addValue(r, "full_batch_grad_norm", fullNorm);
     addValue(r, "max_norm", maxNorm);
     addValue(r, "clip_once_grad_norm", onceNorm);
@@ -479,14 +502,27 @@ struct ParamsProbe final : WindowProbe {
 
 } // namespace
 
+// The fixture at its rate 0.1 with a warmup of W = 8 effective steps (the schedule is not one
+// of the window's controls; the rate is).
+ExperimentLabSettings lrScheduleSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config = fixtureConfig(o.seed);
+    s.config.optimizer.lrWarmup = 8;
+    return s;
+}
+
 ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cancel)
 {
     // The engine's own window with its LR schedule (OptimizerConfig::lrWarmup): the full batch in
     // one pass, the same samples in 4 micro-batches, and the schedule-every-micro bug
     // (scheduler.step() in the micro-batch loop), each from the same seed and data.
     ExperimentResult r;
-    constexpr double kPeakLr = 0.1;    // the fixture's learning rate
-    constexpr int64_t kWarmup = 8;     // W: warmup length in effective steps
+    const AccumConfig settings = lrScheduleSettings(o).config;
+    const double peakLr = settings.optimizer.lr;        // the fixture's learning rate
+    const int64_t warmup = settings.optimizer.lrWarmup; // W: warmup length in effective steps
+    const int64_t n = settings.accumSteps;              // N
+    const int64_t window = settings.microBatch * n;
     const int64_t steps = o.fast ? 10 : 16; // effective steps trained, past the warmup
 
     struct Run {
@@ -494,39 +530,40 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
         std::vector<double> lrs;     // the lr used by each effective step's update
         int64_t warmupDoneAt = -1;   // 1-based effective step after which the warmup was complete
         int64_t peakFirstUsedAt = -1; // 1-based effective step whose update first used the peak
+        AccumConfig config;           // as the engine read it
     };
     const auto train = [&](int64_t accum, AccumBug bug) {
-        AccumConfig c = fixtureEngine(o.seed);
-        c.microBatch = kWindow / accum; // the same 16 samples per step in every run
+        AccumConfig c = settings;
+        c.microBatch = window / accum; // the same 16 samples per step in every run
         c.accumSteps = accum;
-        c.optimizer.lr = kPeakLr;
-        c.optimizer.lrWarmup = kWarmup;
         c.bug = bug;
         AccumEngine engine(c);
         ParamsProbe probe;
         engine.setProbe(&probe);
         Run run;
+        run.config = engine.config();
         for (int64_t step = 0; step < steps; ++step) {
             const StepResult s = engine.step(nullptr, cancel);
             run.lrs.push_back(s.lr);
-            if (run.warmupDoneAt < 0 && s.schedulerSteps >= kWarmup)
+            if (run.warmupDoneAt < 0 && s.schedulerSteps >= warmup)
                 run.warmupDoneAt = step + 1;
-            if (run.peakFirstUsedAt < 0 && s.lr >= kPeakLr)
+            if (run.peakFirstUsedAt < 0 && s.lr >= peakLr)
                 run.peakFirstUsedAt = step + 1;
         }
         run.params = probe.params;
         return run;
     };
     const Run full = train(1, AccumBug::None);
-    const Run perStep = train(kAccum, AccumBug::None);
-    const Run perMicro = train(kAccum, AccumBug::ScheduleEveryMicro);
+    const Run perStep = train(n, AccumBug::None);
+    const Run perMicro = train(n, AccumBug::ScheduleEveryMicro);
+    r.ran = ExperimentLabSettings{perStep.config}; // the window shows the schedule stepped per window
 
     const double perStepDiff = maxAbsDiff(perStep.params, full.params);
     const double perMicroDiff = maxAbsDiff(perMicro.params, full.params);
-    addValue(r, "accum_steps", kAccum);
-    addValue(r, "warmup_steps", kWarmup);
+    addValue(r, "accum_steps", n);
+    addValue(r, "warmup_steps", warmup);
     addValue(r, "effective_steps", static_cast<double>(steps));
-    addValue(r, "peak_lr", kPeakLr);
+    addValue(r, "peak_lr", peakLr);
     addValue(r, "warmup_done_at_step_full_batch", static_cast<double>(full.warmupDoneAt));
     addValue(r, "warmup_done_at_step_per_effective_step", static_cast<double>(perStep.warmupDoneAt));
     addValue(r, "warmup_done_at_step_per_micro_batch", static_cast<double>(perMicro.warmupDoneAt));
@@ -544,7 +581,7 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
 
     addClaim(r, "per-micro-ends-n-times-early",
              "warmup_done_at_step_per_micro_batch == W / N and warmup_done_at_step_per_effective_step == W",
-             perMicro.warmupDoneAt * kAccum == kWarmup && perStep.warmupDoneAt == kWarmup);
+             perMicro.warmupDoneAt * n == warmup && perStep.warmupDoneAt == warmup);
     addClaim(r, "per-step-matches-full-batch",
              "param_diff_per_effective_step < 1e-4", perStepDiff < kFixedTolerance);
     addClaim(r, "per-micro-drifts", "param_diff_per_micro_batch > 1e-3",
@@ -554,29 +591,46 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
 
 // ---- 11 linear-scaling ---------------------------------------------------------------------
 
+// The 4x batch at the scaled rate: the lesson's model, micro-batch 8, 4 accumulation steps, SGD
+// at 4 x the CLI's default rate.
+ExperimentLabSettings linearScalingSettings(const ExperimentOptions &o)
+{
+    ExperimentLabSettings s;
+    s.config.preset = ModelPreset::Lesson;
+    s.config.device = DeviceRequest::Cpu;
+    s.config.microBatch = 8;
+    s.config.accumSteps = 4;
+    s.config.optimizer.kind = OptimizerKind::Sgd;
+    s.config.optimizer.lr = static_cast<double>(s.config.accumSteps) * AccumConfig().optimizer.lr;
+    s.config.seed = o.seed;
+    return s;
+}
+
 ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
     // The lesson's model and teacher labels; SGD. "Accurate, Large Minibatch SGD" (Goyal et al.,
     // 2017): multiply the learning rate by k when the batch grows k-fold, with a gradual warmup.
-    const ModelShape shape = shapeOf(ModelPreset::Lesson);
-    const auto dtype = torch::kFloat32;
-    constexpr int64_t kMicro = 8;          // the small run's batch = the micro-batch
-    constexpr int64_t kScale = 4;          // accumulation steps of the large runs
-    constexpr double kBaseLr = 0.05;       // the CLI's default learning rate
+    const AccumConfig settings = linearScalingSettings(o).config;
+    const ModelShape shape = settings.modelShape();
+    const auto dtype = toTorch(settings.dtype);
+    const int64_t micro = settings.microBatch; // the small run's batch = the micro-batch
+    const int64_t scale = settings.accumSteps; // accumulation steps of the large runs
+    // The base rate the small batch trains at (the CLI's default): the scaled one over k.
+    const double baseLr = settings.optimizer.lr / static_cast<double>(scale);
     constexpr int64_t kEvalSamples = 1024; // held-out samples for the curves
     const int64_t largeSteps = o.fast ? 40 : 100; // effective steps of the large runs
     const int64_t warmup = largeSteps / 10;      // warmup of the scaled run, in effective steps
-    const int64_t samplesPerLarge = kMicro * kScale;
+    const int64_t samplesPerLarge = micro * scale;
 
     struct Curve {
         std::vector<double> samples, loss;
     };
-    // accum = 1: the small-batch reference; accum = kScale: the large runs.
+    // accum = 1: the small-batch reference; accum = scale: the large runs.
     const auto train = [&](int64_t accum, bool scaleLr) {
-        auto model = makeModel(shape, o.seed, dtype, kCpu);
+        auto model = makeModel(shape, settings.seed, dtype, kCpu);
         const auto params = model->parameters();
-        DataStream data(shape, LabelKind::Teacher, o.seed, dtype, kCpu);
+        DataStream data(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
         const auto eval = data.next(kEvalSamples); // the same held-out set for every run
         const auto evalLoss = [&] {
             torch::NoGradGuard noGrad;
@@ -590,22 +644,22 @@ ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *ca
         for (int64_t block = 0; block < largeSteps; ++block) {
             checkCancel(cancel);
             auto [x, y] = data.next(samplesPerLarge); // every run sees the same samples in the same order
-            const auto xs = x.split(kMicro), ys = y.split(kMicro);
-            for (int64_t w = 0; w < kScale / accum; ++w) {
+            const auto xs = x.split(micro), ys = y.split(micro);
+            for (int64_t w = 0; w < scale / accum; ++w) {
                 zeroGrads(params);
                 for (int64_t i = 0; i < accum; ++i) {
                     const auto m = w * accum + i;
                     (torch::cross_entropy_loss(model->forward(xs[m]), ys[m]) / static_cast<double>(accum)).backward();
                 }
                 // Scaled: ramp linearly from the base rate to k x base over `warmup` updates.
-                double lr = kBaseLr;
+                double lr = baseLr;
                 if (scaleLr) {
                     const double ramp = std::min(1.0, static_cast<double>(update + 1) / static_cast<double>(warmup));
-                    lr = kBaseLr * (1.0 + (kScale - 1) * ramp);
+                    lr = baseLr * (1.0 + (scale - 1) * ramp);
                 }
                 sgdStep(params, lr);
                 ++update;
-                seen += accum * kMicro;
+                seen += accum * micro;
             }
             c.samples.push_back(static_cast<double>(seen));
             c.loss.push_back(evalLoss());
@@ -613,15 +667,23 @@ ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *ca
         return c;
     };
     const Curve small = train(1, false);
-    const Curve scaled = train(kScale, true);
-    const Curve unscaled = train(kScale, false);
+    const Curve scaled = train(scale, true);
+    const Curve unscaled = train(scale, false);
+
+    // As run: the large batch at the scaled rate, from the figures this loop trained with.
+    ExperimentLabSettings ran{settings};
+    ran.config.shape = shape;
+    ran.config.microBatch = micro;
+    ran.config.accumSteps = scale;
+    ran.config.optimizer.lr = baseLr * static_cast<double>(scale);
+    r.ran = ran;
 
     const double fSmall = small.loss.back(), fScaled = scaled.loss.back(), fUnscaled = unscaled.loss.back();
     const double initial = small.loss.front();
-    addValue(r, "micro_batch", kMicro);
-    addValue(r, "accum_steps", kScale);
-    addValue(r, "base_lr", kBaseLr);
-    addValue(r, "scaled_lr", kBaseLr * kScale);
+    addValue(r, "micro_batch", static_cast<double>(micro));
+    addValue(r, "accum_steps", static_cast<double>(scale));
+    addValue(r, "base_lr", baseLr);
+    addValue(r, "scaled_lr", baseLr * static_cast<double>(scale));
     addValue(r, "warmup_steps", static_cast<double>(warmup));
     addValue(r, "effective_steps", static_cast<double>(largeSteps));
     addValue(r, "samples_seen", static_cast<double>(largeSteps * samplesPerLarge));

@@ -48,26 +48,6 @@ const QString kFails = QStringLiteral("✗");
 const QString kInconclusive = QStringLiteral("?");
 const QString kObservation = QStringLiteral("·"); // no verdict: true by construction
 
-// The settings shared by the experiments built on the lesson's fixture: in 32, hidden 48,
-// 8 classes, one window of 16 samples in 4 micro-batches of 4, SGD at lr 0.1.
-ExperimentSettings fixture(const ExperimentOptions &options)
-{
-    const EquivalenceConfig reference;
-    ExperimentSettings s;
-    s.model = ModelPreset::Fixture;
-    s.accumSteps = reference.accumSteps;
-    s.microBatch = reference.bigBatch / reference.accumSteps;
-    s.optimizer = reference.optimizer.kind;
-    s.lr = reference.optimizer.lr;
-    s.scaling = Scaling::Divide;
-    s.stepEveryMicro = false;
-    s.bug = AccumBug::None;
-    s.noSync = true;
-    s.dtype = DType::Float32;
-    s.seed = options.seed;
-    return s;
-}
-
 } // namespace
 
 bool ExperimentSettings::isEmpty() const
@@ -112,59 +92,35 @@ void ExperimentSettings::applyTo(Preset &preset) const
 ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions &options)
 {
     ExperimentSettings s;
-    if (id == QLatin1String("sweep-flattening")) {
-        // The sweep runs the lesson's model at its default micro-batch over the default grid.
-        const SweepConfig sweep;
+    const std::string key = id.toStdString();
+    if (!findExperiment(key))
+        return s;
+    // Core states each experiment's settings beside its runner; nothing for an experiment with a
+    // model of its own (variable-length).
+    const std::optional<ExperimentLabSettings> lab = experimentLabSettings(key, options);
+    if (!lab)
+        return s;
+    const AccumConfig &c = lab->config;
+    const bool sweep = !lab->accumGrid.empty();
+    s.model = c.preset;
+    s.microBatch = c.microBatch;
+    if (!sweep)
+        s.accumSteps = c.accumSteps; // a sweep sets them point by point from its grid
+    s.optimizer = c.optimizer.kind;
+    s.lr = c.optimizer.lr;
+    s.scaling = c.scaling;
+    s.stepEveryMicro = c.stepEveryMicro;
+    s.bug = c.bug;
+    s.noSync = c.noSync;
+    s.dtype = c.dtype;
+    s.seed = c.seed;
+    if (sweep) {
         QStringList grid;
-        for (int64_t a : sweep.accumGrid)
+        for (int64_t a : lab->accumGrid)
             grid << QString::number(a);
-        s.model = sweep.base.preset;
-        s.microBatch = sweep.base.microBatch;
-        s.bug = AccumBug::None;
-        s.noSync = true;
-        s.seed = options.seed;
         s.accumGrid = grid.join(QLatin1Char(','));
-        s.numSteps = static_cast<int>(options.sweepSteps);
-    } else if (id == QLatin1String("no-division")) {
-        s = fixture(options);
-        s.scaling = Scaling::None;
-    } else if (id == QLatin1String("adamw-state")) {
-        s = fixture(options);
-        s.optimizer = OptimizerKind::AdamW;
-        s.lr = 1e-3; // the experiment's AdamW rate
-        s.stepEveryMicro = true;
-    } else if (id == QLatin1String("sync-count")) {
-        // The largest window of the experiment's grid, with the sync on every micro-batch:
-        // turning no-sync on in the window shows the count drop to one per step.
-        s = fixture(options);
-        s.accumSteps = 8;
-        s.noSync = false;
-    } else if (id == QLatin1String("split-tolerance")) {
-        // The first split, 2x8, in the dtype where the fixed bound fails.
-        s = fixture(options);
-        s.accumSteps = 2;
-        s.microBatch = 8;
-        s.dtype = DType::BFloat16;
-    } else if (id == QLatin1String("partial-window") || id == QLatin1String("clipping")) {
-        s = fixture(options);
-        s.dtype = DType::Float64; // both compare in float64, where exact means exact
-    } else if (id == QLatin1String("batchnorm") || id == QLatin1String("lr-schedule")) {
-        s = fixture(options);
-    } else if (id == QLatin1String("linear-scaling")) {
-        // The 4x batch at the scaled rate: the lesson's model, micro-batch 8, 4 steps, SGD at 4 x 0.05.
-        const AccumConfig defaults;
-        s.model = ModelPreset::Lesson;
-        s.microBatch = 8;
-        s.accumSteps = 4;
-        s.optimizer = OptimizerKind::Sgd;
-        s.lr = 4 * defaults.optimizer.lr;
-        s.scaling = Scaling::Divide;
-        s.stepEveryMicro = false;
-        s.bug = AccumBug::None;
-        s.dtype = DType::Float32;
-        s.seed = options.seed;
+        s.numSteps = static_cast<int>(lab->sweepSteps);
     }
-    // variable-length trains a token model of its own: nothing on the controls maps to it.
     return s;
 }
 

@@ -53,8 +53,9 @@ struct ExperimentSettings {
     void applyTo(Preset &preset) const;
 };
 
-// The settings experiment `id` runs with, as far as the controls can express them (the
-// pitfalls with their own models, e.g. variable-length, map to nothing).
+// The settings experiment `id` runs with, as far as the controls can express them: core's
+// experimentLabSettings() on the controls (the pitfalls with their own models, e.g.
+// variable-length, and unknown ids map to nothing).
 ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions &options);
 
 class ExperimentPanel : public QWidget {

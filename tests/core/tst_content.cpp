@@ -194,6 +194,16 @@ private slots:
         QTest::newRow("Latin digits in Persian")
             << "experiments/planted.json" << R"({"summary": {"en": "4.0000 times", "fa": "4.0000 برابر"}})"
             << "Latin digits in \"fa\": 4.0000";
+        QTest::newRow("an explanation variant missing a language")
+            << "experiments/planted.json"
+            << R"({"explanation": {"one_rank": {"en": "A text", "fa": "متن"}, "multi_rank": {"en": "A text"}}})"
+            << "/explanation/multi_rank: no text in \"fa\"";
+        QTest::newRow("an explanation variant that is not a text")
+            << "experiments/planted.json"
+            << R"({"explanation": {"one_rank": {"en": "A text", "fa": "متن"}, "multi_rank": "A text"}})"
+            << "/explanation/multi_rank: a variant that is not a text";
+        QTest::newRow("an explanation of no text")
+            << "experiments/planted.json" << R"({"explanation": "A text"})" << "/explanation: neither a text";
         QTest::newRow("a Markdown language missing") << "planted2.en.md" << "text" << "planted2.fa.md: no text in \"fa\"";
         QTest::newRow("Markdown placeholders differ")
             << "planted.fa.md" << "{a}" << "planted.fa.md: the placeholders of \"fa\" differ";

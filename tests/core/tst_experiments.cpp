@@ -10,6 +10,7 @@
 
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -62,6 +63,32 @@ void verifyPersian(const std::string &en, const std::string &fa, const std::stri
     QVERIFY2(!f.contains(QRegularExpression(QStringLiteral("(?<![A-Za-z_0-9])[0-9]+(?![A-Za-z_0-9])"))),
              qPrintable(what + ": Latin digits in the Persian text: " + f));
     QCOMPARE(numbersIn(QString::fromStdString(faLatin)), numbersIn(e));
+}
+
+// The settings the lab's controls show, field by field ("dtype=bfloat16"), so that a difference
+// names its field.
+QStringList fieldsOf(const ExperimentLabSettings &s)
+{
+    const AccumConfig &c = s.config;
+    const ModelShape w = c.modelShape();
+    QStringList grid;
+    for (int64_t a : s.accumGrid)
+        grid << QString::number(a);
+    const auto str = [](const std::string &v) { return QString::fromStdString(v); };
+    return {QStringLiteral("model=") + str(toString(c.preset)),
+            QStringLiteral("widths=%1,%2,%3").arg(w.inFeatures).arg(w.hidden).arg(w.classes),
+            QStringLiteral("micro_batch=%1").arg(c.microBatch),
+            QStringLiteral("accum_steps=%1").arg(c.accumSteps),
+            QStringLiteral("optimizer=") + str(toString(c.optimizer.kind)),
+            QStringLiteral("lr=%1").arg(c.optimizer.lr, 0, 'g', 17),
+            QStringLiteral("scaling=") + str(toString(c.scaling)),
+            QStringLiteral("step_every_micro=%1").arg(c.stepEveryMicro),
+            QStringLiteral("bug=") + str(toString(c.bug)),
+            QStringLiteral("no_sync=%1").arg(c.noSync),
+            QStringLiteral("dtype=") + str(toString(c.dtype)),
+            QStringLiteral("seed=%1").arg(c.seed),
+            QStringLiteral("accum_grid=") + grid.join(QLatin1Char(',')),
+            QStringLiteral("sweep_steps=%1").arg(s.sweepSteps)};
 }
 
 // A two-rank stand-in for a process group: it reports rank 0 of 2 and leaves the buffer as
@@ -151,7 +178,20 @@ private slots:
             got << QString::fromStdString(c.id);
         QCOMPARE(got, claims);
         bool all = true;
-        verifyPersian(explanation(r, en), explanation(r, fa), explanation(r, faLatin), id + " explanation");
+        // Every variant of the explanation renders in every language with this run's figures; the
+        // run picks one of them, or none when the explanation is one text.
+        const std::vector<std::string> variants = explanationVariants(r.id);
+        if (variants.empty())
+            QVERIFY(r.explanationVariant.empty());
+        else
+            QVERIFY2(std::count(variants.begin(), variants.end(), r.explanationVariant) == 1,
+                     qPrintable(id + ": the run picks no variant of the explanation"));
+        for (const std::string &variant : variants.empty() ? std::vector<std::string>{""} : variants) {
+            ExperimentResult shown = r;
+            shown.explanationVariant = variant;
+            verifyPersian(explanation(shown, en), explanation(shown, fa), explanation(shown, faLatin),
+                          id + " explanation " + QString::fromStdString(variant));
+        }
         // Every value is labelled in the reader's words in every language.
         for (const auto &v : r.values)
             for (const auto *style : {&en, &fa})
@@ -186,6 +226,92 @@ private slots:
             QCOMPARE(s.x.size(), s.y.size());
             QVERIFY(!s.x.empty());
         }
+    }
+
+    // Core states each experiment's settings once (experimentLabSettings), the window shows
+    // them, and the runner records the run they describe as the engine, the equivalence check
+    // or its own loop read it back: the two must agree field by field. Figures the result
+    // reports itself (named in the table, "" for none) must agree with the stated ones too.
+    void statedSettingsAreTheOnesRun_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QString>("accumValue");
+        QTest::addColumn<QString>("microValue");
+        QTest::addColumn<QString>("lrValue");
+        QTest::addColumn<QString>("stepsValue");
+        QTest::newRow("sweep-flattening") << "sweep-flattening" << "" << "micro_batch" << "" << "steps_per_point";
+        QTest::newRow("no-division") << "no-division" << "accum_steps" << "" << "" << "";
+        QTest::newRow("adamw-state") << "adamw-state" << "window_accum_steps" << "" << "" << "";
+        QTest::newRow("sync-count") << "sync-count" << "largest_accum_steps" << "" << "" << "";
+        QTest::newRow("split-tolerance") << "split-tolerance" << "" << "" << "" << "";
+        QTest::newRow("variable-length") << "variable-length" << "" << "" << "" << "";
+        QTest::newRow("partial-window") << "partial-window" << "accum_steps" << "" << "" << "";
+        QTest::newRow("batchnorm") << "batchnorm" << "accum_steps" << "" << "" << "";
+        QTest::newRow("clipping") << "clipping" << "accum_steps" << "" << "" << "";
+        QTest::newRow("lr-schedule") << "lr-schedule" << "accum_steps" << "" << "peak_lr" << "";
+        QTest::newRow("linear-scaling") << "linear-scaling" << "accum_steps" << "micro_batch" << "scaled_lr" << "";
+    }
+    void statedSettingsAreTheOnesRun()
+    {
+        QFETCH(QString, id);
+        QFETCH(QString, accumValue);
+        QFETCH(QString, microValue);
+        QFETCH(QString, lrValue);
+        QFETCH(QString, stepsValue);
+        const ExperimentOptions options = fastOptions();
+        const std::optional<ExperimentLabSettings> stated = experimentLabSettings(id.toStdString(), options);
+        const ExperimentResult r = runExperiment(id.toStdString(), options);
+        QCOMPARE(r.ran.has_value(), stated.has_value());
+        if (!stated) {
+            QCOMPARE(id, QStringLiteral("variable-length")); // a token model of its own
+            return;
+        }
+        QCOMPARE(fieldsOf(*r.ran), fieldsOf(*stated));
+        QCOMPARE(stated->config.seed, options.seed);
+        if (!accumValue.isEmpty())
+            QCOMPARE(r.value(accumValue.toStdString()), double(stated->config.accumSteps));
+        if (!microValue.isEmpty())
+            QCOMPARE(r.value(microValue.toStdString()), double(stated->config.microBatch));
+        if (!lrValue.isEmpty())
+            QCOMPARE(r.value(lrValue.toStdString()), stated->config.optimizer.lr);
+        if (!stepsValue.isEmpty())
+            QCOMPARE(r.value(stepsValue.toStdString()), double(stated->sweepSteps));
+    }
+
+    void labSettingsFollowTheOptions()
+    {
+        ExperimentOptions o;
+        o.seed = 11;
+        o.sweepSteps = 40;
+        const auto sweep = experimentLabSettings("sweep-flattening", o);
+        QVERIFY(sweep);
+        QCOMPARE(sweep->config.seed, uint64_t{11});
+        QCOMPARE(sweep->sweepSteps, int64_t{40});
+        o.fast = true;
+        QCOMPARE(experimentLabSettings("sweep-flattening", o)->sweepSteps, int64_t{6});
+        QVERIFY(!experimentLabSettings("variable-length", o));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, experimentLabSettings("no-such-experiment", o));
+    }
+
+    // The sync-count explanation is chosen by world size: the one-rank sentence with one rank,
+    // the multi-rank one with several. A missing or unknown variant is a content error, never
+    // a silent pick.
+    void syncCountExplanationFollowsTheWorldSize()
+    {
+        const auto one = runExperiment("sync-count", fastOptions());
+        QCOMPARE(QString::fromStdString(one.explanationVariant), QStringLiteral("one_rank"));
+        ExperimentOptions o = fastOptions();
+        o.makeSync = [] { return std::make_shared<TwoRankSync>(); };
+        const auto two = runExperiment("sync-count", o);
+        QCOMPARE(QString::fromStdString(two.explanationVariant), QStringLiteral("multi_rank"));
+        QVERIFY(explanation(one) != explanation(two));
+        ExperimentResult shown = one;
+        shown.explanationVariant.clear();
+        QVERIFY_THROWS_EXCEPTION(ContentError, explanation(shown));
+        shown.explanationVariant = "no-such-variant";
+        QVERIFY_THROWS_EXCEPTION(ContentError, explanation(shown));
+        QCOMPARE(explanationVariants("sync-count"), (std::vector<std::string>{"multi_rank", "one_rank"}));
+        QVERIFY(explanationVariants("no-division").empty());
     }
 
     // The flagship's timing verdicts, judged against planted timings: each verdict holds on

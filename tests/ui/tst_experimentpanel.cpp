@@ -174,6 +174,41 @@ private slots:
         QVERIFY(experimentSettings(QStringLiteral("variable-length"), options).isEmpty());
     }
 
+    // The window shows core's stated settings (experimentLabSettings) for every experiment of
+    // the catalog: the mapping keeps no list of its own.
+    void settingsAreCoresForEveryExperiment()
+    {
+        ExperimentOptions options;
+        options.seed = 11;
+        for (const auto &info : experimentCatalog()) {
+            const QString id = QString::fromStdString(info.id);
+            const auto lab = experimentLabSettings(info.id, options);
+            const ExperimentSettings settings = experimentSettings(id, options);
+            QCOMPARE(settings.isEmpty(), !lab.has_value());
+            if (!lab)
+                continue;
+            Preset preset;
+            settings.applyTo(preset);
+            const AccumConfig &want = lab->config, &got = preset.config;
+            QVERIFY2(got.preset == want.preset, qPrintable(id));
+            QCOMPARE(got.microBatch, want.microBatch);
+            if (lab->accumGrid.empty())
+                QCOMPARE(got.accumSteps, want.accumSteps);
+            QVERIFY2(got.optimizer.kind == want.optimizer.kind, qPrintable(id));
+            QCOMPARE(got.optimizer.lr, want.optimizer.lr);
+            QVERIFY2(got.scaling == want.scaling, qPrintable(id));
+            QCOMPARE(got.stepEveryMicro, want.stepEveryMicro);
+            QVERIFY2(got.bug == want.bug, qPrintable(id));
+            QCOMPARE(got.noSync, want.noSync);
+            QVERIFY2(got.dtype == want.dtype, qPrintable(id));
+            QCOMPARE(got.seed, uint64_t{11});
+            if (!lab->accumGrid.empty()) {
+                QCOMPARE(parseGrid(preset.accumGrid.toStdString()), lab->accumGrid);
+                QCOMPARE(int64_t(preset.numSteps), lab->sweepSteps);
+            }
+        }
+    }
+
     void cancelStopsARun()
     {
         EngineController controller;
