@@ -238,7 +238,7 @@ private slots:
             return;
         }
         for (const auto &p : problems)
-            QVERIFY2(q(p).contains(QStringLiteral(": Latin digits: ")), p.c_str());
+            QVERIFY2(q(p).contains(QStringLiteral(": Latin digits in \"fa\": ")), p.c_str());
         QVERIFY(!problems.empty()); // the figures are there, in Latin digits
         const LanguageInfo &lang = languageInfo(style.language);
         for (const auto &d : lang.digits)
@@ -303,17 +303,17 @@ private slots:
         QTest::addColumn<QString>("expected"); // a problem containing this; empty: no problem
         QTest::newRow("as shipped") << QString() << QString() << QString() << QString();
         QTest::newRow("fa lacks a placeholder")
-            << "skill.fa.md" << "{max_grad_diff:.3e}" << "" << "skill.fa.md: the placeholders differ";
+            << "skill.fa.md" << "{max_grad_diff:.3e}" << "" << "skill.fa.md: the placeholders of \"fa\" differ";
         QTest::newRow("fa has an extra placeholder")
-            << "skill.fa.md" << "{holds}" << "{holds} {seed}" << "skill.fa.md: the placeholders differ";
+            << "skill.fa.md" << "{holds}" << "{holds} {seed}" << "skill.fa.md: the placeholders of \"fa\" differ";
         QTest::newRow("en lacks a placeholder")
-            << "skill.en.md" << "{sweep_table}" << "" << "skill.fa.md: the placeholders differ";
+            << "skill.en.md" << "{sweep_table}" << "" << "skill.fa.md: the placeholders of \"fa\" differ";
         QTest::newRow("English word in fa")
             << "skill.fa.md" << QString::fromUtf8("# انباشت گرادیان") << "# Gradient accumulation"
-            << "skill.fa.md: English words: Gradient, accumulation";
+            << "skill.fa.md: English words in \"fa\": Gradient, accumulation";
         QTest::newRow("Latin digit in fa")
-            << "skill.fa.md" << QString::fromUtf8("- **۱. ") << "- **1. " << "skill.fa.md: Latin digits: 1.";
-        QTest::newRow("fa missing") << "skill.fa.md" << "*" << "" << "skill.fa.md: missing";
+            << "skill.fa.md" << QString::fromUtf8("- **۱. ") << "- **1. " << "skill.fa.md: Latin digits in \"fa\": 1.";
+        QTest::newRow("fa missing") << "skill.fa.md" << "*" << "" << "skill.fa.md: no text in \"fa\"";
         QTest::newRow("setting left in English")
             << "skill.json" << QString::fromUtf8("\"fa\": \"بدون تقسیم\"") << "\"fa\": \"none\""
             << "skill.json:/scaling/none: English words in \"fa\": none";

@@ -21,6 +21,7 @@
 #include <QAbstractItemView>
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -115,6 +116,8 @@ QList<Seen> visibleTexts(MainWindow &w)
             add(out, l, {}, l->text());
         else if (auto *b = qobject_cast<QAbstractButton *>(widget))
             add(out, b, {}, b->text());
+        else if (auto *d = qobject_cast<QDockWidget *>(widget))
+            add(out, d, QStringLiteral("[title]"), d->windowTitle());
         else if (auto *g = qobject_cast<QGroupBox *>(widget))
             add(out, g, {}, g->title());
         else if (auto *t = qobject_cast<QTabBar *>(widget))
