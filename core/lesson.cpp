@@ -2,6 +2,7 @@
 #include "core/lesson.h"
 
 #include "core/export.h"
+#include "core/content.h"
 #include "core/grad_sync.h"
 #include "core/skill.h"
 
@@ -71,7 +72,7 @@ void requireWritableDir(const std::filesystem::path &dir)
 }
 
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
-                         const EquivalenceResult &equivalence, Language language, const CancelToken *cancel)
+                         const EquivalenceResult &equivalence, const std::string &language, const CancelToken *cancel)
 {
     ExportPaths paths{outDir / kCurveFileName, outDir / kSkillFileName};
     // Both files are staged before either is published, then published as a pair: a failure
@@ -83,7 +84,7 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
     StagedFile curve(paths.curve, curveDoc.dump(2) + "\n");
     if (cancel && cancel->cancelled())
         throw Cancelled{};
-    StagedFile skill(paths.skill, skillMarkdown(equivalence, sweep, language) + "\n<!-- export_id: " + id + " -->\n");
+    StagedFile skill(paths.skill, skillMarkdown(equivalence, sweep, NumberStyle{language, false}) + "\n<!-- export_id: " + id + " -->\n");
     if (cancel && cancel->cancelled())
         throw Cancelled{};
     publishTogether({&curve, &skill});

@@ -21,7 +21,7 @@ struct LessonOptions {
     SweepConfig sweep;
     bool write = true;
     std::filesystem::path outDir = "outputs";
-    Language language = Language::English; // of the skill recipe; JSON keys stay English
+    std::string language = "en"; // of the skill recipe, a code of languages.json; JSON keys stay English
     // This rank's process group when sweep.base.worldSize > 1 (joinProcessGroup); only rank 0
     // writes the exports.
     std::shared_ptr<GradSync> sync;
@@ -42,7 +42,7 @@ struct ExportPaths {
 // Throws ExportError when a file cannot be written, Cancelled when `cancel` is set before
 // they are published; either way the destinations keep their earlier content.
 ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult &sweep,
-                         const EquivalenceResult &equivalence, Language language = Language::English,
+                         const EquivalenceResult &equivalence, const std::string &language = "en",
                          const CancelToken *cancel = nullptr);
 
 // Runs the whole lesson, printing as the lesson's script does. Returns the exit code:

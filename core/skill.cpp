@@ -116,11 +116,9 @@ std::string latinDigits(std::string text, const LanguageInfo &lang)
 
 } // namespace
 
-std::string skillMarkdown(const EquivalenceResult &eq, const SweepResult &sweep, Language language)
+std::string skillMarkdown(const EquivalenceResult &eq, const SweepResult &sweep)
 {
-    NumberStyle style;
-    style.language = language == Language::Persian ? "fa" : "en";
-    return skillMarkdown(eq, sweep, style);
+    return skillMarkdown(eq, sweep, NumberStyle{});
 }
 
 std::string skillMarkdown(const EquivalenceResult &eq, const SweepResult &sweep, const NumberStyle &style)

@@ -15,12 +15,8 @@ namespace accumlab {
 
 struct NumberStyle; // core/content.h
 
-// The recipe's languages; each maps to a content language code ("en", "fa").
-enum class Language { English, Persian };
-
-// The recipe in `language`, figures in that language's digits.
-std::string skillMarkdown(const EquivalenceResult &equivalence, const SweepResult &sweep,
-                          Language language = Language::English);
+// The recipe in English.
+std::string skillMarkdown(const EquivalenceResult &equivalence, const SweepResult &sweep);
 // The recipe in style.language (a code of languages.json), figures in its digits, or in Latin
 // ones with style.latinDigits (the window's setting). Throws ContentError for a language the
 // content has no recipe in.

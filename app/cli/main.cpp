@@ -17,6 +17,7 @@
 // Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
 // or loses one mid-run: exit 3. Exports that cannot be written at the end (a full disk, a
 // folder that vanished): one line, exit 4, and the earlier exports are left as they were.
+#include "core/content.h"
 #include "core/device.h"
 #include "core/experiments.h"
 #include "core/gpu.h"
@@ -199,9 +200,15 @@ LessonOptions lessonOptions(const SweepFlags &f)
         shape.hidden = f.hidden;
         b.shape = shape;
     }
-    if (f.lang != "en" && f.lang != "fa")
-        throw UsageError("--lang takes en or fa, got '" + f.lang + "'");
-    o.language = f.lang == "fa" ? Language::Persian : Language::English;
+    std::string languages;
+    bool known = false;
+    for (const LanguageInfo &l : contentLanguages()) {
+        languages += (languages.empty() ? "" : " | ") + l.code;
+        known = known || l.code == f.lang;
+    }
+    if (!known)
+        throw UsageError("--lang takes " + languages + ", got '" + f.lang + "'");
+    o.language = f.lang;
     o.sweep.accumGrid = parseGrid(f.accumGrid);
     o.sweep.numSteps = f.numSteps;
     o.sweep.warmupSteps = f.warmupSteps;
@@ -624,7 +631,7 @@ int runMain(int argc, char **argv)
     app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
     app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
     app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
-    app.add_option("--lang", s.lang, "language of the skill recipe: en | fa")->capture_default_str();
+    app.add_option("--lang", s.lang, "language of the skill recipe, a code of the content's languages (en | fa)")->capture_default_str();
     std::string memoryCounter = "on";
     app.add_option("--memory-counter", memoryCounter,
                    "on | off: count CPU tensor memory (peak_mem_bytes); off is the overhead benchmark's baseline")

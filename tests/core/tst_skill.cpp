@@ -157,8 +157,8 @@ private slots:
         const auto &eq = m_eq;
         const auto &sweep = m_sweep;
         const NumberStyle fa = styleOf(QStringLiteral("fa"), false);
-        const QString md = q(skillMarkdown(eq, sweep, Language::Persian));
-        const QString en = q(skillMarkdown(eq, sweep, Language::English));
+        const QString md = q(skillMarkdown(eq, sweep, NumberStyle{"fa", false}));
+        const QString en = q(skillMarkdown(eq, sweep));
         // The Language API is the "fa" style with the language's digits.
         QCOMPARE(md, q(skillMarkdown(eq, sweep, fa)));
 
