@@ -64,6 +64,7 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     m_causeLabel->setVisible(false);
     layout->addWidget(m_causeLabel);
     m_layerTable = new QTableWidget(0, 3);
+    m_layerTable->setTabKeyNavigation(false); // Tab leaves the table; arrows move inside it
     m_layerTable->setObjectName(QStringLiteral("equivalenceLayers"));
     m_layerTable->verticalHeader()->setVisible(false);
     m_layerTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);

@@ -174,6 +174,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
 
     m_claimsBox = new QGroupBox(this);
     m_claimsTable = new QTableWidget(0, 2, m_claimsBox);
+    m_claimsTable->setTabKeyNavigation(false); // Tab leaves the table; arrows move inside it
     m_claimsTable->setObjectName(QStringLiteral("claimsTable"));
     m_claimsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_claimsTable->setSelectionMode(QAbstractItemView::NoSelection);
@@ -209,6 +210,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
 
     m_valuesBox = new QGroupBox(this);
     m_valuesTable = new QTableWidget(0, 2, m_valuesBox);
+    m_valuesTable->setTabKeyNavigation(false);
     m_valuesTable->setObjectName(QStringLiteral("valuesTable"));
     m_valuesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_valuesTable->verticalHeader()->hide();
@@ -261,7 +263,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     layout->addLayout(runRow);
     layout->addWidget(results, 1);
 
-    connect(m_picker, &QComboBox::currentIndexChanged, this, &ExperimentPanel::showSummary);
+    connect(m_picker, &QComboBox::currentIndexChanged, this, &ExperimentPanel::showChosen);
     connect(m_runButton, &QPushButton::clicked, this, &ExperimentPanel::runCurrent);
     connect(m_cancelButton, &QPushButton::clicked, this, &ExperimentPanel::cancel);
     connect(m_curvePicker, &QComboBox::currentIndexChanged, this, &ExperimentPanel::showCurves);
@@ -364,7 +366,9 @@ void ExperimentPanel::runCurrent()
     if (!settings.isEmpty())
         emit requestSettings(settings);
     m_result.reset();
+    m_results.remove(id);
     m_error = EngineError();
+    m_lastRunId = id;
     m_serial = m_controller->runExperiment(id, options);
     setRunning(true);
     showResult();
@@ -384,19 +388,29 @@ void ExperimentPanel::onFinished(const ExperimentUpdate &update)
     m_serial = 0;
     setRunning(false);
     if (update.ok)
-        m_result = update.result;
+        m_results.insert(update.id, update.result);
     m_error = update.ok || update.cancelled ? EngineError() : update.error;
     m_state = update.ok ? RunState::Done : update.cancelled ? RunState::Cancelled : RunState::Failed;
-    showResult();
+    showChosen();
     emit experimentFinished(update.id, update.ok);
+}
+
+void ExperimentPanel::showChosen()
+{
+    const auto it = m_results.constFind(currentExperiment());
+    m_result = it != m_results.cend() ? std::optional<ExperimentResult>(*it) : std::nullopt;
+    showSummary();
+    showResult();
 }
 
 void ExperimentPanel::showResult()
 {
     const QLocale locale;
+    // A cancelled or failed run is said on its own experiment's page only.
+    const bool lastRunShown = m_lastRunId == currentExperiment();
     if (isRunning()) {
-        const ExperimentInfo *info = findExperiment(currentExperiment().toStdString());
-        m_statusLabel->setText(tr("Running “%1”…").arg(info ? localized(info->title) : currentExperiment()));
+        const ExperimentInfo *info = findExperiment(m_lastRunId.toStdString());
+        m_statusLabel->setText(tr("Running “%1”…").arg(info ? localized(info->title) : m_lastRunId));
     } else if (m_result) {
         // Observations carry no verdict; inconclusive timing claims are counted apart.
         const ClaimTally t = m_result->tally();
@@ -406,9 +420,9 @@ void ExperimentPanel::showResult()
         if (t.inconclusive > 0)
             status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(locale.toString(t.inconclusive));
         m_statusLabel->setText(status);
-    } else if (m_state == RunState::Cancelled) {
+    } else if (lastRunShown && m_state == RunState::Cancelled) {
         m_statusLabel->setText(tr("The experiment was cancelled."));
-    } else if (m_state == RunState::Failed) {
+    } else if (lastRunShown && m_state == RunState::Failed) {
         m_statusLabel->setText(tr("The experiment failed: %1").arg(m_error.localized()));
     } else {
         m_statusLabel->setText(tr("Pick an experiment and run it."));

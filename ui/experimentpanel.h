@@ -13,6 +13,7 @@
 
 #include <QMetaType>
 #include <QString>
+#include <QHash>
 #include <QWidget>
 
 #include <optional>
@@ -94,11 +95,15 @@ private:
     void showCurves();
     void setRunning(bool running);
     void onFinished(const ExperimentUpdate &update);
+    // The page shows the chosen experiment: its summary and its own last result, or none.
+    void showChosen();
     QString curveText(const std::string &key) const;
 
     EngineController *m_controller = nullptr;
     quint64 m_serial = 0;                    // the run in flight, 0 when none
-    std::optional<ExperimentResult> m_result;
+    std::optional<ExperimentResult> m_result; // the chosen experiment's, when it has run
+    QHash<QString, ExperimentResult> m_results; // every experiment's last result, by id
+    QString m_lastRunId;                     // the experiment of the last run (or the one in flight)
     enum class RunState { Idle, Done, Cancelled, Failed };
     RunState m_state = RunState::Idle;       // of the last run
     EngineError m_error;                     // why the engine failed, worded when shown

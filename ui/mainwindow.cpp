@@ -54,6 +54,16 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QScreen>
+#include <QKeyEvent>
+#include <QTabBar>
+#include <QTextEdit>
+#include <QLineEdit>
+#include <QAbstractSpinBox>
+#include <QAbstractItemView>
+#include <QComboBox>
+#include <QAbstractButton>
+#include <QAbstractSlider>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -157,7 +167,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::memoryLabFinished, m_memoryView, &MemoryView::showMemoryLabResult);
     connect(m_controller, &EngineController::memoryLabFinished, this, [this] { updateActions(); });
 
-    resize(kDefaultSize);
+    fitTheScreen();
     retranslateUi();
     loadSettings();
     applyConfigNow();
@@ -240,6 +250,7 @@ void MainWindow::buildUi()
     m_memoryView = new MemoryView;
     m_sweepModel = new SweepTableModel(this);
     m_sweepTable = new QTableView;
+    m_sweepTable->setTabKeyNavigation(false); // Tab leaves the table; arrows move inside it
     m_sweepTable->setObjectName(QStringLiteral("sweepTable"));
     m_sweepTable->setModel(m_sweepModel);
     m_sweepTable->verticalHeader()->setVisible(false);
@@ -383,6 +394,8 @@ void MainWindow::buildActions()
 
     m_playAction->setShortcut(Qt::Key_Space);
     m_stepAction->setShortcut(Qt::Key_Right);
+    // Shortcut overrides reach the focused widget, not the window: watch them application-wide.
+    qApp->installEventFilter(this);
     m_openPresetAction->setShortcut(QKeySequence::Open);
     m_savePresetAction->setShortcut(QKeySequence::Save);
     m_quitAction->setShortcut(QKeySequence::Quit);
@@ -1096,7 +1109,24 @@ void MainWindow::loadSettings()
         }
     }
     if (!restoreGeometry(settings.value(QLatin1String(kSettingsGeometry)).toByteArray()))
+        fitTheScreen();
+}
+
+void MainWindow::fitTheScreen()
+{
+    // The first start: the default size where the screen has room for it and its frame; on a
+    // smaller screen (a projector's 1024x768) the screen's available area, maximised, so
+    // nothing starts off-screen.
+    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    const QRect available = screen ? screen->availableGeometry() : QRect(QPoint(), kDefaultSize);
+    const QSize frame(16, 48); // a title bar and borders, before the window has its own
+    if (kDefaultSize.width() + frame.width() <= available.width() &&
+        kDefaultSize.height() + frame.height() <= available.height()) {
         resize(kDefaultSize);
+        return;
+    }
+    resize(available.size().shrunkBy(QMargins(0, 0, frame.width(), frame.height())).expandedTo(minimumSizeHint()));
+    setWindowState(windowState() | Qt::WindowMaximized);
 }
 
 void MainWindow::showEvent(QShowEvent *event)
@@ -1114,6 +1144,25 @@ void MainWindow::closeEvent(QCloseEvent *event)
     saveSettings();
     m_controller->cancel();
     QMainWindow::closeEvent(event);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (event->type() == QEvent::ShortcutOverride) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        const bool ours = key->modifiers() == Qt::NoModifier && (key->key() == Qt::Key_Space || key->key() == Qt::Key_Right);
+        auto *widget = qobject_cast<QWidget *>(watched);
+        // Accepting the override hands the key to the widget instead of the shortcut.
+        if (ours && widget && widget->window() == this &&
+            (qobject_cast<QAbstractSlider *>(widget) || qobject_cast<QAbstractButton *>(widget) ||
+             qobject_cast<QComboBox *>(widget) || qobject_cast<QAbstractItemView *>(widget) ||
+             qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QLineEdit *>(widget) ||
+             qobject_cast<QTextEdit *>(widget) || qobject_cast<QTabBar *>(widget))) {
+            event->accept();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::say(std::function<QString()> message)

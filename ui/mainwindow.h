@@ -120,9 +120,14 @@ protected:
     void changeEvent(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    // Space (Play) and Right (Step) are window-wide only while the focused control has no use
+    // for them: a focused slider, button, list, field or text keeps its keys.
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void buildUi();
+    // Sizes the window for its first start on the screen it is on (see the definition).
+    void fitTheScreen();
     void buildActions();
     void retranslateUi();
     void syncLanguageActions();

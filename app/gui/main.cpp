@@ -159,8 +159,11 @@ int main(int argc, char **argv)
         gui::presetFromFlags(flags, p);
         window.applyPreset(p);
     }
-    if (flags.windowSize.isValid())
+    if (flags.windowSize.isValid()) {
+        // A size asked for wins over the first start's fit to the screen.
+        window.setWindowState(window.windowState() & ~Qt::WindowMaximized);
         window.resize(flags.windowSize);
+    }
     if (flags.page == QLatin1String("experiments"))
         window.showPage(ui::MainWindow::ExperimentsPage);
     else if (flags.page == QLatin1String("quiz"))

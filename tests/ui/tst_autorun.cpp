@@ -22,6 +22,8 @@ class TestAutorun : public QObject {
 private slots:
     void autorunWritesJsonAndScreenshot();
     void screenshotWithoutSweep();
+    void firstStartFitsTheScreen_data();
+    void firstStartFitsTheScreen();
     void noDisplayRunsTheLesson();
     void badFlagIsBadInput();
     void helpAndVersionNeedNoDisplay_data();
@@ -138,6 +140,57 @@ void TestAutorun::screenshotWithoutSweep()
     QVERIFY(proc.waitForFinished(60'000));
     QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
     QVERIFY(!QImage(png).isNull());
+}
+
+// The first start (no stored geometry, no --window-size) fits the screen it opens on, from a
+// projector's 1024x768 up, in both languages and on every page: the picture of the whole
+// window is no larger than the screen. The screen is the offscreen platform's, sized by its
+// configuration file. Planted: the fixed 1280x800 start fails the two projector rows.
+void TestAutorun::firstStartFitsTheScreen_data()
+{
+    QTest::addColumn<QSize>("screen");
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("page");
+    for (const QSize screen : {QSize(1024, 768), QSize(1366, 768), QSize(1920, 1080)})
+        for (const char *language : {"en", "fa"})
+            for (const char *page : {"lab", "experiments", "quiz"})
+                QTest::addRow("%dx%d %s %s", screen.width(), screen.height(), language, page)
+                    << screen << QString::fromLatin1(language) << QString::fromLatin1(page);
+}
+
+void TestAutorun::firstStartFitsTheScreen()
+{
+    QFETCH(QSize, screen);
+    QFETCH(QString, language);
+    QFETCH(QString, page);
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("screen.json"));
+    {
+        QFile f(config);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QStringLiteral(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": %1, "height": %2,
+                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                    .arg(screen.width())
+                    .arg(screen.height())
+                    .toUtf8());
+    }
+    const QString png = dir.filePath(QStringLiteral("window.png"));
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + config);
+    proc.setProcessEnvironment(env);
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--lang"), language, QStringLiteral("--page"), page,
+                                                      QStringLiteral("--screenshot"), png, QStringLiteral("--quit")});
+    QVERIFY(proc.waitForFinished(60'000));
+    QVERIFY2(proc.exitCode() == 0, proc.readAllStandardError().constData());
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY2(image.width() <= screen.width() && image.height() <= screen.height(),
+             qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
+                            .arg(image.width())
+                            .arg(image.height())
+                            .arg(screen.width())
+                            .arg(screen.height())));
 }
 
 void TestAutorun::noDisplayRunsTheLesson()

@@ -30,6 +30,7 @@
 #include <QPushButton>
 #include <QLineEdit>
 #include <QRegularExpression>
+#include <QAbstractItemView>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -108,6 +109,9 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase();
+    void keysStayWithTheFocusedControl_data();
+    void keysStayWithTheFocusedControl();
+    void tabLeavesEveryTable();
     void slidersReachTheEngine_data();
     void slidersReachTheEngine();
     void togglesReachTheEngine();
@@ -440,6 +444,66 @@ void TestMainWindow::refusalInTheWindowsWords()
 
 // A memory run can be long (the wide model's trade-off sweep): Stop is on while one runs and
 // cancels it; the view says so, and its buttons and Stop come back as they were.
+// Space and Right are Play and Step for the window, but a focused control that uses the key
+// keeps it: Right moves a focused slider one step (and runs no micro-batch), Space toggles a
+// focused check box (and does not start Play). With the focus on a control that has no use
+// for them (the buffer view) they are the window's again. Planted: without the override
+// filter the slider case steps a micro-batch and fails.
+void TestMainWindow::keysStayWithTheFocusedControl_data()
+{
+    QTest::addColumn<QString>("focus");
+    QTest::addColumn<int>("key");
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<bool>("shortcutFires");
+    QTest::newRow("Right on a slider") << "accumStepsSlider" << int(Qt::Key_Right) << "stepAction" << false;
+    QTest::newRow("Space on a check box") << "noDivisionCheck" << int(Qt::Key_Space) << "playAction" << false;
+    QTest::newRow("Right on the buffers") << "gradientBufferView" << int(Qt::Key_Right) << "stepAction" << true;
+}
+
+void TestMainWindow::keysStayWithTheFocusedControl()
+{
+    QFETCH(QString, focus);
+    QFETCH(int, key);
+    QFETCH(QString, action);
+    QFETCH(bool, shortcutFires);
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto *target = w.findChild<QWidget *>(focus);
+    QVERIFY2(target, qPrintable(focus));
+    target->setFocusPolicy(target->focusPolicy() == Qt::NoFocus ? Qt::StrongFocus : target->focusPolicy());
+    target->setFocus();
+    QTRY_COMPARE(QApplication::focusWidget(), target);
+    auto *slider = qobject_cast<QSlider *>(target);
+    auto *check = qobject_cast<QCheckBox *>(target);
+    const int sliderBefore = slider ? slider->value() : 0;
+    const bool checkedBefore = check && check->isChecked();
+    QAction *shortcut = w.findChild<QAction *>(action);
+    QVERIFY(shortcut);
+    // The shortcut must be live, or the rows that expect it not to fire could not fail.
+    QTRY_VERIFY_WITH_TIMEOUT(shortcut->isEnabled(), kWaitMs);
+    QSignalSpy fired(shortcut, &QAction::triggered);
+    QTest::keyClick(target, static_cast<Qt::Key>(key));
+    QCOMPARE(fired.size(), shortcutFires ? 1 : 0);
+    if (slider)
+        QCOMPARE(slider->value(), sliderBefore + slider->singleStep());
+    if (check)
+        QCOMPARE(check->isChecked(), !checkedBefore);
+    w.stopAll();
+}
+
+// Tab moves on from every table and list of the window instead of cycling through its cells.
+void TestMainWindow::tabLeavesEveryTable()
+{
+    MainWindow w(false);
+    const auto views = w.findChildren<QAbstractItemView *>();
+    QVERIFY(!views.isEmpty());
+    for (const QAbstractItemView *v : views)
+        if (!v->inherits("QHeaderView") && !v->inherits("QComboBoxListView"))
+            QVERIFY2(!v->tabKeyNavigation(), qPrintable(v->objectName() + QLatin1Char(' ') + v->metaObject()->className()));
+}
+
 void TestMainWindow::stopCancelsAMemoryRun()
 {
     MainWindow w(false);
