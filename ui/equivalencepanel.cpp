@@ -19,7 +19,6 @@ namespace {
 // Every figure of the panel goes through core's one number formatter, in the window's digits:
 // scientific notation as a person writes it (1.23×10⁻⁹, ۱٫۲۳×۱۰⁻⁹: no caret, no leading zero,
 // reading left to right), fixed decimals and counts.
-QString figure(double v, const char *spec) { return QString::fromStdString(formatNumber(v, spec, contentStyle())); }
 QString sci(double v) { return figure(v, ".2e"); }
 
 } // namespace

@@ -473,7 +473,7 @@ void ExperimentPanel::showResult()
                                                             : localized(label));
             name->setToolTip(QString::fromStdString(v.name));
             name->setData(Qt::UserRole, QString::fromStdString(v.name));
-            auto *value = new QTableWidgetItem(QString::fromStdString(formatNumber(v.value, ".6g", contentStyle())));
+            auto *value = new QTableWidgetItem(figure(v.value, ".6g"));
             value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             value->setData(Qt::UserRole, v.value);
             m_valuesTable->setItem(row, 0, name);

@@ -28,6 +28,11 @@ QString localized(const LocalizedText &text, const TextArgs &args)
     return localized(renderLocalized(text, args, contentStyle()));
 }
 
+QString figure(double value, const char *spec)
+{
+    return QString::fromStdString(formatNumber(value, spec, contentStyle()));
+}
+
 QString errorSentence(const std::exception &e) { return EngineError::from(e).localized(); }
 
 QString leftToRight(const QString &text)

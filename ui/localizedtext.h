@@ -23,6 +23,10 @@ QString localized(const LocalizedText &text, const TextArgs &args = {});
 // same mark.
 QString localized(const std::string &rendered);
 
+// A number through core's one formatter (formatNumber) in the window's style: "0.275" /
+// "۰٫۲۷۵", "1.02×10⁻⁸" / "۱٫۰۲×۱۰⁻⁸". The one way the window writes a figure.
+QString figure(double value, const char *spec);
+
 // An exception caught on the GUI thread, in the window's words: core's coded errors in its
 // language and digits, any other message as it came.
 QString errorSentence(const std::exception &e);

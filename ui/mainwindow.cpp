@@ -78,8 +78,7 @@ namespace {
 // path's slashes in order ("/tmp/out/accum-curve.json", not "tmp/out/accum-curve.json/").
 QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNativeSeparators(path)); }
 
-// Figures of the status bar, through core's one number formatter in the window's style.
-QString figure(double v, const char *spec) { return QString::fromStdString(formatNumber(v, spec, contentStyle())); }
+// A count for the status bar, in the window's digits.
 QString count(qint64 v) { return figure(static_cast<double>(v), "d"); }
 
 constexpr int kConfigDebounceMs = 150;

@@ -433,8 +433,7 @@ QString MemoryView::resultText() const
             lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step "
                         "the parameters differ from the full batch's by at most %4 (the lesson's bound: %5).")
                          .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes),
-                              QString::fromStdString(formatNumber(r.maxParamDiff, ".3g", contentStyle())),
-                              QString::fromStdString(formatNumber(r.paramTolerance, ".3g", contentStyle())));
+                              figure(r.maxParamDiff, ".3g"), figure(r.paramTolerance, ".3g"));
         else
             lines << tr("By accumulation the same effective batch ran out of memory too: %1")
                          .arg(LanguageManager::ltr(QString::fromStdString(r.accumulationError)));

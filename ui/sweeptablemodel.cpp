@@ -5,12 +5,6 @@
 
 namespace accumlab::ui {
 
-namespace {
-
-QString figure(double v, const char *spec) { return QString::fromStdString(formatNumber(v, spec, contentStyle())); }
-
-} // namespace
-
 SweepTableModel::SweepTableModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 int SweepTableModel::rowCount(const QModelIndex &parent) const { return parent.isValid() ? 0 : static_cast<int>(m_points.size()); }
