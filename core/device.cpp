@@ -11,6 +11,14 @@ int g_cudaDeviceIndex = 0; // set once, before any work, by a rank (setCudaDevic
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 
+bool isCudaName(const std::string &device) { return device.rfind("cuda", 0) == 0; }
+
+void synchronizeDevice(const std::string &device)
+{
+    if (isCudaName(device))
+        torch::cuda::synchronize();
+}
+
 std::string resolveDevice(DeviceRequest request)
 {
     const std::string cuda = "cuda:" + std::to_string(g_cudaDeviceIndex);

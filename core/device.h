@@ -11,6 +11,11 @@ bool cudaAvailable();
 // "cpu" or "cuda:N" (N from setCudaDeviceIndex, 0 unless set); throws ConfigError when CUDA is
 // requested and absent.
 std::string resolveDevice(DeviceRequest request);
+// Whether a device name of resolveDevice's names a GPU ("cuda", "cuda:1").
+bool isCudaName(const std::string &device);
+// Waits for the device's queued work (a clock around GPU work reads the work, not its launch);
+// nothing to wait for on the CPU.
+void synchronizeDevice(const std::string &device);
 // The CUDA device this process uses: a data-parallel rank takes its LOCAL_RANK, so that each
 // rank has a GPU of its own (NCCL refuses two ranks on one device). Throws ConfigError when the
 // machine has no such device. Process-wide: one rank is one process.

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace accumlab::experiments {
 
@@ -139,6 +140,29 @@ std::pair<torch::Tensor, int64_t> tokenLossSum(TokenTagger &model, const Sequenc
     return {masked.sum(), mask.sum().item<int64_t>()};
 }
 
+// The fixture's first window for a loop that computes gradients only (the settings' optimizer
+// never steps): the widths, split, dtype and seed it runs, recorded in `r.ran` as run.
+struct FixtureWindow {
+    AccumConfig settings;
+    ModelShape shape;
+    int64_t micro = 0;
+    int64_t accum = 0;
+    torch::Dtype dtype = torch::kFloat32;
+    torch::Tensor x; // (micro * accum, in): (16, 32) for the fixture
+    torch::Tensor y; // (micro * accum,)
+};
+
+FixtureWindow fixtureWindow(const AccumConfig &settings, ExperimentResult &r)
+{
+    FixtureWindow w{settings, settings.modelShape(), settings.microBatch, settings.accumSteps,
+                    toTorch(settings.dtype), {}, {}};
+    r.ran = ExperimentLabSettings{settings};
+    r.ran->config.shape = w.shape;
+    DataStream data(w.shape, LabelKind::Teacher, settings.seed, w.dtype, kCpu);
+    std::tie(w.x, w.y) = data.next(w.micro * w.accum);
+    return w;
+}
+
 } // namespace
 
 ExperimentResult variableLength(const ExperimentOptions &o, const CancelToken *cancel)
@@ -245,21 +269,14 @@ ExperimentLabSettings partialWindowSettings(const ExperimentOptions &o)
 ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
-    // The fixture's window, gradients only: the optimizer of the settings never steps here.
-    const AccumConfig settings = partialWindowSettings(o).config;
-    const ModelShape shape = settings.modelShape();
-    const int64_t micro = settings.microBatch;
-    const int64_t accum = settings.accumSteps;
-    const auto dtype = toTorch(settings.dtype);
-    // As run: the widths, split, dtype and seed this loop used.
-    r.ran = ExperimentLabSettings{settings};
-    r.ran->config.shape = shape;
+    const FixtureWindow w = fixtureWindow(partialWindowSettings(o).config, r);
+    const AccumConfig &settings = w.settings;
+    const ModelShape &shape = w.shape;
+    const int64_t micro = w.micro, accum = w.accum;
+    const torch::Dtype dtype = w.dtype;
+    const torch::Tensor &x = w.x, &y = w.y;
 
     // Gradient of micro-batches of `sizes` samples, each weighted by weight(i, size).
-    DataStream data(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
-    const auto window = data.next(micro * accum);
-    const torch::Tensor x = window.first;  // (16, 32)
-    const torch::Tensor y = window.second; // (16,)
     const auto grad = [&](const std::vector<int64_t> &sizes, const std::function<double(int64_t)> &weight,
                           bool summed) {
         checkCancel(cancel);
@@ -374,19 +391,12 @@ ExperimentLabSettings batchNormSettings(const ExperimentOptions &o)
 ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
-    // The fixture's window, gradients only: the optimizer of the settings never steps here.
-    const AccumConfig settings = batchNormSettings(o).config;
-    const ModelShape shape = settings.modelShape();
-    const int64_t micro = settings.microBatch;
-    const int64_t accum = settings.accumSteps;
-    const auto dtype = toTorch(settings.dtype);
-    // As run: the widths, split, dtype and seed this loop used.
-    r.ran = ExperimentLabSettings{settings};
-    r.ran->config.shape = shape;
-    DataStream data(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
-    const auto window = data.next(micro * accum);
-    const torch::Tensor x = window.first;  // (16, 32)
-    const torch::Tensor y = window.second; // (16,)
+    const FixtureWindow w = fixtureWindow(batchNormSettings(o).config, r);
+    const AccumConfig &settings = w.settings;
+    const ModelShape &shape = w.shape;
+    const int64_t micro = w.micro, accum = w.accum;
+    const torch::Dtype dtype = w.dtype;
+    const torch::Tensor &x = w.x, &y = w.y;
 
     struct Measured {
         double gradDiff = 0.0;

@@ -18,7 +18,6 @@ namespace accumlab {
 
 namespace {
 
-bool isCuda(const std::string &device) { return device.rfind("cuda", 0) == 0; }
 bool isCpu(const std::string &device) { return device == "cpu"; }
 
 #ifdef ACCUMLAB_WITH_CUDA
@@ -37,7 +36,7 @@ std::optional<int64_t> allocatedBytes(const std::string &device, bool peak)
         return peak ? cpuPeakBytes() : cpuLiveBytes();
     }
 #ifdef ACCUMLAB_WITH_CUDA
-    if (isCuda(device)) {
+    if (isCudaName(device)) {
         torch::cuda::synchronize();
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(deviceIndex(device));
         // StatType::AGGREGATE, the first entry: the enum lives in c10::cuda::CUDACachingAllocator
@@ -72,7 +71,7 @@ void resetPeakMemory(const std::string &device)
         return;
     }
 #ifdef ACCUMLAB_WITH_CUDA
-    if (isCuda(device)) {
+    if (isCudaName(device)) {
         torch::cuda::synchronize();
         c10::cuda::CUDACachingAllocator::resetPeakStats(deviceIndex(device));
     }
@@ -110,7 +109,7 @@ void capCudaMemory(const std::string &device, std::optional<int64_t> bytes, int6
 int64_t cudaTotalBytes(const std::string &device)
 {
 #ifdef ACCUMLAB_WITH_CUDA
-    if (isCuda(device) && cudaAvailable()) {
+    if (isCudaName(device) && cudaAvailable()) {
         size_t freeBytes = 0, totalBytes = 0;
         torch::Device d(device);
         const int previous = [] { int i = 0; cudaGetDevice(&i); return i; }();

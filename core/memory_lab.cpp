@@ -20,14 +20,6 @@ namespace accumlab {
 
 namespace {
 
-bool isCuda(const std::string &device) { return device.rfind("cuda", 0) == 0; }
-
-void synchronize(const std::string &device)
-{
-    if (isCuda(device))
-        torch::cuda::synchronize();
-}
-
 std::string firstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
 
 // The budget on `device` while alive, counted from `baseline` bytes allocated: the CPU's
@@ -38,7 +30,7 @@ public:
     {
         if (!bytes)
             return;
-        if (isCuda(device)) {
+        if (isCudaName(device)) {
             capCudaMemory(device, bytes, baseline);
             m_cudaCapped = true;
         } else {
@@ -76,7 +68,7 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
     using Clock = std::chrono::steady_clock;
     BudgetedRun run;
     const std::string device = resolveDevice(config.device);
-    synchronize(device);
+    synchronizeDevice(device);
     const int64_t before = currentMemoryBytes(device).value_or(0);
     // The engine is built first, outside the budget: re-homing the parameters into the flat
     // buffers holds the weights twice for a moment, a start-up cost of this engine rather than
@@ -84,14 +76,14 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
     // which counts from `before`, and the peak is that of the windows.
     auto engine = std::make_unique<AccumEngine>(config);
     {
-        synchronize(device);
+        synchronizeDevice(device);
         resetPeakMemory(device);
         ScopedBudget scope(device, budget, before);
         try {
             for (int64_t w = 0; w < windows; ++w) {
                 const auto t0 = Clock::now();
                 run.loss = engine->step(nullptr, cancel).loss;
-                synchronize(device);
+                synchronizeDevice(device);
                 run.stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             }
         } catch (const c10::OutOfMemoryError &e) {
@@ -124,7 +116,7 @@ std::vector<int64_t> dividingMicroBatches(int64_t effectiveBatch, int64_t worldS
 
 int64_t deviceMemoryBytes(const std::string &device)
 {
-    if (isCuda(device))
+    if (isCudaName(device))
         return cudaTotalBytes(device);
     return static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<int64_t>(sysconf(_SC_PAGE_SIZE));
 }
@@ -153,7 +145,7 @@ void validate(const MemoryLabConfig &lab)
     if (lab.budgetBytes) {
         const int64_t machine = deviceMemoryBytes(device);
         if (machine > 0 && *lab.budgetBytes > machine)
-            throw ConfigError(isCuda(device) ? "memory/budget-over-gpu" : "memory/budget-over-memory",
+            throw ConfigError(isCudaName(device) ? "memory/budget-over-gpu" : "memory/budget-over-memory",
                               TextArgs{{{"budget", static_cast<double>(*lab.budgetBytes)}, {"machine", static_cast<double>(machine)}}, {}});
         const int64_t weights = weightBytes(lab.base);
         if (*lab.budgetBytes <= weights)
@@ -169,7 +161,7 @@ void validate(const MemoryLabConfig &lab)
                                         {"world", double(lab.base.worldSize)}},
                                        {}});
     }
-    if (!isCuda(device) && !cpuMemoryCounted()) {
+    if (!isCudaName(device) && !cpuMemoryCounted()) {
         installCpuMemoryCounter();
         if (!cpuMemoryCounted())
             throw ConfigError("memory/cpu-counter-off", TextArgs{});

@@ -27,12 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void synchronize(const std::string &device)
-{
-    if (device.rfind("cuda", 0) == 0)
-        torch::cuda::synchronize();
-}
-
 double median(std::vector<double> v)
 {
     if (v.empty())
@@ -102,7 +96,7 @@ void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObs
 {
     AccumEngine &engine = *run.engine;
     SweepPoint &p = run.p;
-    synchronize(p.device);
+    synchronizeDevice(p.device);
     const std::optional<int64_t> before = currentMemoryBytes(p.device);
     resetPeakMemory(p.device);
     const SyncStats collectivesBefore = engine.syncStats();
@@ -111,7 +105,7 @@ void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObs
     for (int64_t i = 0; i < steps; ++i) {
         const auto t0 = Clock::now();
         const StepResult r = engine.step(observer, cancel);
-        synchronize(p.device);
+        synchronizeDevice(p.device);
         run.stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
         ++done;
         p.losses.push_back(r.loss);
