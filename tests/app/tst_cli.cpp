@@ -571,7 +571,11 @@ private slots:
         QFETCH(QString, command);
         QFETCH(QString, option);
         QFETCH(QString, expected);
-        const Run r = runCli(command.isEmpty() ? QStringList{"--help"} : QStringList{command, "--help"});
+        // One run per command's help (each start loads LibTorch).
+        static QHash<QString, Run> helps;
+        if (!helps.contains(command))
+            helps.insert(command, runCli(command.isEmpty() ? QStringList{"--help"} : QStringList{command, "--help"}));
+        const Run &r = helps[command];
         QCOMPARE(r.exitCode, 0);
         // CLI11 writes "  --option TYPE=default  description".
         const QRegularExpression line("^\\s+" + QRegularExpression::escape(option) + "\\s+[^=\\s]+=(\\S+)",
