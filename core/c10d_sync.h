@@ -3,6 +3,7 @@
 // Not thread-safe: one engine thread drives it (as it drives the engine).
 #pragma once
 
+#include "core/fault_hooks.h"
 #include "core/grad_sync.h"
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -28,21 +29,6 @@ using CollectiveBackend = c10d::Backend;
 #else
 using CollectiveBackend = c10d::ProcessGroup;
 #endif
-
-// Test-only fault injection, read from the environment at construction:
-//   ACCUMLAB_FAULT_RANK=r, ACCUMLAB_FAULT_AFTER=k, ACCUMLAB_FAULT_MODE=kill|hang|stop
-// makes rank r SIGKILL itself (kill), stop answering (hang) or SIGSTOP itself (stop) before
-// its (k+1)-th all-reduce; k = -1 strikes at the rendezvous before the store is reached,
-// k = -2 once the store is up (rank 0 serving it) but before the ranks' settings are compared.
-// Unset, nothing changes. The fault tests use it to show that peers fail within the timeout.
-struct FaultPlan {
-    enum Mode { Kill, Hang, Stop };
-    int64_t rank = -1;
-    int64_t after = 0;
-    Mode mode = Kill;
-    static FaultPlan fromEnv();
-    void strike() const; // does not return while the process runs on (Stop returns on SIGCONT)
-};
 
 class C10dSync final : public GradSync {
 public:

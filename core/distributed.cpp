@@ -93,19 +93,6 @@ std::string seconds(double s)
     return toDecimalString(s) + " s";
 }
 
-int64_t envInt(const char *name, const std::string &text)
-{
-    int64_t v = 0;
-    size_t used = 0;
-    try {
-        v = std::stoll(text, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size())
-        throw ConfigError("distributed/env-not-whole", TextArgs{{}, {{"name", name}, {"text", text}}});
-    return v;
-}
 
 std::optional<std::string> env(const char *name)
 {
@@ -250,6 +237,20 @@ private:
 
 } // namespace
 
+int64_t envInt(const char *name, const std::string &text)
+{
+    int64_t v = 0;
+    size_t used = 0;
+    try {
+        v = std::stoll(text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size())
+        throw ConfigError("distributed/env-not-whole", TextArgs{{}, {{"name", name}, {"text", text}}});
+    return v;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Options
 
@@ -298,28 +299,6 @@ std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS)
 
 // ---------------------------------------------------------------------------------------------
 // C10dSync
-
-FaultPlan FaultPlan::fromEnv()
-{
-    FaultPlan f;
-    if (const auto r = env("ACCUMLAB_FAULT_RANK")) {
-        f.rank = envInt("ACCUMLAB_FAULT_RANK", *r);
-        f.after = env("ACCUMLAB_FAULT_AFTER") ? envInt("ACCUMLAB_FAULT_AFTER", *env("ACCUMLAB_FAULT_AFTER")) : 0;
-        const std::string mode = env("ACCUMLAB_FAULT_MODE").value_or("kill");
-        f.mode = mode == "hang" ? FaultPlan::Hang : mode == "stop" ? FaultPlan::Stop : FaultPlan::Kill;
-    }
-    return f;
-}
-
-void FaultPlan::strike() const
-{
-    if (mode == Kill)
-        ::raise(SIGKILL);
-    if (mode == Stop)
-        ::raise(SIGSTOP); // as `kill -STOP`: the process stays, answers nothing
-    for (;;)
-        std::this_thread::sleep_for(std::chrono::hours(1));
-}
 
 namespace {
 

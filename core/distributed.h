@@ -88,6 +88,10 @@ void validate(const DistributedOptions &);
 // 127.0.0.1, MASTER_PORT to 29500, LOCAL_RANK to RANK.
 std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS = kDefaultDistTimeoutS);
 
+// The whole number `text` that environment variable `name` holds; ConfigError
+// "distributed/env-not-whole" naming both otherwise.
+int64_t envInt(const char *name, const std::string &text);
+
 // Rendezvous (rank 0 serves the TCPStore), the settings check and the process group. Blocks
 // until all worldSize ranks have joined or the timeout passes: the whole rendezvous has one
 // deadline, and a watchdog ends the process (onFatal) when a library wait overstays it (a

@@ -38,6 +38,9 @@ struct WindowMemory {
 // What each run measures or is budgeted for: the model, its dtype and device, the optimizer.
 // microBatch and accumSteps are set per run; worldSize only divides the effective batch (one
 // process stands for one rank: a rank holds its share).
+// The lesson's "your accelerator fails after 32 samples": the memory demo's default budget.
+constexpr int64_t kLessonFailsAfterSamples = 32;
+
 struct MemoryLabConfig {
     AccumConfig base;
     int64_t effectiveBatch = 512;

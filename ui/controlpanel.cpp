@@ -3,6 +3,7 @@
 
 #include "core/device.h"
 #include "ui/language.h"
+#include "ui/lessonnavigator.h"
 
 #include <QLocale>
 #include <QCheckBox>
@@ -271,6 +272,13 @@ QString ControlPanel::controlTitle(const QString &key) const
     if (key == QLatin1String("numSteps"))
         return tr("Steps per point");
     return key;
+}
+
+void ControlPanel::registerLessonTargets(LessonNavigator &navigator) const
+{
+    for (auto it = m_rowFields.cbegin(); it != m_rowFields.cend(); ++it)
+        navigator.add(QStringLiteral("control/") + it.key(), it.value(), rowFocusWidget(it.key()));
+    navigator.add(QStringLiteral("view/identity"), m_identityLabel);
 }
 
 QWidget *ControlPanel::rowFocusWidget(const QString &key) const

@@ -34,6 +34,8 @@ struct ControlLimits {
     QList<double> learningRates; // the slider's stops, ascending
 };
 
+class LessonNavigator;
+
 class ControlPanel : public QWidget {
     Q_OBJECT
 public:
@@ -51,6 +53,8 @@ public:
     QWidget *rowField(const QString &key) const { return m_rowFields.value(key); }
     QWidget *rowFocusWidget(const QString &key) const;
     QLabel *identityLabel() const { return m_identityLabel; }
+    // "control/<key>" for every row (outlined whole, its field focused) and "view/identity".
+    void registerLessonTargets(LessonNavigator &navigator) const;
 
     Preset preset() const;
     void setPreset(const Preset &preset);

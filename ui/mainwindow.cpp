@@ -1,4 +1,4 @@
-// The main window: assembly, teaching mode, the sweep, exports, presets, settings, autorun.
+// The main window: assembly, teaching mode, the sweep, exports, presets, settings.
 #include "ui/mainwindow.h"
 
 #include "ui/controlpanel.h"
@@ -11,6 +11,7 @@
 #include "ui/importerrors.h"
 #include "ui/language.h"
 #include "ui/sweeptablemodel.h"
+#include "ui/lessonnavigator.h"
 #include "ui/lessonpanel.h"
 #include "ui/localizedtext.h"
 #include "ui/losschart.h"
@@ -69,6 +70,7 @@
 #include <QVBoxLayout>
 
 #include <cstdio>
+#include <iterator>
 
 namespace accumlab::ui {
 
@@ -92,39 +94,17 @@ const char *const kSettingsFolder = "exports/lastFolder";
 
 enum Counter { MicroBatches, OptimizerSteps, StateStep, SyncCalls, MicroLoss, CounterCount };
 
-constexpr int kHighlightMs = 1800;       // how long a lesson link outlines its target
 constexpr int kLessonDockWidth = 340;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
-const QColor kHighlightColor(0xf5, 0xa6, 0x23);
-
-// An outline drawn over a widget for a moment, then gone; clicks pass through it.
-class HighlightOverlay : public QWidget {
-public:
-    explicit HighlightOverlay(QWidget *target) : QWidget(target)
-    {
-        setAttribute(Qt::WA_TransparentForMouseEvents);
-        setGeometry(target->rect());
-        raise();
-        show();
-        QTimer::singleShot(kHighlightMs, this, &QObject::deleteLater);
-    }
-
-protected:
-    void paintEvent(QPaintEvent *) override
-    {
-        QPainter p(this);
-        p.setPen(QPen(kHighlightColor, 4));
-        p.drawRect(rect().adjusted(2, 2, -2, -2));
-    }
-};
-
 } // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_persist(persistSettings)
 {
     setObjectName(QStringLiteral("accumlabMainWindow"));
+    // A message box on a screen nobody sees would wait for ever.
+    m_errorsToTerminal = QGuiApplication::platformName() == QLatin1String("offscreen");
     m_controller = new EngineController(this);
     m_stallProbe = new StallProbe(this);
     m_configTimer = new QTimer(this);
@@ -278,7 +258,6 @@ void MainWindow::buildUi()
     m_pages->insertWidget(ExperimentsPage, m_experimentPanel);
     m_pages->insertWidget(QuizPage, m_quizWidget);
     connect(m_experimentPanel, &ExperimentPanel::requestSettings, this, &MainWindow::applyExperimentSettings);
-    connect(m_experimentPanel, &ExperimentPanel::experimentFinished, this, &MainWindow::onExperimentFinished);
     connect(m_quizWidget, &QuizWidget::openExperiment, this, &MainWindow::showExperiment);
 
     auto *main = new QSplitter(Qt::Horizontal);
@@ -302,54 +281,30 @@ void MainWindow::buildUi()
     addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
     resizeDocks({m_lessonDock}, {kLessonDockWidth}, Qt::Horizontal);
     connect(m_lessonPanel, &LessonPanel::targetActivated, this, &MainWindow::showLessonTarget);
+    m_navigator = new LessonNavigator(this);
+    registerLessonTargets();
 }
 
 bool MainWindow::showLessonTarget(const QString &target)
 {
-    const QString kind = target.section(QLatin1Char('/'), 0, 0);
-    const QString name = target.section(QLatin1Char('/'), 1);
-    QWidget *shown = nullptr;
-    QWidget *focus = nullptr;
-    auto inTab = [this](int index, QWidget *w) {
-        m_tabs->setCurrentIndex(index);
-        return w;
-    };
-    if (kind == QLatin1String("control")) {
-        shown = m_controls->rowField(name);
-        focus = m_controls->rowFocusWidget(name);
-    } else if (name == QLatin1String("identity")) {
-        shown = m_controls->identityLabel();
-    } else if (name == QLatin1String("buffers")) {
-        shown = m_bufferView;
-    } else if (name == QLatin1String("counters")) {
-        shown = m_countersWidget;
-    } else if (name == QLatin1String("syncCalls")) {
-        shown = m_counterValues[SyncCalls];
-    } else if (name == QLatin1String("equivalence")) {
-        shown = m_equivalencePanel;
-    } else if (name == QLatin1String("throughput")) {
-        shown = inTab(0, m_throughputChart);
-    } else if (name == QLatin1String("loss")) {
-        shown = inTab(0, m_lossChart);
-    } else if (name == QLatin1String("memory")) {
-        shown = inTab(1, m_memoryView);
-    } else if (name == QLatin1String("memoryBudget")) {
-        shown = inTab(1, m_memoryView->findChild<QWidget *>(QStringLiteral("memoryBudgetSlider")));
-        focus = shown;
-    } else if (name == QLatin1String("sweepTable")) {
-        shown = inTab(2, m_sweepTable);
-    }
+    QWidget *shown = m_navigator->reveal(target);
     if (!shown)
         return false;
-    if (!m_controls->isAncestorOf(shown))
-        showPage(LabPage);
-    if (m_controls->isAncestorOf(shown))
-        m_controlsScroll->ensureWidgetVisible(shown);
-    if (focus)
-        focus->setFocus(Qt::OtherFocusReason);
-    new HighlightOverlay(shown);
     m_lastLessonTarget = shown;
     return true;
+}
+
+void MainWindow::registerLessonTargets()
+{
+    m_controls->registerLessonTargets(*m_navigator);
+    m_memoryView->registerLessonTargets(*m_navigator);
+    m_navigator->add(QStringLiteral("view/buffers"), m_bufferView);
+    m_navigator->add(QStringLiteral("view/counters"), m_countersWidget);
+    m_navigator->add(QStringLiteral("view/syncCalls"), m_counterValues[SyncCalls]);
+    m_navigator->add(QStringLiteral("view/equivalence"), m_equivalencePanel);
+    m_navigator->add(QStringLiteral("view/throughput"), m_throughputChart);
+    m_navigator->add(QStringLiteral("view/loss"), m_lossChart);
+    m_navigator->add(QStringLiteral("view/sweepTable"), m_sweepTable);
 }
 
 void MainWindow::buildActions()
@@ -439,6 +394,11 @@ void MainWindow::buildActions()
         pageGroup->addAction(a);
     }
     m_labAction->setChecked(true);
+    connect(m_pages, &QStackedWidget::currentChanged, this, [this](int page) {
+        QAction *actions[] = {m_labAction, m_experimentsAction, m_quizAction};
+        if (page >= 0 && page < int(std::size(actions)))
+            actions[page]->setChecked(true);
+    });
     m_labAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
     m_experimentsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
     m_quizAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_3));
@@ -719,8 +679,6 @@ void MainWindow::onEquivalence(const EquivalenceUpdate &update)
         m_lastEquivalence.reset();
     updateActions();
     emit equivalenceUpdated();
-    if (m_autorun && m_autorunSweepDone)
-        finishAutorun();
 }
 
 // ---- sweep -----------------------------------------------------------------------------
@@ -787,12 +745,10 @@ void MainWindow::onSweepFinished(const SweepDoneUpdate &update)
     m_stallProbe->stop();
     if (!update.error.isEmpty()) {
         showError(tr("The sweep failed: %1").arg(update.error.localized()));
-        m_autorunExit = 1;
     } else if (update.cancelled) {
         say([this, done = update.result.points.size(), points = m_sweepPointCount] {
             return tr("Sweep stopped after %1 of %2 points.").arg(count(static_cast<qint64>(done)), count(points));
         });
-        m_autorunExit = 1;
     } else {
         m_lastSweep = update.result;
         say([this, plateau = update.result.plateauSamplesPerSec(), stall = m_stallProbe->maxStallMs()] {
@@ -800,12 +756,7 @@ void MainWindow::onSweepFinished(const SweepDoneUpdate &update)
         });
     }
     updateActions();
-    emit sweepFinished();
-    if (m_autorun) {
-        m_autorunSweepDone = true;
-        if (m_answeredEquivalenceSerial >= m_latestEquivalenceSerial)
-            finishAutorun();
-    }
+    emit sweepFinished(update.error.isEmpty() && !update.cancelled);
 }
 
 // ---- exports ---------------------------------------------------------------------------
@@ -975,22 +926,6 @@ void MainWindow::applyExperimentSettings(const ExperimentSettings &settings)
     Preset preset = m_controls->preset();
     settings.applyTo(preset);
     applyPreset(preset);
-}
-
-void MainWindow::onExperimentFinished(const QString &id, bool ok)
-{
-    if (!m_autorun || m_autorun->experiment != id)
-        return;
-    if (ok) {
-        const ExperimentResult &r = *m_experimentPanel->result();
-        const ClaimTally t = r.tally();
-        std::printf("experiment %s: %d of %d claims hold, %d inconclusive, %d observations\n", r.id.c_str(), t.holding,
-                    t.verdicts, t.inconclusive, t.observations);
-    } else {
-        std::fprintf(stderr, "accumlab: the experiment %s did not complete\n", qPrintable(id));
-        m_autorunExit = 1;
-    }
-    finishAutorun();
 }
 
 // ---- presets and settings --------------------------------------------------------------
@@ -1177,85 +1112,11 @@ void MainWindow::showError(const QString &message)
     // leave a sentence in the other language.
     m_status = nullptr;
     statusBar()->showMessage(message);
-    if (m_autorun || QGuiApplication::platformName() == QLatin1String("offscreen")) {
+    if (m_errorsToTerminal) {
         std::fprintf(stderr, "accumlab: %s\n", qPrintable(message));
         return;
     }
     QMessageBox::warning(this, tr("AccumLab"), message);
-}
-
-// ---- autorun ---------------------------------------------------------------------------
-
-void MainWindow::startAutorun(const AutorunOptions &options)
-{
-    m_autorun = options;
-    m_autorunSweepDone = false;
-    m_autorunExit = 0;
-    m_persist = false;
-    if (!options.experiment.isEmpty()) {
-        // The experiment's page instead of the sweep; finishAutorun() when it has run.
-        if (!findExperiment(options.experiment.toStdString())) {
-            std::fprintf(stderr, "accumlab: unknown experiment '%s'\n", qPrintable(options.experiment));
-            m_autorun.reset();
-            emit autorunFinished(2);
-            return;
-        }
-        showExperiment(options.experiment);
-        m_experimentPanel->runCurrent();
-        return;
-    }
-    applyConfigNow();
-    // One teaching window first, so the buffers show a measured accumulation, then the
-    // equivalence check; the worker runs its queue in order, all before the sweep starts.
-    for (int64_t i = 0; i < m_controls->config().accumSteps; ++i)
-        m_controller->stepMicroBatch();
-    requestEquivalenceNow();
-    QString error;
-    if (!runSweep(&error)) {
-        std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
-        m_autorun.reset();
-        emit autorunFinished(2);
-    }
-}
-
-void MainWindow::finishAutorun()
-{
-    if (!m_autorun)
-        return;
-    const AutorunOptions options = *m_autorun;
-    m_autorun.reset();
-    if (m_lastSweep && m_autorunExit == 0)
-        std::printf("%s", sweepTable(*m_lastSweep).c_str());
-    // Only a measured figure: a run in which the probe never ticked (an experiment) prints none.
-    if (m_stallProbe->ticks() > 0)
-        std::printf("gui-max-stall-ms: %.1f (over %lld ticks)\n", m_stallProbe->maxStallMs(),
-                    static_cast<long long>(m_stallProbe->ticks()));
-    if (m_lastEquivalence)
-        std::printf("equivalence: %s\n", m_lastEquivalence->holds ? "holds" : "does not hold");
-    std::fflush(stdout);
-    QString error;
-    if (!options.exportJson.isEmpty()) {
-        if (exportCurveJson(options.exportJson, &error)) {
-            std::printf("wrote %s\n", qPrintable(options.exportJson));
-        } else {
-            std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
-            m_autorunExit = 1;
-        }
-    }
-    // Let the last chart updates lay out and paint before the window is grabbed.
-    QTimer::singleShot(kScreenshotSettleMs, this, [this, options] {
-        QString shotError;
-        if (!options.screenshot.isEmpty()) {
-            if (saveScreenshot(options.screenshot, &shotError)) {
-                std::printf("wrote %s\n", qPrintable(options.screenshot));
-            } else {
-                std::fprintf(stderr, "accumlab: %s\n", qPrintable(shotError));
-                m_autorunExit = 1;
-            }
-        }
-        std::fflush(stdout);
-        emit autorunFinished(m_autorunExit);
-    });
 }
 
 } // namespace accumlab::ui

@@ -31,19 +31,13 @@ class EquivalencePanel;
 class ExperimentPanel;
 struct ExperimentSettings;
 class GradientBufferView;
+class LessonNavigator;
 class LessonPanel;
 class LossChart;
 class MemoryView;
 class QuizWidget;
 class StallProbe;
 class ThroughputChart;
-
-// What `accumlab --autorun` does once the window is up.
-struct AutorunOptions {
-    QString exportJson;  // accum-curve.json path, empty for none
-    QString screenshot;  // PNG of the whole window, empty for none
-    QString experiment;  // a guided experiment's id: run it on its page instead of the sweep
-};
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -75,11 +69,14 @@ public:
     // Sets the controls to an experiment's settings (the experiment panel asks before a run).
     void applyExperimentSettings(const ExperimentSettings &settings);
 
-    // A lesson link: switches to the tab that holds the target, scrolls it into view, gives
+    // A lesson link: switches to the page and tab that hold the target, scrolls it into view, gives
     // it the focus and outlines it for a moment. False for an unknown target.
     bool showLessonTarget(const QString &target);
     // The widget the last lesson link outlined.
     QWidget *lastLessonTarget() const { return m_lastLessonTarget; }
+    // Every name a lesson link may use, with its widget (the panels register their own).
+    LessonNavigator *lessonNavigator() const { return m_navigator; }
+    QTableView *sweepTable() const { return m_sweepTable; }
 
     void applyPreset(const Preset &preset);
     Preset currentPreset() const;
@@ -109,11 +106,15 @@ public:
     bool exportChartPngs(const QString &folder, QStringList *written, QString *error);
     bool saveScreenshot(const QString &path, QString *error);
 
-    void startAutorun(const AutorunOptions &options);
+    // Errors go to stderr instead of a message box (the scripted mode; by default on the
+    // offscreen platform, where a message box would wait for ever).
+    void setErrorsToTerminal(bool on) { m_errorsToTerminal = on; }
+    // Whether an equivalence check asked for has not answered yet.
+    bool equivalencePending() const { return m_answeredEquivalenceSerial < m_latestEquivalenceSerial; }
 
 signals:
-    void autorunFinished(int exitCode);
-    void sweepFinished();
+    // `completed`: the sweep ran to its end (not cancelled, no error); lastSweep() holds it.
+    void sweepFinished(bool completed);
     void equivalenceUpdated();
 
 protected:
@@ -126,6 +127,7 @@ protected:
 
 private:
     void buildUi();
+    void registerLessonTargets(); // the window's own panels' targets, and the panels' registrations
     // Sizes the window for its first start on the screen it is on (see the definition).
     void fitTheScreen();
     void buildActions();
@@ -143,8 +145,6 @@ private:
     void onEquivalence(const EquivalenceUpdate &update);
     void onPlayingChanged(bool playing);
     void updateActions();
-    void finishAutorun();
-    void onExperimentFinished(const QString &id, bool ok);
     void saveSettings() const;
     void loadSettings();
     QString lastFolder() const;
@@ -172,7 +172,9 @@ private:
     QDockWidget *m_lessonDock = nullptr;
     LessonPanel *m_lessonPanel = nullptr;
     QWidget *m_lastLessonTarget = nullptr;
+    LessonNavigator *m_navigator = nullptr;
     bool m_shownOnce = false;
+    bool m_errorsToTerminal = false;
     GradientBufferView *m_bufferView = nullptr;
     QLabel *m_buffersTitle = nullptr;
     QLabel *m_ratioLabel = nullptr;
@@ -234,10 +236,6 @@ private:
     int m_sweepPointCount = 0;
     int m_sweepBlocks = 1; // timed rounds of the running sweep
     QString m_lastError;
-
-    std::optional<AutorunOptions> m_autorun;
-    bool m_autorunSweepDone = false;
-    int m_autorunExit = 0;
 };
 
 } // namespace accumlab::ui

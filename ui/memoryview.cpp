@@ -4,6 +4,7 @@
 #include "core/cpu_memory.h"
 #include "core/memory.h"
 #include "ui/language.h"
+#include "ui/lessonnavigator.h"
 #include "ui/localizedtext.h"
 #include "ui/tradeoffchart.h"
 
@@ -29,7 +30,7 @@ constexpr int kStepsPerDoubling = 4;
 constexpr int kMinBudgetLog2 = 10; // 1 KiB
 constexpr int kMaxBudgetLog2 = 36; // 64 GiB
 constexpr int kDefaultEffective = 512; // the lesson's effective batch
-constexpr int kDefaultFailsAfter = 32; // "your accelerator fails after 32 samples"
+constexpr int kDefaultFailsAfter = static_cast<int>(kLessonFailsAfterSamples);
 
 int sliderFor(double bytes) { return static_cast<int>(std::ceil(std::log2(std::max(bytes, 1.0)) * kStepsPerDoubling)); }
 
@@ -295,6 +296,12 @@ MemoryLabRequest MemoryView::request(MemoryLabKind kind) const
     else
         lab.failsAfterSamples = m_failsSpin->value();
     return r;
+}
+
+void MemoryView::registerLessonTargets(LessonNavigator &navigator)
+{
+    navigator.add(QStringLiteral("view/memory"), this);
+    navigator.add(QStringLiteral("view/memoryBudget"), m_budgetSlider, m_budgetSlider);
 }
 
 void MemoryView::start(MemoryLabKind kind)

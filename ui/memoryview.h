@@ -25,6 +25,7 @@ class QSpinBox;
 
 namespace accumlab::ui {
 
+class LessonNavigator;
 class MemoryBars;
 class TradeoffChart;
 
@@ -49,6 +50,10 @@ public:
     // What a button sends: the lab of the current settings.
     MemoryLabRequest request(MemoryLabKind kind) const;
     TradeoffChart *tradeoffChart() const { return m_chart; }
+    // Starts a run as its button does (the scripted mode's --memory-run uses it).
+    void start(MemoryLabKind kind);
+    // "view/memory" (this view) and "view/memoryBudget" (the budget slider).
+    void registerLessonTargets(LessonNavigator &navigator);
 
 public slots:
     void showMemoryLabResult(const accumlab::ui::MemoryLabUpdate &update);
@@ -66,7 +71,6 @@ private:
     void refreshButtons();
     void settingsChanged(); // a measured budget no longer applies
     QString resultText() const;
-    void start(MemoryLabKind kind);
 
     AccumConfig m_config;
     QLabel *m_title = nullptr;

@@ -57,77 +57,162 @@ constexpr int kExitFails = 1;
 constexpr int kExitBadInput = 2;
 constexpr int kExitWriteFailed = 4;
 
+// The flags' defaults are core's (the config structs' own defaults), read in the *Defaults()
+// functions below and never restated here; tests/app/tst_cli compares --help with core.
+
+std::string gridText(const std::vector<int64_t> &grid)
+{
+    std::string text;
+    for (const int64_t v : grid)
+        text += (text.empty() ? "" : ",") + std::to_string(v);
+    return text;
+}
+
+// The main job (LessonOptions: its SweepConfig and that sweep's AccumConfig).
 struct SweepFlags {
-    int64_t microBatch = 4;
-    std::string accumGrid = "1,2,4,8,16";
-    int64_t numSteps = 25;
-    int64_t warmupSteps = 2;
-    int64_t repeats = 5;
+    int64_t microBatch = 0;
+    std::string accumGrid;
+    int64_t numSteps = 0;
+    int64_t warmupSteps = 0;
+    int64_t repeats = 0;
     uint64_t seed = 0;
-    double lr = 0.05;
+    double lr = 0.0;
     double clipNorm = 0.0;
     int64_t lrWarmup = 0;
     bool noWrite = false;
-    std::string outDir = "outputs";
-    std::string optimizer = "sgd";
-    std::string scaling = "divide";
+    std::string outDir;
+    std::string optimizer;
+    std::string scaling;
     bool stepEveryMicro = false;
-    std::string bug = "none";
-    std::string noSync = "on";
-    std::string dtype = "float32";
-    std::string device = "auto";
+    std::string bug;
+    std::string noSync;
+    std::string dtype;
+    std::string device;
     int threads = 0;
-    std::string model = "lesson";
-    std::string labels = "teacher";
+    std::string model;
+    std::string labels;
     int64_t hidden = 0;        // 0: the preset's hidden width
-    std::string lang = "en";   // language of the skill recipe
+    std::string lang;          // language of the skill recipe
 };
 
-// The memory commands (oom-demo, tradeoff, find-micro-batch) share these.
+SweepFlags sweepDefaults()
+{
+    const LessonOptions o;
+    const AccumConfig &b = o.sweep.base;
+    SweepFlags f;
+    f.microBatch = b.microBatch;
+    f.accumGrid = gridText(o.sweep.accumGrid);
+    f.numSteps = o.sweep.numSteps;
+    f.warmupSteps = o.sweep.warmupSteps;
+    f.repeats = o.sweep.repeats;
+    f.seed = b.seed;
+    f.lr = b.optimizer.lr;
+    f.clipNorm = b.optimizer.clipNorm;
+    f.lrWarmup = b.optimizer.lrWarmup;
+    f.noWrite = !o.write;
+    f.outDir = o.outDir.string();
+    f.optimizer = toString(b.optimizer.kind);
+    f.scaling = toString(b.scaling);
+    f.stepEveryMicro = b.stepEveryMicro;
+    f.bug = toString(b.bug);
+    f.noSync = b.noSync ? "on" : "off";
+    f.dtype = toString(b.dtype);
+    f.device = toString(b.device);
+    f.threads = o.sweep.threads;
+    f.model = toString(b.preset);
+    f.labels = toString(b.labels);
+    f.lang = o.language;
+    return f;
+}
+
+// The memory commands (oom-demo, tradeoff, find-micro-batch) share these (MemoryLabConfig,
+// TradeoffConfig).
 struct MemoryFlags {
-    std::string model = "lesson";
-    std::string device = "auto";
-    std::string dtype = "float32";
-    std::string optimizer = "sgd";
-    double lr = 0.05;
+    std::string model;
+    std::string device;
+    std::string dtype;
+    std::string optimizer;
+    double lr = 0.0;
     uint64_t seed = 0;
-    int64_t effectiveBatch = 512;
-    int64_t worldSize = 1;
-    int64_t microBatch = 32;   // oom-demo with --budget: the micro-batch to accumulate
+    int64_t effectiveBatch = 0;
+    int64_t worldSize = 0;
+    int64_t microBatch = 0;    // oom-demo with --budget: the micro-batch to accumulate
     int64_t budget = 0;        // bytes; set when --budget was given
     bool budgetGiven = false;
-    int64_t failsAfter = 32;   // the lesson's "fails after 32 samples"
+    int64_t failsAfter = 0;    // the lesson's "fails after 32 samples"
     bool noBudget = false;     // tradeoff: no wall
     std::string microGrid;     // tradeoff: empty = powers of two
-    int64_t numSteps = 5;
-    int64_t warmupSteps = 1;
-    std::string outDir = "outputs";
+    int64_t numSteps = 0;
+    int64_t warmupSteps = 0;
+    std::string outDir;
     bool noWrite = false;
     bool json = false;
 };
 
+MemoryFlags memoryDefaults()
+{
+    const TradeoffConfig t;
+    const AccumConfig &b = t.lab.base;
+    MemoryFlags f;
+    f.model = toString(b.preset);
+    f.device = toString(b.device);
+    f.dtype = toString(b.dtype);
+    f.optimizer = toString(b.optimizer.kind);
+    f.lr = b.optimizer.lr;
+    f.seed = b.seed;
+    f.effectiveBatch = t.lab.effectiveBatch;
+    f.worldSize = b.worldSize;
+    f.microBatch = kLessonFailsAfterSamples; // the micro-batch the lesson's accelerator still fits
+    f.failsAfter = kLessonFailsAfterSamples;
+    f.numSteps = t.numSteps;
+    f.warmupSteps = t.warmupSteps;
+    f.outDir = LessonOptions{}.outDir.string();
+    return f;
+}
+
 struct DistFlags {
-    int64_t worldSize = 1;
+    int64_t worldSize = AccumConfig{}.worldSize;
     int masterPort = 0; // 0: a free port
     double timeoutS = kDefaultDistTimeoutS;
 };
 
+// The equivalence subcommand (EquivalenceConfig: the lesson's fixture).
 struct EquivalenceFlags {
-    int64_t bigBatch = 16;
-    int64_t accumSteps = 4;
-    std::string optimizer = "sgd";
-    double lr = 0.1;
+    int64_t bigBatch = 0;
+    int64_t accumSteps = 0;
+    std::string optimizer;
+    double lr = 0.0;
     double clipNorm = 0.0;
     int64_t lrWarmup = 0;
-    std::string scaling = "divide";
+    std::string scaling;
     bool stepEveryMicro = false;
-    std::string bug = "none";
-    std::string dtype = "float32";
-    std::string device = "cpu";
-    std::string labels = "random";
+    std::string bug;
+    std::string dtype;
+    std::string device;
+    std::string labels;
     std::string compareSplit;
-    uint64_t seed = 7;
+    uint64_t seed = 0;
 };
+
+EquivalenceFlags equivalenceDefaults()
+{
+    const EquivalenceConfig c;
+    EquivalenceFlags f;
+    f.bigBatch = c.bigBatch;
+    f.accumSteps = c.accumSteps;
+    f.optimizer = toString(c.optimizer.kind);
+    f.lr = c.optimizer.lr;
+    f.clipNorm = c.optimizer.clipNorm;
+    f.lrWarmup = c.optimizer.lrWarmup;
+    f.scaling = toString(c.scaling);
+    f.stepEveryMicro = c.stepEveryMicro;
+    f.bug = toString(c.bug);
+    f.dtype = toString(c.dtype);
+    f.device = toString(c.device);
+    f.labels = toString(c.labels);
+    f.seed = c.seed;
+    return f;
+}
 
 // Numbers on the command line are decimal, read one way everywhere. CLI11 reads integers with
 // base 0 (010 would be 8 and 0x10 16) and strtod takes hex floats, inf and nan; these
@@ -549,14 +634,26 @@ int launchRanks(const DistFlags &d, int argc, char **argv)
     return r.exitCode;
 }
 
+// `experiment` (ExperimentOptions).
 struct ExperimentFlags {
     std::string id;
     bool json = false;
     bool fast = false;
-    int64_t sweepSteps = 100;
-    uint64_t seed = 7;
+    int64_t sweepSteps = 0;
+    uint64_t seed = 0;
     int threads = 0;
 };
+
+ExperimentFlags experimentDefaults()
+{
+    const ExperimentOptions o;
+    ExperimentFlags f;
+    f.fast = o.fast;
+    f.sweepSteps = o.sweepSteps;
+    f.seed = o.seed;
+    f.threads = o.threads;
+    return f;
+}
 
 // `experiment list` or `experiment ID`: the work and the verdicts live in core/experiments.
 int runExperimentCommand(const ExperimentFlags &f)
@@ -602,7 +699,7 @@ int runMain(int argc, char **argv)
     CLI::App app{"AccumLab: gradient accumulation on real tensors"};
     app.set_version_flag("--version", std::string("accumlab-cli ") + kVersion);
 
-    SweepFlags s;
+    SweepFlags s = sweepDefaults();
     app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
     app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str();
@@ -637,7 +734,7 @@ int runMain(int argc, char **argv)
                    "on | off: count CPU tensor memory (peak_mem_bytes); off is the overhead benchmark's baseline")
         ->capture_default_str();
 
-    MemoryFlags m;
+    MemoryFlags m = memoryDefaults();
     const auto addMemoryOptions = [&m](CLI::App *cmd) {
         cmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
         cmd->add_option("--device", m.device, "auto | cpu | cuda")->capture_default_str();
@@ -680,7 +777,7 @@ int runMain(int argc, char **argv)
         "find-micro-batch", "the largest micro-batch that fits the budget, by doubling then bisection, and its accum_steps");
     addMemoryOptions(finderCmd);
 
-    EquivalenceFlags e;
+    EquivalenceFlags e = equivalenceDefaults();
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
     eqCmd->add_option("--big-batch", e.bigBatch, "samples in the full batch")->transform(decimal<int64_t>())->capture_default_str();
     eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->transform(decimal<int64_t>())->capture_default_str();
@@ -701,7 +798,7 @@ int runMain(int argc, char **argv)
     eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
     eqCmd->add_option("--seed", e.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
 
-    ExperimentFlags x;
+    ExperimentFlags x = experimentDefaults();
     auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
     expCmd->add_option("id", x.id, "experiment id, or 'list'")->required();
     expCmd->add_flag("--json", x.json, "print one JSON object");

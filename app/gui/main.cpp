@@ -11,12 +11,12 @@
 // With no display (and no QT_QPA_PLATFORM) it says so and runs the CLI's lesson instead;
 // autorun and screenshot modes then use the offscreen platform. --help and --version need
 // no display.
+#include "app/gui/autorun.h"
 #include "app/gui/commandline.h"
 
 #include "ui/filereading.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
-#include "ui/enginecontroller.h"
 #include "ui/memoryview.h"
 
 #include "core/export.h"
@@ -28,7 +28,6 @@
 #include <QCoreApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStringList>
@@ -36,10 +35,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QSize>
-#include <QTimer>
 
 #include <clocale>
-#include <memory>
 #include <cstdio>
 #include <iostream>
 
@@ -48,9 +45,6 @@ using namespace accumlab;
 namespace {
 
 constexpr int kExitBadInput = 2;
-// The autorun starts once the window has been laid out and painted, so the GUI-stall probe
-// measures the sweep, not the window's first paint.
-constexpr int kAutorunStartDelayMs = 300;
 
 bool hasDisplay()
 {
@@ -171,46 +165,18 @@ int main(int argc, char **argv)
     else if (flags.page == QLatin1String("memory"))
         window.tabs()->setCurrentWidget(window.memoryView());
     else if (flags.page == QLatin1String("table"))
-        window.tabs()->setCurrentWidget(window.findChild<QTableView *>(QStringLiteral("sweepTable")));
+        window.tabs()->setCurrentWidget(window.sweepTable());
     window.show();
 
-    if (flags.autorun) {
-        QObject::connect(&window, &ui::MainWindow::autorunFinished, &app, [&](int code) {
+    // The scripted mode: a sweep or an experiment (--autorun), or a screenshot after the
+    // memory lab's runs; --quit ends the program with its exit code.
+    gui::AutorunDriver driver(&window);
+    if (automated) {
+        QObject::connect(&driver, &gui::AutorunDriver::finished, &app, [&flags](int code) {
             if (flags.quit)
                 QApplication::exit(code);
         });
-        ui::AutorunOptions options{flags.exportJson, flags.screenshot, flags.experiment};
-        QTimer::singleShot(kAutorunStartDelayMs, &window, [&window, options] { window.startAutorun(options); });
-    } else if (!flags.screenshot.isEmpty()) {
-        const auto screenshotAndQuit = [&] {
-            const bool ok = window.saveScreenshot(flags.screenshot, &error);
-            if (!ok)
-                std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
-            if (flags.quit)
-                QApplication::exit(ok ? 0 : 1);
-        };
-        if (flags.memoryRuns.isEmpty()) {
-            // Screenshot without a sweep: the window as it opens, after the first layout.
-            QTimer::singleShot(500, &window, screenshotAndQuit);
-        } else {
-            // The Memory tab after its runs, each started when the one before has answered.
-            window.tabs()->setCurrentWidget(window.memoryView());
-            auto runs = std::make_shared<QStringList>(flags.memoryRuns);
-            const auto next = [&window, runs, screenshotAndQuit] {
-                if (runs->isEmpty()) {
-                    QTimer::singleShot(300, &window, screenshotAndQuit);
-                    return;
-                }
-                const QString run = runs->takeFirst();
-                const char *button = run == QLatin1String("demo")       ? "oomDemoButton"
-                                     : run == QLatin1String("tradeoff") ? "tradeoffButton"
-                                                                        : "finderButton";
-                if (auto *b = window.memoryView()->findChild<QPushButton *>(QLatin1String(button)))
-                    b->click();
-            };
-            QObject::connect(window.controller(), &ui::EngineController::memoryLabFinished, &window, next);
-            QTimer::singleShot(500, &window, next);
-        }
+        driver.start({flags.autorun, flags.experiment, flags.exportJson, flags.screenshot, flags.memoryRuns});
     }
     return app.exec();
 }

@@ -1,6 +1,11 @@
 // accumlab-cli end to end: the lesson's main job, the equivalence subcommand and its exit
-// codes, and bad input (one line, exit 2, nothing written).
+// codes, and bad input (one line, exit 2, nothing written); --help's defaults are core's.
+#include "core/config.h"
+#include "core/distributed.h"
+#include "core/experiments.h"
 #include "core/export.h"
+#include "core/lesson.h"
+#include "core/memory_lab.h"
 
 #include <QDir>
 #include <QJsonDocument>
@@ -512,6 +517,78 @@ private slots:
         const QString md = QString::fromUtf8(skill.readAll());
         QVERIFY(md.contains(QStringLiteral("انباشت گرادیان")));
         QVERIFY(md.contains(QStringLiteral("accum_steps = effective_batch // (micro_batch * world_size)")));
+    }
+    // Every default --help shows is core's own (the config structs' defaults), not a number
+    // restated in the CLI: read from the help text and compared with core here.
+    void helpDefaultsAreCores_data()
+    {
+        QTest::addColumn<QString>("command"); // the subcommand, empty for the main job
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("expected");
+        const auto n = [](double v) { return QString::number(v, 'g', 17); };
+        const auto s = [](const std::string &v) { return QString::fromStdString(v); };
+        const LessonOptions lesson;
+        const AccumConfig &b = lesson.sweep.base;
+        QString grid;
+        for (const int64_t v : lesson.sweep.accumGrid)
+            grid += (grid.isEmpty() ? "" : ",") + QString::number(v);
+        const QList<std::pair<const char *, QString>> main{
+            {"--micro-batch", n(b.microBatch)}, {"--accum-grid", grid}, {"--num-steps", n(lesson.sweep.numSteps)},
+            {"--warmup-steps", n(lesson.sweep.warmupSteps)}, {"--repeats", n(lesson.sweep.repeats)}, {"--seed", n(b.seed)},
+            {"--lr", n(b.optimizer.lr)}, {"--clip-norm", n(b.optimizer.clipNorm)}, {"--lr-warmup", n(b.optimizer.lrWarmup)},
+            {"--out-dir", s(lesson.outDir.string())}, {"--optimizer", s(toString(b.optimizer.kind))},
+            {"--scaling", s(toString(b.scaling))}, {"--bug", s(toString(b.bug))}, {"--no-sync", b.noSync ? "on" : "off"},
+            {"--dtype", s(toString(b.dtype))}, {"--device", s(toString(b.device))}, {"--threads", n(lesson.sweep.threads)},
+            {"--model", s(toString(b.preset))}, {"--labels", s(toString(b.labels))}, {"--lang", s(lesson.language)},
+            {"--world-size", n(b.worldSize)}, {"--dist-timeout", n(kDefaultDistTimeoutS)}};
+        for (const auto &[option, value] : main)
+            QTest::addRow("%s", option) << QString() << option << value;
+        const EquivalenceConfig e;
+        const QList<std::pair<const char *, QString>> equivalence{
+            {"--big-batch", n(e.bigBatch)}, {"--accum-steps", n(e.accumSteps)}, {"--optimizer", s(toString(e.optimizer.kind))},
+            {"--lr", n(e.optimizer.lr)}, {"--clip-norm", n(e.optimizer.clipNorm)}, {"--lr-warmup", n(e.optimizer.lrWarmup)},
+            {"--scaling", s(toString(e.scaling))}, {"--bug", s(toString(e.bug))}, {"--dtype", s(toString(e.dtype))},
+            {"--device", s(toString(e.device))}, {"--labels", s(toString(e.labels))}, {"--seed", n(e.seed)}};
+        for (const auto &[option, value] : equivalence)
+            QTest::addRow("equivalence %s", option) << "equivalence" << option << value;
+        const TradeoffConfig t;
+        const QList<std::pair<const char *, QString>> tradeoff{
+            {"--model", s(toString(t.lab.base.preset))}, {"--device", s(toString(t.lab.base.device))},
+            {"--dtype", s(toString(t.lab.base.dtype))}, {"--optimizer", s(toString(t.lab.base.optimizer.kind))},
+            {"--lr", n(t.lab.base.optimizer.lr)}, {"--seed", n(t.lab.base.seed)}, {"--effective-batch", n(t.lab.effectiveBatch)},
+            {"--world-size", n(t.lab.base.worldSize)}, {"--fails-after", n(kLessonFailsAfterSamples)},
+            {"--num-steps", n(t.numSteps)}, {"--warmup-steps", n(t.warmupSteps)}};
+        for (const auto &[option, value] : tradeoff)
+            QTest::addRow("tradeoff %s", option) << "tradeoff" << option << value;
+        const ExperimentOptions x;
+        const QList<std::pair<const char *, QString>> experiment{
+            {"--sweep-steps", n(x.sweepSteps)}, {"--seed", n(x.seed)}, {"--threads", n(x.threads)}};
+        for (const auto &[option, value] : experiment)
+            QTest::addRow("experiment %s", option) << "experiment" << option << value;
+    }
+    void helpDefaultsAreCores()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, option);
+        QFETCH(QString, expected);
+        // One run per command's help (each start loads LibTorch).
+        static QHash<QString, Run> helps;
+        if (!helps.contains(command))
+            helps.insert(command, runCli(command.isEmpty() ? QStringList{"--help"} : QStringList{command, "--help"}));
+        const Run &r = helps[command];
+        QCOMPARE(r.exitCode, 0);
+        // CLI11 writes "  --option TYPE=default  description".
+        const QRegularExpression line("^\\s+" + QRegularExpression::escape(option) + "\\s+[^=\\s]+=(\\S+)",
+                                      QRegularExpression::MultilineOption);
+        const QRegularExpressionMatch m = line.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(option + " shows no default in:\n" + r.out));
+        const QString shown = m.captured(1);
+        bool numeric = false, shownNumeric = false;
+        const double want = expected.toDouble(&numeric), got = shown.toDouble(&shownNumeric);
+        if (numeric && shownNumeric)
+            QVERIFY2(got == want, qPrintable(option + " shows " + shown + ", core's default is " + expected));
+        else
+            QCOMPARE(shown, expected);
     }
 };
 

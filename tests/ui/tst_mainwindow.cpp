@@ -12,6 +12,7 @@
 #include "ui/experimentpanel.h"
 #include "ui/gradientbufferview.h"
 #include "ui/language.h"
+#include "ui/lessonnavigator.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
 #include "ui/preset.h"
@@ -31,6 +32,7 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QAbstractItemView>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
@@ -136,6 +138,8 @@ private slots:
     void presetRoundTrip();
     void classroomModeHidesControls();
     void experimentSetsTheControls();
+    void lessonTargetsAreRegistered_data();
+    void lessonTargetsAreRegistered();
     void cleanup();
 };
 
@@ -682,6 +686,34 @@ void TestMainWindow::experimentSetsTheControls()
     QCOMPARE(w.currentPage(), MainWindow::QuizPage);
     QVERIFY(w.showLessonTarget(QStringLiteral("view/memory")));
     QCOMPARE(w.currentPage(), MainWindow::LabPage);
+}
+
+// Every target the lesson's content links to (resources/content/lesson.json, read here, not
+// through the panel) is registered with the lesson navigator, and revealing it outlines a
+// widget of the window.
+void TestMainWindow::lessonTargetsAreRegistered_data()
+{
+    QTest::addColumn<QString>("target");
+    QSet<QString> seen;
+    for (const auto &section : contentJson("lesson.json").at("sections"))
+        for (const auto &link : section.value("links", nlohmann::json::array())) {
+            const QString target = QString::fromStdString(link.at("target").get<std::string>());
+            if (!seen.contains(target))
+                QTest::newRow(qPrintable(target)) << target;
+            seen.insert(target);
+        }
+    QVERIFY(seen.size() > 10);
+}
+
+void TestMainWindow::lessonTargetsAreRegistered()
+{
+    QFETCH(QString, target);
+    MainWindow w(false);
+    w.show();
+    QVERIFY2(w.lessonNavigator()->contains(target), qPrintable(target + " is not registered"));
+    QVERIFY(w.showLessonTarget(target));
+    QVERIFY(w.isAncestorOf(w.lastLessonTarget()));
+    QVERIFY(w.lastLessonTarget()->isVisible());
 }
 
 QTEST_MAIN(TestMainWindow)
