@@ -311,6 +311,17 @@ FaultPlan FaultPlan::fromEnv()
     return f;
 }
 
+void faultKillAtMicro(int64_t microBatches, const char *point)
+{
+    static const std::optional<std::string> at = env("ACCUMLAB_FAULT_KILL_AT_MICRO");
+    if (!at)
+        return;
+    static const int64_t n = envInt("ACCUMLAB_FAULT_KILL_AT_MICRO", *at);
+    static const std::string where = env("ACCUMLAB_FAULT_KILL_POINT").value_or("after-micro");
+    if (microBatches == n && where == point)
+        ::raise(SIGKILL);
+}
+
 void FaultPlan::strike() const
 {
     if (mode == Kill)

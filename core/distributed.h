@@ -153,4 +153,11 @@ SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepCo
                                  const std::filesystem::path &workDir, double timeoutS = kDefaultDistTimeoutS,
                                  EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
 
+// Test-only fault hook beside ACCUMLAB_FAULT_RANK's: with ACCUMLAB_FAULT_KILL_AT_MICRO=N the
+// process ends itself with SIGKILL when `microBatches` == N at `point`, which is
+// ACCUMLAB_FAULT_KILL_POINT ("after-micro", the default: right after micro-batch N and its
+// checkpoint; "mid-checkpoint": the rank's file of that checkpoint written, the checkpoint not yet
+// made the latest). Kill-and-resume tests stop a run at an exact micro-batch with it.
+void faultKillAtMicro(int64_t microBatches, const char *point);
+
 } // namespace accumlab
