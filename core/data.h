@@ -27,6 +27,11 @@ public:
     std::pair<torch::Tensor, torch::Tensor> draw(int64_t batch);
     torch::Tensor inputs(const torch::Tensor &noise, const torch::Tensor &y) const;
 
+    // The generator's state (a uint8 tensor on the CPU), for a checkpoint: a stream given it
+    // back draws exactly what this one draws next.
+    torch::Tensor generatorState() const { return m_gen.get_state(); }
+    void setGeneratorState(const torch::Tensor &state) { m_gen.set_state(state); }
+
 private:
     ModelShape m_shape;
     LabelKind m_labels;

@@ -15,9 +15,11 @@
 #include "core/cpu_memory.h"
 #include "core/data.h"
 #include "core/device.h"
+#include "core/engine_state.h"
 #include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
+#include "core/sha256.h"
 #include "core/window_probe.h"
 
 #include <chrono>
@@ -319,6 +321,7 @@ AccumEngine::AccumEngine(const AccumConfig &config, std::shared_ptr<GradSync> sy
 AccumEngine::~AccumEngine() = default;
 
 const AccumConfig &AccumEngine::config() const { return d->config; }
+int64_t AccumEngine::rank() const { return d->sync->rank(); }
 std::string AccumEngine::deviceName() const { return d->device.str(); }
 std::vector<std::string> AccumEngine::parameterNames() const { return d->names; }
 
@@ -344,6 +347,117 @@ int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep
 int64_t AccumEngine::microBatches() const { return d->microBatches; }
 SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
 void AccumEngine::setProbe(WindowProbe *probe) { d->probe = probe; }
+
+std::string AccumEngine::paramsSha256() const
+{
+    torch::NoGradGuard noGrad;
+    const auto flat = d->optimizer->flatParam().to(torch::kCPU).contiguous(); // (total,)
+    return sha256Hex(flat.data_ptr(), flat.nbytes());
+}
+
+void AccumEngine::captureState(EngineState &out) const
+{
+    torch::NoGradGuard noGrad;
+    auto host = [](const torch::Tensor &t) {
+        return t.defined() ? t.detach().to(torch::kCPU).contiguous().clone() : torch::Tensor();
+    };
+    const Impl &e = *d;
+    const auto opt = e.optimizer->state();
+    out.params = host(e.optimizer->flatParam());
+    out.optimizerStateStep = opt.step;
+    out.momentum = host(opt.momentum);
+    out.expAvg = host(opt.expAvg);
+    out.expAvgSq = host(opt.expAvgSq);
+    out.schedulerSteps = e.schedulerSteps;
+    out.lastLr = e.lastLr;
+    out.generator = e.data->generatorState().clone();
+    out.optimizerSteps = e.optimizerSteps;
+    out.microBatches = e.microBatches;
+    out.windowsDone = e.windowsDone;
+    out.syncCalls = e.syncCalls;
+    out.lastLoss = e.last.loss;
+    out.lastGradNorm = e.last.gradNorm;
+    out.grads = host(d->optimizer->flatGrad());
+    out.open = e.open;
+    out.micro = e.open ? e.micro : 0;
+    out.windowX = out.windowY = out.windowLosses = out.windowStartParams = torch::Tensor();
+    if (e.open) {
+        out.windowX = host(torch::cat(e.windowX));   // (per-rank window, in)
+        out.windowY = host(torch::cat(e.windowY));   // (per-rank window,)
+        out.windowLosses = e.windowLosses.empty() ? torch::empty({0}, e.optimizer->flatParam().options().device(torch::kCPU))
+                                                  : host(torch::stack(e.windowLosses)); // (ran,)
+    }
+    if (!e.windowStartParams.empty()) {
+        std::vector<torch::Tensor> flat;
+        for (const auto &p : e.windowStartParams)
+            flat.push_back(p.reshape({-1}));
+        out.windowStartParams = host(torch::cat(flat)); // (total,)
+    }
+}
+
+void AccumEngine::restoreState(const EngineState &in)
+{
+    torch::NoGradGuard noGrad;
+    Impl &e = *d;
+    const auto &flat = e.optimizer->flatParam();
+    TORCH_CHECK(in.params.numel() == flat.numel() && in.grads.numel() == flat.numel(),
+                "the checkpoint's parameters do not fit this model");
+    auto dev = [&](const torch::Tensor &t) { return t.to(flat.options()); };
+    flat.copy_(dev(in.params));
+    e.optimizer->flatGrad().copy_(dev(in.grads));
+    e.optimizer->setState({in.optimizerStateStep, in.momentum, in.expAvg, in.expAvgSq});
+    e.schedulerSteps = in.schedulerSteps;
+    e.lastLr = in.lastLr;
+    e.data->setGeneratorState(in.generator);
+    e.optimizerSteps = in.optimizerSteps;
+    e.microBatches = in.microBatches;
+    e.windowsDone = in.windowsDone;
+    e.syncCalls = in.syncCalls;
+    e.last = StepResult{};
+    e.last.step = in.windowsDone - 1;
+    e.last.loss = in.lastLoss;
+    e.last.gradNorm = in.lastGradNorm;
+    e.last.lr = in.lastLr;
+    e.referenceGrads.clear();
+    e.referenceWindow = -1;
+    e.windowX.clear();
+    e.windowY.clear();
+    e.windowLosses.clear();
+    e.open = in.open;
+    e.micro = in.open ? in.micro : 0;
+    if (in.open) {
+        const auto x = in.windowX.to(e.device); // (per-rank window, in) float32 noise
+        const auto y = in.windowY.to(e.device); // (per-rank window,)
+        if (e.config.accumSteps == 1) {
+            e.windowX = {x};
+            e.windowY = {y};
+        } else {
+            e.windowX = x.split(e.config.microBatch);
+            e.windowY = y.split(e.config.microBatch);
+        }
+        for (const auto &l : dev(in.windowLosses).unbind(0))
+            e.windowLosses.push_back(l);
+        e.windowStart = Clock::now();
+    }
+    e.windowStartParams.clear();
+    if (in.windowStartParams.defined()) {
+        const auto start = dev(in.windowStartParams);
+        int64_t offset = 0;
+        for (const auto &p : e.params) {
+            e.windowStartParams.push_back(start.narrow(/*dim=*/0, offset, p.numel()).view(p.sizes()).clone());
+            offset += p.numel();
+        }
+    }
+}
+
+void AccumEngine::rendezvous()
+{
+    if (d->config.worldSize <= 1)
+        return;
+    torch::NoGradGuard noGrad;
+    auto one = torch::zeros({1}, d->optimizer->flatParam().options()); // (1,)
+    d->sync->allReduceMean(one);
+}
 
 double AccumEngine::maxAbsParamDiff(const AccumEngine &other) const
 {

@@ -17,6 +17,7 @@ namespace accumlab {
 
 class GradSync;
 struct WindowProbe; // core/window_probe.h (LibTorch types)
+struct EngineState; // core/engine_state.h (LibTorch types)
 
 class AccumEngine {
 public:
@@ -27,6 +28,7 @@ public:
     AccumEngine &operator=(const AccumEngine &) = delete;
 
     const AccumConfig &config() const;
+    int64_t rank() const;                         // this process's rank (0 on one rank)
     std::string deviceName() const;               // "cpu" or "cuda:0"
     std::vector<std::string> parameterNames() const; // "fc1.weight", ...
 
@@ -60,6 +62,18 @@ public:
 
     // Called around every optimizer step (null: none). For the equivalence check.
     void setProbe(WindowProbe *probe);
+
+    // SHA-256 of the flat parameter buffer's bytes (every parameter in registration order, in
+    // the model's dtype, native byte order): 64 hex digits that two runs compare.
+    std::string paramsSha256() const;
+
+    // Everything the next micro-batch depends on, for core/checkpoint.*: captureState copies
+    // it out (tensors on the CPU); restoreState puts it back into an engine of the same run
+    // (same config and world size; the checkpoint checks this before, in words).
+    void captureState(EngineState &out) const;
+    void restoreState(const EngineState &in);
+    // Returns when every rank has called it (one all-reduce of one element); at once on one rank.
+    void rendezvous();
 
 private:
     struct Impl;

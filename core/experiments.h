@@ -1,4 +1,5 @@
-// Guided experiments: the lesson's five exercises and six pitfalls that real trainers hit,
+// Guided experiments: the lesson's five exercises, six pitfalls that real trainers hit and
+// the next chapter's resume inside a window,
 // each measured live on real tensors with fixed seeds. An experiment returns named numbers,
 // optional curves, and claims whose verdicts are computed from those numbers by a stated
 // criterion; nothing here is a stored figure. The CLI (`accumlab-cli experiment`) and the
@@ -129,7 +130,7 @@ struct ExperimentOptions {
     SyncFactory makeSync;      // sync-count: see SyncFactory
 };
 
-// All eleven experiments, in the lesson's order.
+// Every experiment, in the lesson's order.
 const std::vector<ExperimentInfo> &experimentCatalog();
 // nullptr when unknown.
 const ExperimentInfo *findExperiment(const std::string &id);

@@ -47,6 +47,7 @@ ExperimentLabSettings batchNormSettings(const ExperimentOptions &);
 ExperimentLabSettings clippingSettings(const ExperimentOptions &);
 ExperimentLabSettings lrScheduleSettings(const ExperimentOptions &);
 ExperimentLabSettings linearScalingSettings(const ExperimentOptions &);
+ExperimentLabSettings resumeMidWindowSettings(const ExperimentOptions &);
 
 ExperimentResult variableLength(const ExperimentOptions &, const CancelToken *);
 ExperimentResult partialWindow(const ExperimentOptions &, const CancelToken *);
@@ -54,5 +55,7 @@ ExperimentResult batchNorm(const ExperimentOptions &, const CancelToken *);
 ExperimentResult clipping(const ExperimentOptions &, const CancelToken *);
 ExperimentResult lrSchedule(const ExperimentOptions &, const CancelToken *);
 ExperimentResult linearScaling(const ExperimentOptions &, const CancelToken *);
+// Experiment 12 (experiments_resume.cpp): checkpoint and resume inside a window.
+ExperimentResult resumeMidWindow(const ExperimentOptions &, const CancelToken *);
 
 } // namespace accumlab::experiments

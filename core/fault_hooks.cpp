@@ -37,6 +37,22 @@ FaultPlan FaultPlan::fromEnv()
     return f;
 }
 
+void faultKillAtMicro(int64_t microBatches, const char *point)
+{
+#ifdef ACCUMLAB_FAULT_HOOKS
+    static const char *at = std::getenv("ACCUMLAB_FAULT_KILL_AT_MICRO");
+    if (!at)
+        return;
+    static const int64_t n = envInt("ACCUMLAB_FAULT_KILL_AT_MICRO", at);
+    static const std::string where = std::getenv("ACCUMLAB_FAULT_KILL_POINT") ? std::getenv("ACCUMLAB_FAULT_KILL_POINT") : "after-micro";
+    if (microBatches == n && where == point)
+        ::raise(SIGKILL);
+#else
+    (void)microBatches;
+    (void)point;
+#endif
+}
+
 void FaultPlan::strike() const
 {
     if (mode == Kill)

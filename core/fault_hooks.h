@@ -31,4 +31,11 @@ struct FaultPlan {
     void strike() const; // does not return while the process runs on (Stop returns on SIGCONT)
 };
 
+// A second hook, for kill-and-resume: with ACCUMLAB_FAULT_KILL_AT_MICRO=N the
+// process ends itself with SIGKILL when `microBatches` == N at `point`, which is
+// ACCUMLAB_FAULT_KILL_POINT ("after-micro", the default: right after micro-batch N and its
+// checkpoint; "mid-checkpoint": the rank's file of that checkpoint written, the checkpoint not yet
+// made the latest). Kill-and-resume tests stop a run at an exact micro-batch with it.
+void faultKillAtMicro(int64_t microBatches, const char *point);
+
 } // namespace accumlab

@@ -99,6 +99,22 @@ void FusedOptimizer::step()
     }
 }
 
+FusedOptimizer::State FusedOptimizer::state() const
+{
+    return {m_step, m_momentum, m_expAvg, m_expAvgSq};
+}
+
+void FusedOptimizer::setState(const State &s)
+{
+    torch::NoGradGuard noGrad;
+    const auto options = m_flatParam.options();
+    auto in = [&](const torch::Tensor &t) { return t.defined() ? t.to(options).clone() : torch::Tensor(); };
+    m_step = s.step;
+    m_momentum = in(s.momentum);
+    m_expAvg = in(s.expAvg);
+    m_expAvgSq = in(s.expAvgSq);
+}
+
 int64_t FusedOptimizer::stateBytes() const
 {
     int64_t bytes = 0;

@@ -47,6 +47,17 @@ public:
     const std::vector<torch::Tensor> &grads() const { return m_grads; }
     // The flat gradient buffer: (total elements,). All-reduce this once to sync every tensor.
     torch::Tensor &flatGrad() { return m_flatGrad; }
+    const torch::Tensor &flatParam() const { return m_flatParam; }
+
+    // The state a checkpoint keeps (core/engine_state.h): the step count and the moment or
+    // momentum buffers, each (total,) or undefined before the first step.
+    struct State {
+        int64_t step = 0;
+        torch::Tensor momentum, expAvg, expAvgSq;
+    };
+    State state() const;
+    // Copies `s` in (buffers cloned onto the parameters' device and dtype).
+    void setState(const State &s);
 
 private:
     std::vector<torch::Tensor> m_params;

@@ -9,6 +9,9 @@
 //   accumlab-cli tradeoff        a fixed effective batch over micro-batches: time and measured peak per point,
 //                                the points beyond the budget failing; writes outputs/accum-tradeoff.json
 //   accumlab-cli find-micro-batch  the largest micro-batch under the budget and its accum_steps
+//   accumlab-cli train           one training run of the engine (--num-steps windows); one JSON object with the
+//                                counters and params_sha256; --checkpoint DIR [--checkpoint-every-micro K] saves
+//                                checkpoints, --resume DIR continues from the latest one (core/checkpoint.h)
 //   accumlab-cli content-check   checks the embedded teaching content (every text in every language, the
 //                                same placeholders, no English prose or Latin digits in right-to-left text);
 //                                exit 0 when clean, 1 with one line per problem (translators run it)
@@ -17,11 +20,14 @@
 // Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
 // or loses one mid-run: exit 3. Exports that cannot be written at the end (a full disk, a
 // folder that vanished): one line, exit 4, and the earlier exports are left as they were.
+#include "core/checkpoint.h"
 #include "core/content.h"
 #include "core/device.h"
+#include "core/engine.h"
 #include "core/experiments.h"
 #include "core/gpu.h"
 #include "core/distributed.h"
+#include "core/fault_hooks.h"
 #include "core/export.h"
 #include "core/cpu_memory.h"
 #include "core/lesson.h"
@@ -213,6 +219,27 @@ EquivalenceFlags equivalenceDefaults()
     f.seed = c.seed;
     return f;
 }
+
+// `train`: one run of the engine. The settings start from core's defaults (AccumConfig).
+struct TrainFlags {
+    AccumConfig config = [] {
+        AccumConfig c;
+        c.accumSteps = 4; // a window of several micro-batches: the run a checkpoint can cut inside
+        return c;
+    }();
+    std::string model = toString(config.preset);
+    std::string optimizer = toString(config.optimizer.kind);
+    std::string dtype = toString(config.dtype);
+    std::string device = toString(config.device);
+    std::string labels = toString(config.labels);
+    std::string bug = toString(config.bug);
+    std::string noSync = config.noSync ? "on" : "off";
+    int64_t hidden = 0;   // 0: the preset's hidden width
+    int64_t numSteps = 10; // windows (effective steps) the run ends after
+    std::string checkpoint;
+    int64_t checkpointEvery = 0; // micro-batches between checkpoints; 0: one at the end
+    std::string resume;
+};
 
 // Numbers on the command line are decimal, read one way everywhere. CLI11 reads integers with
 // base 0 (010 would be 8 and 0x10 16) and strtod takes hex floats, inf and nan; these
@@ -491,6 +518,78 @@ EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize
     return c;
 }
 
+AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
+{
+    AccumConfig c = f.config;
+    c.preset = presetFromString(f.model);
+    c.optimizer.kind = optimizerFromString(f.optimizer);
+    c.dtype = dtypeFromString(f.dtype);
+    c.device = deviceFromString(f.device);
+    c.labels = labelsFromString(f.labels);
+    c.bug = accumBugFromString(f.bug);
+    c.noSync = parseOnOff(f.noSync);
+    c.worldSize = worldSize;
+    if (f.hidden != 0) {
+        ModelShape shape = shapeOf(c.preset);
+        shape.hidden = f.hidden;
+        c.shape = shape;
+    }
+    if (f.numSteps < 1)
+        throw UsageError("--num-steps must be at least 1, got " + std::to_string(f.numSteps));
+    if (f.checkpointEvery < 0)
+        throw UsageError("--checkpoint-every-micro must be 0 (only at the end) or positive");
+    if (f.checkpointEvery > 0 && f.checkpoint.empty())
+        throw UsageError("--checkpoint-every-micro needs --checkpoint DIR");
+    validate(c);
+    resolveDevice(c.device);
+    return c;
+}
+
+// `train`: runs --num-steps windows of one engine (resumed from --resume's latest checkpoint
+// when given), saving checkpoints as asked; rank 0 prints one JSON object.
+int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync> sync, std::ostream &out)
+{
+    AccumEngine engine(c, std::move(sync));
+    nlohmann::json resumed = nullptr;
+    if (!f.resume.empty()) {
+        const CheckpointSummary r = loadCheckpoint(engine, f.resume);
+        resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
+    }
+    const int64_t target = f.numSteps * c.accumSteps; // micro-batches of the whole run
+    int64_t written = 0;
+    int64_t savedAt = -1;
+    while (engine.microBatches() < target) {
+        engine.microStep();
+        const int64_t done = engine.microBatches();
+        if (f.checkpointEvery > 0 && done % f.checkpointEvery == 0) {
+            saveCheckpoint(engine, f.checkpoint);
+            ++written;
+            savedAt = done;
+        }
+        faultKillAtMicro(done, "after-micro");
+    }
+    if (!f.checkpoint.empty() && savedAt != engine.microBatches()) {
+        saveCheckpoint(engine, f.checkpoint);
+        ++written;
+    }
+    const StepResult &last = engine.lastStep();
+    out << nlohmann::json{{"windows", engine.lastStep().step + 1},
+                          {"micro_batches", engine.microBatches()},
+                          {"optimizer_steps", engine.optimizerSteps()},
+                          {"optimizer_state_step", engine.optimizerStateStep()},
+                          {"sync_calls", engine.syncCalls()},
+                          {"loss", last.loss},
+                          {"lr", last.lr},
+                          {"world_size", c.worldSize},
+                          {"device", engine.deviceName()},
+                          {"resumed_from", resumed},
+                          {"checkpoints_written", written},
+                          {"params_sha256", engine.paramsSha256()}}
+               .dump(2)
+        << std::endl;
+    return 0;
+}
+
 void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
 {
     world = cmd.add_option("--world-size", d.worldSize, "data-parallel ranks started on this machine (1 to 64)")->transform(decimal<int64_t>())
@@ -571,11 +670,40 @@ std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const Sw
 
 // One rank (started by the launcher below, by torchrun or by hand): joins the group, runs
 // the job; rank 0 prints and writes, the others stay quiet.
-int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, const SweepFlags &s)
+int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, const SweepFlags &s,
+            const TrainFlags *train = nullptr)
 {
     std::ostream quiet(nullptr);
     const std::string who = "rank " + std::to_string(d.rank) + ": ";
     try {
+        if (train) {
+            const AccumConfig c = trainConfig(*train, d.worldSize);
+            d.cuda = resolveDevice(c.device).rfind("cuda", 0) == 0;
+            if (d.cuda)
+                setCudaDeviceIndex(static_cast<int>(d.localRank));
+            nlohmann::ordered_json settings = {{"command", "train"}, {"--num-steps", train->numSteps},
+                                               {"--checkpoint", train->checkpoint},
+                                               {"--checkpoint-every-micro", train->checkpointEvery},
+                                               {"--resume", train->resume}};
+            settings["--seed"] = c.seed;
+            settings["--micro-batch"] = c.microBatch;
+            settings["--accum-steps"] = c.accumSteps;
+            settings["--model"] = train->model;
+            settings["--hidden"] = train->hidden;
+            settings["--optimizer"] = train->optimizer;
+            settings["--lr"] = c.optimizer.lr;
+            settings["--lr-warmup"] = c.optimizer.lrWarmup;
+            settings["--clip-norm"] = c.optimizer.clipNorm;
+            settings["--dtype"] = train->dtype;
+            settings["--labels"] = train->labels;
+            settings["--bug"] = train->bug;
+            settings["--no-sync"] = train->noSync;
+            d.settings = settings.dump();
+            d.onFatal = &rankFatal;
+            const bool lead = d.rank == 0;
+            auto sync = joinProcessGroup(d);
+            exitNow(runTrain(*train, c, sync, lead ? std::cout : quiet));
+        }
         EquivalenceConfig eq;
         LessonOptions lesson;
         if (equivalence) {
@@ -605,6 +733,9 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         const int code = runLesson(lesson, lead ? std::cout : quiet, lead ? std::cerr : quiet);
         exitNow(lead ? code : 0);
     } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
+        exitNow(kExitBadInput);
+    } catch (const CheckpointError &ex) {
         std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
         exitNow(kExitBadInput);
     } catch (const UsageError &ex) {
@@ -811,11 +942,40 @@ int runMain(int argc, char **argv)
 
     auto *contentCmd = app.add_subcommand("content-check", "check the embedded teaching content in every language");
 
+    TrainFlags t;
+    auto *trainCmd = app.add_subcommand("train", "one training run of the engine; prints one JSON object with params_sha256");
+    trainCmd->add_option("--num-steps", t.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--micro-batch", t.config.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--accum-steps", t.config.accumSteps, "micro-batches per window")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--model", t.model, "lesson | wide | fixture")->capture_default_str();
+    trainCmd->add_option("--hidden", t.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--optimizer", t.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    trainCmd->add_option("--lr", t.config.optimizer.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    trainCmd->add_option("--lr-warmup", t.config.optimizer.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    trainCmd->add_option("--clip-norm", t.config.optimizer.clipNorm, "clip the window's gradient to this L2 norm (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
+    trainCmd->add_option("--bug", t.bug, "plant a classic accumulation bug (see --bug list)")->capture_default_str();
+    trainCmd->add_option("--no-sync", t.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
+    trainCmd->add_option("--dtype", t.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    trainCmd->add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
+    trainCmd->add_option("--labels", t.labels, "teacher | random")->capture_default_str();
+    trainCmd->add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
+    trainCmd->add_option("--checkpoint", t.checkpoint, "folder to save checkpoints in (the last one at the end)");
+    trainCmd->add_option("--checkpoint-every-micro", t.checkpointEvery, "also save one every K micro-batches (0 = only at the end)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    trainCmd->add_option("--resume", t.resume, "continue from the latest checkpoint in this folder");
+
     DistFlags d;
     CLI::Option *worldOpt = nullptr;
     CLI::Option *eqWorldOpt = nullptr;
+    CLI::Option *trainWorldOpt = nullptr;
     addDistOptions(app, d, worldOpt);
     addDistOptions(*eqCmd, d, eqWorldOpt);
+    addDistOptions(*trainCmd, d, trainWorldOpt);
 
     try {
         app.parse(argc, argv);
@@ -834,7 +994,7 @@ int runMain(int argc, char **argv)
         // The main job's options belong before no subcommand: `--lr 0.5 equivalence` would
         // otherwise set the sweep's rate and run the check with its own, silently.
         const CLI::App *sub = nullptr;
-        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd, contentCmd})
+        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd, contentCmd, trainCmd})
             if (c->parsed())
                 sub = c;
         if (sub)
@@ -881,16 +1041,19 @@ int runMain(int argc, char **argv)
         if (!(d.timeoutS > 0.0))
             throw UsageError("--dist-timeout must be positive");
         if (auto rank = distributedOptionsFromEnv(d.timeoutS)) {
-            const bool worldGiven = (eqCmd->parsed() ? eqWorldOpt : worldOpt)->count() > 0;
+            const bool worldGiven =
+                (eqCmd->parsed() ? eqWorldOpt : trainCmd->parsed() ? trainWorldOpt : worldOpt)->count() > 0;
             if (worldGiven && d.worldSize != rank->worldSize)
                 throw UsageError("--world-size " + std::to_string(d.worldSize) + " disagrees with WORLD_SIZE=" +
                                   std::to_string(rank->worldSize));
-            return runRank(*rank, eqCmd->parsed(), e, s);
+            return runRank(*rank, eqCmd->parsed(), e, s, trainCmd->parsed() ? &t : nullptr);
         }
         if (d.worldSize > 1) {
             // Bad input is refused here, once, before any rank starts.
             if (eqCmd->parsed()) {
                 equivalenceConfig(e, d.worldSize);
+            } else if (trainCmd->parsed()) {
+                trainConfig(t, d.worldSize);
             } else {
                 LessonOptions o = lessonOptions(s);
                 setWorld(o, d.worldSize);
@@ -901,6 +1064,8 @@ int runMain(int argc, char **argv)
             }
             return launchRanks(d, argc, argv);
         }
+        if (trainCmd->parsed())
+            return runTrain(t, trainConfig(t, 1), nullptr, std::cout);
         if (eqCmd->parsed()) {
             const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
             std::cout << toJson(r).dump(2) << std::endl;
@@ -916,6 +1081,9 @@ int runMain(int argc, char **argv)
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;
     } catch (const UsageError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    } catch (const CheckpointError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;
     } catch (const DistributedError &ex) {

@@ -106,11 +106,11 @@ public:
 class TestExperiments : public QObject {
     Q_OBJECT
 private slots:
-    void catalogListsTheElevenExperiments()
+    void catalogListsTheExperiments()
     {
         const QStringList expected{"sweep-flattening", "no-division", "adamw-state",  "sync-count",
                                    "split-tolerance",  "variable-length", "partial-window", "batchnorm",
-                                   "clipping",         "lr-schedule",     "linear-scaling"};
+                                   "clipping",         "lr-schedule",     "linear-scaling", "resume-mid-window"};
         const auto &catalog = experimentCatalog();
         QCOMPARE(int(catalog.size()), expected.size());
         for (int i = 0; i < expected.size(); ++i) {
@@ -164,6 +164,9 @@ private slots:
         QTest::newRow("linear-scaling") << "linear-scaling"
                                         << QStringList{"scaled-beats-unscaled", "scaled-tracks-small-batch",
                                                        "all-runs-learn"};
+        QTest::newRow("resume-mid-window") << "resume-mid-window"
+                                           << QStringList{"mid-window-identical", "window-end-identical",
+                                                          "without-buffers-drifts", "restarted-count-drifts"};
     }
     void verdicts()
     {
@@ -250,6 +253,7 @@ private slots:
         QTest::newRow("clipping") << "clipping" << "accum_steps" << "" << "" << "";
         QTest::newRow("lr-schedule") << "lr-schedule" << "accum_steps" << "" << "peak_lr" << "";
         QTest::newRow("linear-scaling") << "linear-scaling" << "accum_steps" << "micro_batch" << "scaled_lr" << "";
+        QTest::newRow("resume-mid-window") << "resume-mid-window" << "accum_steps" << "" << "" << "";
     }
     void statedSettingsAreTheOnesRun()
     {

@@ -1,0 +1,68 @@
+// Checkpoints of an AccumEngine: written atomically, versioned, refused in words when they do
+// not fit the run, and exact: a run resumed from one, at any micro-batch (inside a window or at
+// its end), ends with bit-identical parameters to the run that was never interrupted.
+//
+// On disk (README, "Checkpoints"): a folder with latest.json naming the last complete
+// generation, and per generation one file per rank, gen-<micro-batches>/rank-<r>.ckpt: one line
+// of JSON (the manifest: format, version, model widths, dtype, world size, rank, the run's
+// settings, the tensors' names, dtypes, shapes and offsets, the tensor data's size and SHA-256),
+// then the tensor data as raw bytes. Rank 0's file holds the parts every rank shares
+// (parameters, optimizer state, LR schedule position, data stream generator, counters); every
+// rank's file holds its own gradient buffers and open window. A generation becomes the latest
+// only once every rank's file is written (latest.json is replaced by rename), so a process
+// killed while writing leaves the previous checkpoint whole.
+// Not here: the loss scaler's state (the manifest reserves an optional "loss_scaler" section,
+// null today, refused when present) and any Qt. Plain C++ (no torch).
+#pragma once
+
+#include "core/errors.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace accumlab {
+
+class AccumEngine;
+
+// The manifest's "format" and the version this build writes and reads.
+inline constexpr const char *kCheckpointFormat = "accumlab-checkpoint";
+inline constexpr int kCheckpointVersion = 1;
+
+// A checkpoint that is missing, damaged, of another version or of another run; a code of the
+// content's errors/checkpoint.json with its arguments.
+class CheckpointError : public CodedError {
+public:
+    using CodedError::CodedError;
+};
+
+// What a resume found.
+struct CheckpointSummary {
+    int64_t microBatches = 0;  // micro-batches the run had done
+    int64_t windowsDone = 0;   // completed windows (optimizer steps of the correct loop)
+    int64_t microIndex = 0;    // micro-batches done in the open window (0: at a window's end)
+    int64_t worldSize = 1;
+};
+
+// How a resume goes wrong on purpose (the resume-mid-window experiment's planted bugs):
+//   DropPartialBuffers  the open window's partial gradient sums are not restored (zeros)
+//   RestartWindowCount  the micro-batch index restarts at 0: the window's first micro-batches
+//                       run again on top of the restored buffers
+enum class ResumeBug { None, DropPartialBuffers, RestartWindowCount };
+
+// Saves the engine's state into `dir` (created if needed) as a new generation and makes it the
+// latest. With several ranks every rank calls it at the same micro-batch (it meets the others
+// once). Throws CheckpointError("checkpoint/write-failed") with the previous checkpoint whole.
+void saveCheckpoint(AccumEngine &engine, const std::filesystem::path &dir);
+
+// Restores the latest checkpoint in `dir` into `engine`, freshly built with the run's settings.
+// Throws CheckpointError when there is none, when a file is truncated or corrupt, of another
+// version, or of another model shape, dtype, world size or setting; the engine is untouched then.
+CheckpointSummary loadCheckpoint(AccumEngine &engine, const std::filesystem::path &dir,
+                                 ResumeBug bug = ResumeBug::None);
+
+// The rank file of `rank` in the latest generation (for tests and messages); throws as
+// loadCheckpoint does when there is no checkpoint.
+std::filesystem::path latestRankFile(const std::filesystem::path &dir, int64_t rank);
+
+} // namespace accumlab
