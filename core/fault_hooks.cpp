@@ -1,6 +1,6 @@
 // The test-only fault hooks (core/fault_hooks.h). ACCUMLAB_FAULT_HOOKS is defined for this
-// file alone (core/CMakeLists.txt), so switching the option off for the package recompiles
-// only this file, and the variables' names are then nowhere in the program.
+// file's own small library (core/CMakeLists.txt), so switching the option off for the package
+// recompiles only this file, and the variables' names are then nowhere in the program.
 #include "core/fault_hooks.h"
 
 #include "core/distributed.h"
