@@ -157,9 +157,17 @@ struct FileReader {
                 const auto bytes = t.at("bytes").get<uint64_t>();
                 const auto dtype = dtypeNames().at(t.at("dtype").get<std::string>());
                 const auto shape = t.at("shape").get<std::vector<int64_t>>();
-                auto tensor = torch::empty(shape, torch::dtype(dtype));
-                if (offset + bytes > found || tensor.nbytes() != bytes)
+                // The announced size must be what the shape takes, and inside the data, before
+                // anything is allocated.
+                uint64_t expect = c10::elementSize(dtype);
+                for (int64_t d : shape) {
+                    if (d < 0 || (d > 0 && expect > found / uint64_t(d)))
+                        refuse("corrupt", path);
+                    expect *= uint64_t(d);
+                }
+                if (expect != bytes || offset > found || bytes > found - offset)
                     refuse("corrupt", path);
+                auto tensor = torch::empty(shape, torch::dtype(dtype));
                 std::memcpy(tensor.data_ptr(), payload + offset, bytes);
                 tensors[t.at("name").get<std::string>()] = tensor;
             }

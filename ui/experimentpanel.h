@@ -1,4 +1,4 @@
-// The guided experiments (core/experiments.h) in the window: pick one of the eleven from the
+// The guided experiments (core/experiments.h) in the window: pick one from the
 // catalog, read its summary, run it in the engine's worker thread with one click, and read
 // the measured values, each claim with its verdict, the explanation and the measured curves.
 // Running also asks the window to set its controls to the experiment's settings where they

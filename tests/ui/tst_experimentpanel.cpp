@@ -114,6 +114,7 @@ private slots:
         QTest::newRow("batchnorm") << "batchnorm";
         QTest::newRow("lr-schedule") << "lr-schedule";
         QTest::newRow("partial-window") << "partial-window";
+        QTest::newRow("resume-mid-window") << "resume-mid-window";
     }
     void runShowsTheEnginesResult()
     {
