@@ -1,6 +1,7 @@
 // The main window: assembly, teaching mode, the sweep, exports, presets, settings, autorun.
 #include "ui/mainwindow.h"
 
+#include "ui/adaptivesplitter.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
@@ -97,6 +98,9 @@ constexpr int kLessonDockWidth = 340;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
+// The smallest chart that shows its tick labels, axis titles and legend whole.
+constexpr int kChartMinWidth = 420;
+constexpr int kChartMinHeight = 250;
 const QColor kHighlightColor(0xf5, 0xa6, 0x23);
 
 // An outline drawn over a widget for a moment, then gone; clicks pass through it.
@@ -241,11 +245,19 @@ void MainWindow::buildUi()
 
     m_throughputChart = new ThroughputChart;
     m_lossChart = new LossChart;
-    auto *charts = new QSplitter(Qt::Horizontal);
+    // Side by side where both charts have room for their labels; stacked, scrolling, on a
+    // projector's narrower window.
+    auto *charts = new AdaptiveSplitter;
     charts->setObjectName(QStringLiteral("chartsSplitter"));
     charts->addWidget(m_throughputChart);
     charts->addWidget(m_lossChart);
-    charts->setChildrenCollapsible(false);
+    charts->setWideWidth(2 * kChartMinWidth, kChartMinHeight);
+    auto *chartsScroll = new QScrollArea;
+    chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
+    chartsScroll->setWidget(charts);
+    chartsScroll->setWidgetResizable(true);
+    chartsScroll->setFrameShape(QFrame::NoFrame);
+    chartsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_memoryView = new MemoryView;
     m_sweepModel = new SweepTableModel(this);
     m_sweepTable = new QTableView;
@@ -256,7 +268,7 @@ void MainWindow::buildUi()
     m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tabs = new QTabWidget;
-    m_tabs->addTab(charts, QString());
+    m_tabs->addTab(chartsScroll, QString());
     m_tabs->addTab(m_memoryView, QString());
     m_tabs->addTab(m_sweepTable, QString());
 
