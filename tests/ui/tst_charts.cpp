@@ -34,6 +34,8 @@ private slots:
     void throughputAxesShowAScaleOnlyOnceMeasured();
     void lossStepAxisEndsOnWholeSteps_data();
     void lossStepAxisEndsOnWholeSteps();
+    void lossCurvesKeepDistinctColours_data();
+    void lossCurvesKeepDistinctColours();
 };
 
 void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
@@ -111,6 +113,41 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
     chart.clear();
     QCOMPARE(steps->max(), 4.0);
     QVERIFY(!loss->labelsVisible());
+}
+
+// A long sweep's loss curves are told apart: every pair of curve colours lies at least
+// kMinDistance apart in RGB (Qt's default theme repeats its five colours from the sixth curve:
+// a distance of 0). Each curve's dashed logged loss takes its curve's colour.
+void TestCharts::lossCurvesKeepDistinctColours_data()
+{
+    QTest::addColumn<int>("curves");
+    QTest::newRow("six, past Qt's five") << 6;
+    QTest::newRow("ten") << 10;
+    QTest::newRow("sixteen") << 16;
+}
+
+void TestCharts::lossCurvesKeepDistinctColours()
+{
+    QFETCH(int, curves);
+    constexpr double kMinDistance = 40.0;
+    LossChart chart;
+    for (int i = 0; i < curves; ++i)
+        chart.startSeries(i, qint64(1) << i);
+    QCOMPARE(chart.seriesCount(), curves);
+    for (int i = 0; i < curves; ++i) {
+        const QColor a = chart.seriesColor(i);
+        for (int j = i + 1; j < curves; ++j) {
+            const QColor b = chart.seriesColor(j);
+            const double d = std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+            QVERIFY2(d >= kMinDistance, qPrintable(QStringLiteral("curves %1 (%2) and %3 (%4) are %5 apart")
+                                                       .arg(i)
+                                                       .arg(a.name())
+                                                       .arg(j)
+                                                       .arg(b.name())
+                                                       .arg(d)));
+        }
+        QCOMPARE(a, LossChart::curveColor(i));
+    }
 }
 
 QTEST_MAIN(TestCharts)
