@@ -526,6 +526,12 @@ void MainWindow::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslateUi();
+    // A QSplitter places its panes for the reading direction only when it is resized: after a
+    // switch between Persian and English the panes kept the old order (the two charts stood
+    // swapped against a window started in the new language) until the window was resized.
+    if (event->type() == QEvent::LayoutDirectionChange)
+        for (QSplitter *splitter : findChildren<QSplitter *>())
+            splitter->refresh();
     QMainWindow::changeEvent(event);
 }
 

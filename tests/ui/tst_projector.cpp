@@ -18,6 +18,7 @@
 #include "ui/losschart.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"
+#include "ui/throughputchart.h"
 
 #include <QAbstractButton>
 #include <QAbstractScrollArea>
@@ -237,6 +238,44 @@ private slots:
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // The two charts of the lab's first tab stand in the same order after a language switch as
+    // in a window started in that language (they used to swap after a switch).
+    void chartsKeepTheirOrderAcrossASwitch_data()
+    {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::newRow("English to Persian") << "en" << "fa";
+        QTest::newRow("Persian to English") << "fa" << "en";
+    }
+
+    void chartsKeepTheirOrderAcrossASwitch()
+    {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        // Whether the throughput chart stands left of the loss chart, on a wide page.
+        const auto throughputFirst = [](MainWindow &w) {
+            w.setWindowState(Qt::WindowNoState);
+            w.resize(1366, 768);
+            w.show();
+            settle();
+            const QPoint t = w.throughputChart()->mapTo(&w, QPoint());
+            const QPoint l = w.lossChart()->mapTo(&w, QPoint());
+            return t.x() < l.x();
+        };
+        LanguageManager::instance()->setLanguage(to);
+        bool fresh = false;
+        {
+            MainWindow w(false);
+            fresh = throughputFirst(w);
+        }
+        LanguageManager::instance()->setLanguage(from);
+        MainWindow w(false);
+        throughputFirst(w);
+        LanguageManager::instance()->setLanguage(to);
+        settle();
+        QCOMPARE(throughputFirst(w), fresh);
     }
 
     // Each check catches what it exists to catch, on the smaller projector in Persian.
