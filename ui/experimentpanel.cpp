@@ -309,7 +309,8 @@ void ExperimentPanel::retranslateUi()
                                 "measured."));
     m_claimsBox->setTitle(tr("Claims"));
     m_claimsTable->setHorizontalHeaderLabels({tr("Verdict"), tr("Claim")});
-    m_timingNote->setText(tr("⏱ Timing-based claims depend on the machine and its load: they are reported, "
+    m_timingNote->setText(timingMark() + QLatin1Char(' ') +
+                          tr("Timing-based claims depend on the machine and its load: they are reported, "
                              "not guaranteed."));
     m_explanationBox->setTitle(tr("Explanation"));
     m_valuesBox->setTitle(tr("Measured values"));
@@ -470,7 +471,7 @@ void ExperimentPanel::showResult()
             verdict->setFont(bold);
             QString statement = localized(claimStatement(*m_result, c, contentStyle()));
             if (c.timing) {
-                statement += QStringLiteral(" ⏱");
+                statement += QLatin1Char(' ') + timingMark();
                 timing = true;
             }
             auto *text = new QTableWidgetItem(statement);
