@@ -645,8 +645,17 @@ void TestMainWindow::classroomModeHidesControls()
     auto *accum = w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"));
     QVERIFY(!lr->isVisibleTo(&w));
     QVERIFY(accum->isVisibleTo(&w));
+    // A box with every row hidden goes too; one row left keeps it.
+    auto *sweepBox = w.findChild<QWidget *>(QStringLiteral("sweepBox"));
+    QVERIFY(sweepBox);
+    QVERIFY(sweepBox->isVisibleTo(&w));
+    w.controlPanel()->setClassroomMode(true, {QStringLiteral("accumGrid")});
+    QVERIFY(sweepBox->isVisibleTo(&w));
+    w.controlPanel()->setClassroomMode(true, {QStringLiteral("accumGrid"), QStringLiteral("numSteps")});
+    QVERIFY2(!sweepBox->isVisibleTo(&w), "an empty box is left in classroom mode");
     w.controlPanel()->setClassroomMode(false, p.hiddenControls);
     QVERIFY(lr->isVisibleTo(&w));
+    QVERIFY(sweepBox->isVisibleTo(&w));
 }
 
 // The Experiments menu opens an experiment on its page; running it puts its settings on the
