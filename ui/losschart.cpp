@@ -1,6 +1,7 @@
 // The loss chart.
 #include "ui/losschart.h"
 
+#include "ui/chartscale.h"
 #include "ui/language.h"
 
 #include <QLocale>
@@ -74,7 +75,7 @@ LossChart::LossChart(QWidget *parent) : QChartView(parent)
     chart->addAxis(m_yAxis, Qt::AlignLeft);
     m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
-    m_yAxis->setLabelsVisible(false); // no loss measured yet: no scale to show
+    showScale(m_yAxis, false); // no loss measured yet: no scale to show
     m_redrawTimer = new QTimer(this);
     m_redrawTimer->setSingleShot(true);
     m_redrawTimer->setInterval(kRedrawIntervalMs);
@@ -125,7 +126,7 @@ void LossChart::clear()
     m_dirty.clear();
     m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
-    m_yAxis->setLabelsVisible(false);
+    showScale(m_yAxis, false);
 }
 
 QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
@@ -206,7 +207,7 @@ void LossChart::redraw()
             yMax = std::max(yMax, p.y());
         }
     }
-    m_yAxis->setLabelsVisible(yMin <= yMax); // before the ranges, which lay the axes out again
+    showScale(m_yAxis, yMin <= yMax); // before the ranges, which lay the axes out again
     m_xAxis->setRange(0, wholeStepRange(xMax));
     if (yMin <= yMax) {
         const double pad = std::max(1e-6, (yMax - yMin) * 0.05);

@@ -240,6 +240,46 @@ private slots:
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
     }
 
+    // A window just opened, nothing measured yet: the charts' empty axes keep their titles whole
+    // (an axis with hidden labels used to elide its title to "..."), and with bfloat16 the
+    // equivalence panel's tolerance row, two bounds on wrapped lines, is shown whole.
+    void freshWindowFits_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("dtype");
+        for (const QSize size : {QSize(1024, 768), QSize(1366, 768)})
+            for (const char *language : {"en", "fa"})
+                for (const char *dtype : {"float32", "bfloat16"})
+                    QTest::addRow("%dx%d %s %s", size.width(), size.height(), language, dtype)
+                        << size << QString::fromLatin1(language) << QString::fromLatin1(dtype);
+    }
+
+    void freshWindowFits()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QFETCH(QString, dtype);
+        LanguageManager::instance()->setLanguage(language);
+        MainWindow w(false);
+        Preset p = w.currentPreset();
+        p.config.dtype = dtypeFromString(dtype.toStdString());
+        w.applyPreset(p);
+        w.setWindowState(Qt::WindowNoState);
+        w.resize(size);
+        w.show();
+        w.requestEquivalenceNow();
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence().has_value(), kWaitMs);
+        settle();
+        QTest::qWait(50);
+        settle();
+        QCOMPARE(w.size(), size);
+        const QStringList found = widgetProblems(&w) + chartProblems(&w);
+        for (const QString &problem : found)
+            qInfo().noquote() << problem;
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
     // The two charts of the lab's first tab stand in the same order after a language switch as
     // in a window started in that language (they used to swap after a switch).
     void chartsKeepTheirOrderAcrossASwitch_data()
