@@ -42,6 +42,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -851,7 +852,7 @@ bool MainWindow::exportSkillMarkdown(const QString &path, QString *error) const
     return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep, contentStyle()), error);
 }
 
-bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error)
+bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
 {
     const QList<std::pair<QString, QWidget *>> items{{QStringLiteral("accumlab-throughput.png"), m_throughputChart},
                                                      {QStringLiteral("accumlab-loss.png"), m_lossChart},
@@ -859,7 +860,7 @@ bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QS
                                                      {QStringLiteral("accumlab-memory.png"), m_memoryView}};
     for (const auto &[name, widget] : items) {
         const QString path = QDir(folder).filePath(name);
-        if (!writeFileSafely(path, widgetPng(widget), error))
+        if (!writeFileSafely(path, widgetPng(widget, scale), error))
             return false;
         if (written)
             *written << path;
@@ -963,9 +964,15 @@ void MainWindow::exportChartsDialog()
     if (folder.isEmpty())
         return;
     QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    const QStringList scales{tr("1× (as on screen)"), tr("2× (for slides)"), tr("3×")};
+    bool chosen = false;
+    const QString scale = QInputDialog::getItem(this, tr("Export chart PNGs"), tr("Size of the pictures:"), scales,
+                                                /*current=*/1, /*editable=*/false, &chosen);
+    if (!chosen)
+        return;
     QStringList written;
     QString error;
-    if (!exportChartPngs(folder, &written, &error))
+    if (!exportChartPngs(folder, &written, &error, static_cast<int>(scales.indexOf(scale)) + 1))
         showError(error);
     else
         say([this, files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });

@@ -13,6 +13,7 @@
 #include "ui/gradientbufferview.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
+#include "ui/throughputchart.h"
 #include "ui/memoryview.h"
 #include "ui/preset.h"
 #include "ui/quizwidget.h"
@@ -571,6 +572,15 @@ void TestMainWindow::exportsWriteValidFiles()
     QCOMPARE(written.size(), 4);
     for (const QString &png : written)
         QVERIFY(!QImage(png).isNull());
+    // 1x is the chart's size on screen; the default is twice that, for slides, and 3x thrice.
+    const QString throughputPng = dir.filePath(QStringLiteral("accumlab-throughput.png"));
+    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error, 1), qPrintable(error));
+    const QSize onScreen = QImage(throughputPng).size();
+    QCOMPARE(onScreen, w.throughputChart()->size());
+    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error), qPrintable(error));
+    QCOMPARE(QImage(throughputPng).size(), onScreen * 2);
+    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error, 3), qPrintable(error));
+    QCOMPARE(QImage(throughputPng).size(), onScreen * 3);
 }
 
 void TestMainWindow::failedExportLeavesNoFile()
