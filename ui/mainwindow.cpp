@@ -964,7 +964,8 @@ void MainWindow::exportChartsDialog()
     if (folder.isEmpty())
         return;
     QSettings().setValue(QLatin1String(kSettingsFolder), folder);
-    const QStringList scales{tr("1× (as on screen)"), tr("2× (for slides)"), tr("3×")};
+    const QStringList scales{tr("%1× (as on screen)").arg(count(1)), tr("%1× (for slides)").arg(count(2)),
+                             tr("%1×").arg(count(3))};
     bool chosen = false;
     const QString scale = QInputDialog::getItem(this, tr("Export chart PNGs"), tr("Size of the pictures:"), scales,
                                                 /*current=*/1, /*editable=*/false, &chosen);
