@@ -101,6 +101,8 @@ constexpr int kLessonDockWidth = 340;
 constexpr int kLessonOpenMinWidth = 1400;
 // The smallest chart that shows its tick labels, axis titles and legend whole.
 constexpr int kChartMinWidth = 420;
+// Room beside a dialog's title in its title bar (buttons, margins).
+constexpr int kDialogTitleRoom = 120;
 constexpr int kChartMinHeight = 250;
 const QColor kHighlightColor(0xf5, 0xa6, 0x23);
 
@@ -1086,16 +1088,24 @@ void MainWindow::chooseHiddenControlsDialog()
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Controls hidden in classroom mode"));
     auto *layout = new QVBoxLayout(&dialog);
+    // Never smaller than its contents (it was squeezed below its wrapped introduction and its
+    // sixteen rows on a 768-pixel screen), and the choices in two columns to stay short.
+    layout->setSizeConstraint(QLayout::SetMinimumSize);
+    dialog.setMinimumWidth(dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + kDialogTitleRoom);
     auto *intro = new QLabel(tr("Checked controls are hidden while classroom mode is on. Save a preset to keep the choice."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
+    auto *grid = new QGridLayout;
+    layout->addLayout(grid);
     QList<QCheckBox *> boxes;
     const QStringList hidden = m_controls->hiddenControls();
-    for (const QString &key : ControlPanel::controlKeys()) {
+    const QStringList keys = ControlPanel::controlKeys();
+    const int rows = static_cast<int>((keys.size() + 1) / 2);
+    for (const QString &key : keys) {
         auto *box = new QCheckBox(m_controls->controlTitle(key));
         box->setProperty("key", key);
         box->setChecked(hidden.contains(key));
-        layout->addWidget(box);
+        grid->addWidget(box, static_cast<int>(boxes.size()) % rows, static_cast<int>(boxes.size()) / rows);
         boxes << box;
     }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);

@@ -21,6 +21,10 @@
 #include "ui/throughputchart.h"
 
 #include <QAbstractButton>
+#include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QTimer>
 #include <QAbstractScrollArea>
 #include <QDir>
 #include <QGraphicsScene>
@@ -275,6 +279,46 @@ private slots:
         settle();
         QCOMPARE(w.size(), size);
         const QStringList found = widgetProblems(&w) + chartProblems(&w);
+        for (const QString &problem : found)
+            qInfo().noquote() << problem;
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // The classroom mode's dialog shows its title, its wrapped introduction and every choice
+    // whole, in both languages.
+    void hiddenControlsDialogFits_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::newRow("en") << "en";
+        QTest::newRow("fa") << "fa";
+    }
+
+    void hiddenControlsDialogFits()
+    {
+        QFETCH(QString, language);
+        show(QSize(1024, 768), language, QStringLiteral("lab/0"));
+        auto *action = m_window->findChild<QAction *>(QStringLiteral("hiddenControlsAction"));
+        QVERIFY(action);
+        QStringList found;
+        QString title;
+        QTimer::singleShot(300, m_window, [&] {
+            QWidget *dialog = QApplication::activeModalWidget();
+            if (!dialog)
+                return;
+            settle();
+            found = widgetProblems(dialog);
+            title = dialog->windowTitle();
+            // The title bar shows the title whole where the dialog is at least as wide.
+            if (dialog->width() < dialog->fontMetrics().horizontalAdvance(title))
+                found << QStringLiteral("the dialog is %1 wide, its title needs %2")
+                             .arg(dialog->width())
+                             .arg(dialog->fontMetrics().horizontalAdvance(title));
+            if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
+                dialog->grab().save(QDir(shots).filePath(QStringLiteral("hidden-controls-%1.png").arg(language)));
+            qobject_cast<QDialog *>(dialog)->reject();
+        });
+        action->trigger();
+        QVERIFY2(!title.isEmpty(), "no dialog opened");
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
