@@ -548,10 +548,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>⏱ Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Explanation</source>
         <translation type="unfinished"></translation>
     </message>
@@ -681,6 +677,10 @@
     </message>
     <message>
         <source>inconclusive: the difference lies within the measured timing spread</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1062,6 +1062,26 @@
     </message>
     <message>
         <source>Latin digits (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export chart PNGs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Size of the pictures:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1× (as on screen)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1× (for slides)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1×</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -548,10 +548,6 @@
         <translation>ادعا</translation>
     </message>
     <message>
-        <source>⏱ Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
-        <translation>⏱ ادعاهای مبتنی بر زمان‌سنجی به ماشین و بار آن بستگی دارند: گزارش می‌شوند، اما تضمین نمی‌شوند.</translation>
-    </message>
-    <message>
         <source>Explanation</source>
         <translation>توضیح</translation>
     </message>
@@ -682,6 +678,10 @@
     <message>
         <source>inconclusive: the difference lies within the measured timing spread</source>
         <translation>بی‌نتیجه: اختلاف در محدوده‌ی پراکندگی اندازه‌گیری‌شده‌ی زمان‌ها است</translation>
+    </message>
+    <message>
+        <source>Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
+        <translation>ادعاهای مبتنی بر زمان‌سنجی به ماشین و بار آن بستگی دارند: گزارش می‌شوند، اما تضمین نمی‌شوند.</translation>
     </message>
 </context>
 <context>
@@ -1063,6 +1063,26 @@
     <message>
         <source>Latin digits (%1)</source>
         <translation>ارقام لاتین: %1</translation>
+    </message>
+    <message>
+        <source>Export chart PNGs</source>
+        <translation>خروجی نمودارها به‌صورت PNG</translation>
+    </message>
+    <message>
+        <source>Size of the pictures:</source>
+        <translation>اندازه‌ی تصویرها:</translation>
+    </message>
+    <message>
+        <source>%1× (as on screen)</source>
+        <translation>%1× (به اندازه‌ی روی صفحه)</translation>
+    </message>
+    <message>
+        <source>%1× (for slides)</source>
+        <translation>%1× (برای اسلاید)</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
     </message>
 </context>
 <context>

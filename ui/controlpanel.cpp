@@ -178,6 +178,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_teachingBox);
 
     m_sweepBox = new QGroupBox;
+    m_sweepBox->setObjectName(QStringLiteral("sweepBox"));
     auto *sweepForm = new QFormLayout(m_sweepBox);
     m_gridEdit = new QLineEdit;
     m_gridEdit->setObjectName(QStringLiteral("accumGridEdit"));
@@ -469,10 +470,16 @@ void ControlPanel::setClassroomMode(bool enabled, const QStringList &hidden)
 
 void ControlPanel::applyVisibility()
 {
+    // A box whose every row is hidden goes too: an empty titled frame reads as a fault.
+    QHash<QWidget *, bool> boxShown;
     for (auto it = m_rowFields.begin(); it != m_rowFields.end(); ++it) {
         const bool visible = !(m_classroomMode && m_hidden.contains(it.key()));
-        m_rowForms.value(it.key())->setRowVisible(it.value(), visible);
+        QFormLayout *form = m_rowForms.value(it.key());
+        form->setRowVisible(it.value(), visible);
+        boxShown[form->parentWidget()] |= visible;
     }
+    for (auto it = boxShown.cbegin(); it != boxShown.cend(); ++it)
+        it.key()->setVisible(it.value());
 }
 
 void ControlPanel::setSweepRunning(bool running)

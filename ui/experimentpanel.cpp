@@ -1,6 +1,7 @@
 // The guided-experiments panel and the mapping of each experiment onto the window's controls.
 #include "ui/experimentpanel.h"
 
+#include "ui/adaptivesplitter.h"
 #include "ui/enginecontroller.h"
 #include "ui/localizedtext.h"
 
@@ -37,7 +38,14 @@ constexpr int kClaimIdRole = Qt::UserRole;
 
 // Smallest heights that still show a few rows, lines or a readable plot.
 constexpr int kMinTableHeight = 60;
-constexpr int kMinChartHeight = 160;
+// The claims and the explanation keep a few lines in view when the results scroll.
+constexpr int kMinClaimsHeight = 120;
+constexpr int kMinExplanationHeight = 100;
+constexpr int kMinChartHeight = 280;
+// Room for the curves box's title and curve picker above its chart.
+constexpr int kCurvesBoxExtra = 60;
+// The curves and the values side by side from this width of the page up.
+constexpr int kSideBySideWidth = 820;
 // Characters of an experiment's title the picker shows at least.
 constexpr int kPickerMinChars = 24;
 // Initial splitter sizes are given in these units and scaled to the space there is.
@@ -184,7 +192,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     m_claimsTable->horizontalHeader()->setSectionResizeMode(kStatementColumn, QHeaderView::Stretch);
     m_claimsTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_claimsTable->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    m_claimsTable->setMinimumHeight(kMinTableHeight);
+    m_claimsTable->setMinimumHeight(kMinClaimsHeight);
     m_timingNote = new QLabel(m_claimsBox);
     m_timingNote->setObjectName(QStringLiteral("timingNote"));
     m_timingNote->setWordWrap(true);
@@ -204,7 +212,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     explanationScroll->setWidgetResizable(true);
     explanationScroll->setFrameShape(QFrame::NoFrame);
     explanationScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    explanationScroll->setMinimumHeight(kMinTableHeight);
+    explanationScroll->setMinimumHeight(kMinExplanationHeight);
     auto *explanationLayout = new QVBoxLayout(m_explanationBox);
     explanationLayout->addWidget(explanationScroll);
 
@@ -239,15 +247,17 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     curvesLayout->addWidget(m_curvePicker);
     curvesLayout->addWidget(m_chartView, 1);
 
-    // The curves get the larger share; the values table scrolls.
-    auto *bottom = new QSplitter(Qt::Horizontal, this);
+    // The curves get the larger share; the values table scrolls. Where the page is too narrow
+    // for both side by side (a projector's 1024 pixels), the values go below the curves and the
+    // results scroll.
+    auto *bottom = new AdaptiveSplitter;
     bottom->addWidget(m_curvesBox);
     bottom->addWidget(m_valuesBox);
     bottom->setStretchFactor(0, 2);
     bottom->setStretchFactor(1, 1);
     bottom->setSizes({2 * kSplitUnit, 1 * kSplitUnit});
-    bottom->setChildrenCollapsible(false);
-    auto *results = new QSplitter(Qt::Vertical, this);
+    bottom->setWideWidth(kSideBySideWidth, kMinChartHeight + kCurvesBoxExtra);
+    auto *results = new QSplitter(Qt::Vertical);
     results->addWidget(m_claimsBox);
     results->addWidget(m_explanationBox);
     results->addWidget(bottom);
@@ -261,7 +271,13 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     layout->addLayout(pickRow);
     layout->addWidget(m_summaryLabel);
     layout->addLayout(runRow);
-    layout->addWidget(results, 1);
+    auto *resultsScroll = new QScrollArea(this);
+    resultsScroll->setObjectName(QStringLiteral("experimentResultsScroll"));
+    resultsScroll->setWidget(results);
+    resultsScroll->setWidgetResizable(true);
+    resultsScroll->setFrameShape(QFrame::NoFrame);
+    resultsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(resultsScroll, 1);
 
     connect(m_picker, &QComboBox::currentIndexChanged, this, &ExperimentPanel::showChosen);
     connect(m_runButton, &QPushButton::clicked, this, &ExperimentPanel::runCurrent);
@@ -293,7 +309,8 @@ void ExperimentPanel::retranslateUi()
                                 "measured."));
     m_claimsBox->setTitle(tr("Claims"));
     m_claimsTable->setHorizontalHeaderLabels({tr("Verdict"), tr("Claim")});
-    m_timingNote->setText(tr("⏱ Timing-based claims depend on the machine and its load: they are reported, "
+    m_timingNote->setText(timingMark() + QLatin1Char(' ') +
+                          tr("Timing-based claims depend on the machine and its load: they are reported, "
                              "not guaranteed."));
     m_explanationBox->setTitle(tr("Explanation"));
     m_valuesBox->setTitle(tr("Measured values"));
@@ -454,7 +471,7 @@ void ExperimentPanel::showResult()
             verdict->setFont(bold);
             QString statement = localized(claimStatement(*m_result, c, contentStyle()));
             if (c.timing) {
-                statement += QStringLiteral(" ⏱");
+                statement += QLatin1Char(' ') + timingMark();
                 timing = true;
             }
             auto *text = new QTableWidgetItem(statement);

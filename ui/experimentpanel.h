@@ -63,6 +63,10 @@ class ExperimentPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ExperimentPanel(EngineController *controller, QWidget *parent = nullptr);
+    // The mark after a timing-based claim and before the note that explains it: a dagger, which
+    // the bundled Vazirmatn and DejaVu Sans both draw (the stopwatch U+23F1 used before is in
+    // neither, and showed as an empty box).
+    static QString timingMark() { return QStringLiteral("†"); }
 
     QString currentExperiment() const;
     void setCurrentExperiment(const QString &id);

@@ -47,12 +47,23 @@ QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepR
     return QByteArray::fromStdString(skillMarkdown(equivalence, sweep, style));
 }
 
-QByteArray widgetPng(QWidget *widget)
+QByteArray widgetPng(QWidget *widget, int scale)
 {
+    QPixmap pixmap;
+    if (scale <= 1) {
+        pixmap = widget->grab();
+    } else {
+        // A pixmap of the larger size that says it holds `scale` pixels per point: the widget
+        // paints itself in its own coordinates and the painter draws it at that resolution.
+        pixmap = QPixmap(widget->size() * scale);
+        pixmap.setDevicePixelRatio(scale);
+        pixmap.fill(widget->palette().color(QPalette::Window));
+        widget->render(&pixmap);
+    }
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
-    if (!widget->grab().save(&buffer, "PNG"))
+    if (!pixmap.save(&buffer, "PNG"))
         return {};
     return bytes;
 }

@@ -24,7 +24,8 @@ QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equ
 // The skill recipe for one reader (the window passes its language and digit setting).
 QByteArray skillMarkdownBytes(const EquivalenceResult &equivalence, const SweepResult &sweep,
                               const NumberStyle &style = {});
-// The widget rendered (QWidget::grab) as PNG; empty when the encoder fails.
-QByteArray widgetPng(QWidget *widget);
+// The widget rendered as PNG at `scale` times its size in pixels (2 for a slide: a chart is
+// drawn again at that resolution, not stretched); empty when the encoder fails.
+QByteArray widgetPng(QWidget *widget, int scale = 1);
 
 } // namespace accumlab::ui

@@ -1,6 +1,7 @@
 // The loss chart.
 #include "ui/losschart.h"
 
+#include "ui/chartscale.h"
 #include "ui/language.h"
 
 #include <QLocale>
@@ -11,6 +12,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 
 namespace accumlab::ui {
@@ -20,11 +22,32 @@ namespace {
 // so its upper end is a multiple of four steps: ticks then fall on whole steps (0 1 2 3 4, or
 // 0 7 14 21 28) instead of reading "0 0 1 1 1".
 constexpr int kStepIntervals = 4;
+// Tableau's ten categorical colours (as in matplotlib's tab10), chosen to stay apart.
+constexpr QRgb kCurvePalette[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                  0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+constexpr int kPaletteSize = static_cast<int>(std::size(kCurvePalette));
+constexpr double kGoldenAngleTurns = 0.381966; // 137.5 degrees: each new hue far from the last ones
 double wholeStepRange(double lastStep)
 {
     return kStepIntervals * std::max(1.0, std::ceil(lastStep / kStepIntervals));
 }
 } // namespace
+
+QColor LossChart::curveColor(int index)
+{
+    if (index >= 0 && index < kPaletteSize)
+        return QColor(kCurvePalette[index]);
+    const int n = std::max(0, index - kPaletteSize);
+    const double hue = std::fmod(0.05 + n * kGoldenAngleTurns, 1.0);
+    // Alternate darker and lighter shades so neighbouring hues differ in lightness too.
+    return QColor::fromHsvF(static_cast<float>(hue), 0.85f, n % 2 == 0 ? 0.55f : 0.9f);
+}
+
+QColor LossChart::seriesColor(int pointIndex) const
+{
+    const QLineSeries *s = m_series.value(pointIndex);
+    return s ? s->color() : QColor();
+}
 
 LossChart::LossChart(QWidget *parent) : QChartView(parent)
 {
@@ -52,7 +75,7 @@ LossChart::LossChart(QWidget *parent) : QChartView(parent)
     chart->addAxis(m_yAxis, Qt::AlignLeft);
     m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
-    m_yAxis->setLabelsVisible(false); // no loss measured yet: no scale to show
+    showScale(m_yAxis, false); // no loss measured yet: no scale to show
     m_redrawTimer = new QTimer(this);
     m_redrawTimer->setSingleShot(true);
     m_redrawTimer->setInterval(kRedrawIntervalMs);
@@ -103,7 +126,7 @@ void LossChart::clear()
     m_dirty.clear();
     m_xAxis->setRange(0, wholeStepRange(0));
     m_yAxis->setRange(0, 1);
-    m_yAxis->setLabelsVisible(false);
+    showScale(m_yAxis, false);
 }
 
 QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
@@ -112,6 +135,7 @@ QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
         return s;
     auto *s = new QLineSeries;
     chart()->addSeries(s);
+    s->setPen(QPen(curveColor(pointIndex), 2));
     s->attachAxis(m_xAxis);
     s->attachAxis(m_yAxis);
     m_series.insert(pointIndex, s);
@@ -183,7 +207,7 @@ void LossChart::redraw()
             yMax = std::max(yMax, p.y());
         }
     }
-    m_yAxis->setLabelsVisible(yMin <= yMax); // before the ranges, which lay the axes out again
+    showScale(m_yAxis, yMin <= yMax); // before the ranges, which lay the axes out again
     m_xAxis->setRange(0, wholeStepRange(xMax));
     if (yMin <= yMax) {
         const double pad = std::max(1e-6, (yMax - yMin) * 0.05);

@@ -30,6 +30,11 @@ public:
     // Replaces the streamed values with the point's own, complete list of losses.
     void finishSeries(int pointIndex, const SweepPoint &point);
     int seriesCount() const { return static_cast<int>(m_series.size()); }
+    // The colour of the curve of sweep point `index`: ten categorical colours, then hues a
+    // golden angle apart, so that a long sweep's curves stay told apart (Qt's theme repeats
+    // after five).
+    static QColor curveColor(int index);
+    QColor seriesColor(int pointIndex) const;
     qsizetype pointCount(int pointIndex) const { return m_points.value(pointIndex).size(); }
     // The dashed companion of a point's curve: the loss as the lesson's loop logs it
     // (scaled.item() x accum_steps), on the raw curve with division, N times it without.

@@ -1,6 +1,7 @@
 // The main window: assembly, teaching mode, the sweep, exports, presets, settings.
 #include "ui/mainwindow.h"
 
+#include "ui/adaptivesplitter.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
@@ -42,6 +43,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -98,6 +100,11 @@ constexpr int kLessonDockWidth = 340;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
+// The smallest chart that shows its tick labels, axis titles and legend whole.
+constexpr int kChartMinWidth = 420;
+// Room beside a dialog's title in its title bar (buttons, margins).
+constexpr int kDialogTitleRoom = 120;
+constexpr int kChartMinHeight = 250;
 } // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_persist(persistSettings)
@@ -221,11 +228,19 @@ void MainWindow::buildUi()
 
     m_throughputChart = new ThroughputChart;
     m_lossChart = new LossChart;
-    auto *charts = new QSplitter(Qt::Horizontal);
+    // Side by side where both charts have room for their labels; stacked, scrolling, on a
+    // projector's narrower window.
+    auto *charts = new AdaptiveSplitter;
     charts->setObjectName(QStringLiteral("chartsSplitter"));
     charts->addWidget(m_throughputChart);
     charts->addWidget(m_lossChart);
-    charts->setChildrenCollapsible(false);
+    charts->setWideWidth(2 * kChartMinWidth, kChartMinHeight);
+    auto *chartsScroll = new QScrollArea;
+    chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
+    chartsScroll->setWidget(charts);
+    chartsScroll->setWidgetResizable(true);
+    chartsScroll->setFrameShape(QFrame::NoFrame);
+    chartsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_memoryView = new MemoryView;
     m_sweepModel = new SweepTableModel(this);
     m_sweepTable = new QTableView;
@@ -236,7 +251,7 @@ void MainWindow::buildUi()
     m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tabs = new QTabWidget;
-    m_tabs->addTab(charts, QString());
+    m_tabs->addTab(chartsScroll, QString());
     m_tabs->addTab(m_memoryView, QString());
     m_tabs->addTab(m_sweepTable, QString());
 
@@ -474,6 +489,12 @@ void MainWindow::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslateUi();
+    // A QSplitter places its panes for the reading direction only when it is resized: after a
+    // switch between Persian and English the panes kept the old order (the two charts stood
+    // swapped against a window started in the new language) until the window was resized.
+    if (event->type() == QEvent::LayoutDirectionChange)
+        for (QSplitter *splitter : findChildren<QSplitter *>())
+            splitter->refresh();
     QMainWindow::changeEvent(event);
 }
 
@@ -784,7 +805,7 @@ bool MainWindow::exportSkillMarkdown(const QString &path, QString *error) const
     return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep, contentStyle()), error);
 }
 
-bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error)
+bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
 {
     const QList<std::pair<QString, QWidget *>> items{{QStringLiteral("accumlab-throughput.png"), m_throughputChart},
                                                      {QStringLiteral("accumlab-loss.png"), m_lossChart},
@@ -792,7 +813,7 @@ bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QS
                                                      {QStringLiteral("accumlab-memory.png"), m_memoryView}};
     for (const auto &[name, widget] : items) {
         const QString path = QDir(folder).filePath(name);
-        if (!writeFileSafely(path, widgetPng(widget), error))
+        if (!writeFileSafely(path, widgetPng(widget, scale), error))
             return false;
         if (written)
             *written << path;
@@ -896,9 +917,16 @@ void MainWindow::exportChartsDialog()
     if (folder.isEmpty())
         return;
     QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    const QStringList scales{tr("%1× (as on screen)").arg(count(1)), tr("%1× (for slides)").arg(count(2)),
+                             tr("%1×").arg(count(3))};
+    bool chosen = false;
+    const QString scale = QInputDialog::getItem(this, tr("Export chart PNGs"), tr("Size of the pictures:"), scales,
+                                                /*current=*/1, /*editable=*/false, &chosen);
+    if (!chosen)
+        return;
     QStringList written;
     QString error;
-    if (!exportChartPngs(folder, &written, &error))
+    if (!exportChartPngs(folder, &written, &error, static_cast<int>(scales.indexOf(scale)) + 1))
         showError(error);
     else
         say([this, files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });
@@ -995,16 +1023,24 @@ void MainWindow::chooseHiddenControlsDialog()
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Controls hidden in classroom mode"));
     auto *layout = new QVBoxLayout(&dialog);
+    // Never smaller than its contents (it was squeezed below its wrapped introduction and its
+    // sixteen rows on a 768-pixel screen), and the choices in two columns to stay short.
+    layout->setSizeConstraint(QLayout::SetMinimumSize);
+    dialog.setMinimumWidth(dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + kDialogTitleRoom);
     auto *intro = new QLabel(tr("Checked controls are hidden while classroom mode is on. Save a preset to keep the choice."));
     intro->setWordWrap(true);
     layout->addWidget(intro);
+    auto *grid = new QGridLayout;
+    layout->addLayout(grid);
     QList<QCheckBox *> boxes;
     const QStringList hidden = m_controls->hiddenControls();
-    for (const QString &key : ControlPanel::controlKeys()) {
+    const QStringList keys = ControlPanel::controlKeys();
+    const int rows = static_cast<int>((keys.size() + 1) / 2);
+    for (const QString &key : keys) {
         auto *box = new QCheckBox(m_controls->controlTitle(key));
         box->setProperty("key", key);
         box->setChecked(hidden.contains(key));
-        layout->addWidget(box);
+        grid->addWidget(box, static_cast<int>(boxes.size()) % rows, static_cast<int>(boxes.size()) / rows);
         boxes << box;
     }
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);

@@ -103,7 +103,8 @@ public:
     const QString &lastError() const { return m_lastError; }
     bool exportSkillMarkdown(const QString &path, QString *error) const;
     // Writes throughput, loss, buffers and memory PNGs into `folder`.
-    bool exportChartPngs(const QString &folder, QStringList *written, QString *error);
+    // At `scale` times the charts' size on screen (2: sharp on a slide).
+    bool exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale = 2);
     bool saveScreenshot(const QString &path, QString *error);
 
     // Errors go to stderr instead of a message box (the scripted mode; by default on the

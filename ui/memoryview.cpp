@@ -32,6 +32,8 @@ constexpr int kMaxBudgetLog2 = 36; // 64 GiB
 constexpr int kDefaultEffective = 512; // the lesson's effective batch
 constexpr int kDefaultFailsAfter = static_cast<int>(kLessonFailsAfterSamples);
 
+constexpr int kWordsMargin = 4; // pixels of the budget line left out beside a row's words
+
 int sliderFor(double bytes) { return static_cast<int>(std::ceil(std::log2(std::max(bytes, 1.0)) * kStepsPerDoubling)); }
 
 QString formatBytes(qint64 bytes) { return LanguageManager::formatBytes(bytes); }
@@ -70,6 +72,7 @@ protected:
         top *= 1.1;
         const QRectF area(8, fm.height() + 6, width() - 16, height() - fm.height() - 12);
         const double rowH = area.height() / std::max<qsizetype>(1, m_rows.size());
+        QList<QRectF> words(m_rows.size()); // where each row's text was drawn
         auto xOf = [&](double b) { return area.left() + area.width() * std::min(b, top) / top; };
         for (int i = 0; i < m_rows.size(); ++i) {
             const Row &r = m_rows[i];
@@ -89,11 +92,19 @@ protected:
                 p.drawRect(slot.adjusted(0, 0, -1, -1));
             }
             p.setPen(palette().color(QPalette::Text));
-            p.drawText(slot.adjusted(6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, LanguageManager::natural(r.text));
+            const QString text = LanguageManager::natural(r.text);
+            p.drawText(slot.adjusted(6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text, &words[i]);
         }
+        // The budget line stops at the rows' words (it struck through them in Persian, whose
+        // texts run longer): it is drawn outside their rectangles only.
+        QRegion around(rect());
+        for (const QRectF &w : std::as_const(words))
+            around -= w.adjusted(-kWordsMargin, 0, kWordsMargin, 0).toAlignedRect();
+        p.setClipRegion(around);
         p.setPen(QPen(palette().color(QPalette::Text), 2, Qt::DashLine));
         const double xb = xOf(static_cast<double>(m_budget));
         p.drawLine(QPointF(xb, area.top() - 2), QPointF(xb, area.bottom()));
+        p.setClipping(false);
         const double labelW = std::min(width() - 4.0, fm.horizontalAdvance(m_budgetText) + 12.0);
         p.drawText(QRectF(std::clamp(xb - labelW / 2, 2.0, width() - labelW - 2), 2, labelW, fm.height()), Qt::AlignHCenter,
                    LanguageManager::natural(m_budgetText));

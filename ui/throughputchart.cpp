@@ -1,6 +1,7 @@
 // The throughput chart.
 #include "ui/throughputchart.h"
 
+#include "ui/chartscale.h"
 #include "ui/language.h"
 
 #include <QLocale>
@@ -120,7 +121,7 @@ QLineSeries *ThroughputChart::addImportedCurve(const QString &label, const std::
     chart()->addSeries(series);
     series->attachAxis(m_xAxis);
     series->attachAxis(m_yAxis);
-    m_yAxis->setLabelsVisible(m_yMax > 0); // before the ranges (see refresh())
+    showScale(m_yAxis, m_yMax > 0); // before the ranges (see refresh())
     m_xAxis->setRange(m_xMin, m_xMax);
     m_yAxis->setRange(0, m_yMax > 0 ? m_yMax * 1.15 : 1);
     m_yAxis->applyNiceNumbers();
@@ -230,11 +231,10 @@ void ThroughputChart::refresh()
     if (!m_current.spread.isEmpty())
         m_current.spread.front()->setName(LanguageManager::natural(tr("spread of the timing blocks")));
     // Before anything is measured the value axes have no scale to show: whole-number labels on
-    // the placeholder 0..1 range read "0 0 1 1 1", which a class would take for figures. (Set
-    // before the ranges: a range change lays the axes out again, a visibility change alone
-    // does not, and "40,000" would then be elided to fit the room of no labels.)
-    m_yAxis->setLabelsVisible(m_yMax > 0);
-    m_msAxis->setLabelsVisible(m_msMax > 0);
+    // the placeholder 0..1 range read "0 0 1 1 1", which a class would take for figures (drawn
+    // transparent, keeping their room: see chartscale.h).
+    showScale(m_yAxis, m_yMax > 0);
+    showScale(m_msAxis, m_msMax > 0);
     // Bulk updates: one replace() per series.
     m_current.line->replace(sps);
     m_current.dots->replace(sps);

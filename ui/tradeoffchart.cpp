@@ -26,7 +26,7 @@ TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
     setObjectName(QStringLiteral("tradeoffChart"));
     setLayoutDirection(Qt::LeftToRight);
     setRenderHint(QPainter::Antialiasing);
-    setMinimumHeight(220);
+    setMinimumHeight(300); // room for its two value axes' titles beside the plot
     auto *chart = new QChart;
     chart->setLayoutDirection(Qt::LeftToRight);
     chart->legend()->setAlignment(Qt::AlignBottom);

@@ -4,6 +4,7 @@
 // every tick is a whole optimizer step.
 #include "common.h"
 
+#include "ui/chartscale.h"
 #include "ui/losschart.h"
 #include "ui/throughputchart.h"
 #include "ui/updates.h"
@@ -34,6 +35,8 @@ private slots:
     void throughputAxesShowAScaleOnlyOnceMeasured();
     void lossStepAxisEndsOnWholeSteps_data();
     void lossStepAxisEndsOnWholeSteps();
+    void lossCurvesKeepDistinctColours_data();
+    void lossCurvesKeepDistinctColours();
 };
 
 void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
@@ -42,7 +45,7 @@ void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
     const auto vertical = valueAxes(chart, Qt::Vertical); // samples/sec and ms per step
     QCOMPARE(vertical.size(), 2);
     for (QValueAxis *a : vertical)
-        QVERIFY2(!a->labelsVisible(), "an empty chart must not show a scale");
+        QVERIFY2(!scaleShown(a), "an empty chart must not show a scale");
 
     SweepPoint p;
     p.effectiveBatch = 16;
@@ -52,7 +55,7 @@ void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
     p.medianStepMs = 0.61;
     chart.addPoint(p);
     for (QValueAxis *a : vertical) {
-        QVERIFY(a->labelsVisible());
+        QVERIFY(scaleShown(a));
         QVERIFY(a->max() > 0);
     }
     // Whichever axis carries samples/sec covers the measured value.
@@ -61,7 +64,7 @@ void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
 
     chart.startRun(); // a new run keeps the scale of the faded one on screen
     for (QValueAxis *a : vertical)
-        QVERIFY(a->labelsVisible());
+        QVERIFY(scaleShown(a));
 }
 
 void TestCharts::lossStepAxisEndsOnWholeSteps_data()
@@ -90,7 +93,7 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
     QValueAxis *loss = vertical[0];
     QCOMPARE(steps->tickCount(), 5);
     QCOMPARE(steps->max(), 4.0);
-    QVERIFY2(!loss->labelsVisible(), "no loss measured yet");
+    QVERIFY2(!scaleShown(loss), "no loss measured yet");
 
     StepBatchUpdate u;
     u.pointIndex = 0;
@@ -100,7 +103,7 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
     chart.startSeries(0, 16);
     chart.appendLosses(u);
     // The chart redraws on its throttle timer; the loss axis gains its labels in that redraw.
-    QTRY_VERIFY_WITH_TIMEOUT(loss->labelsVisible(), 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(scaleShown(loss), 2000);
     QCOMPARE(steps->max(), expectedMax);
     QCOMPARE(steps->min(), 0.0);
     // Five ticks over [0, max]: each tick is a whole step.
@@ -110,7 +113,42 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
 
     chart.clear();
     QCOMPARE(steps->max(), 4.0);
-    QVERIFY(!loss->labelsVisible());
+    QVERIFY(!scaleShown(loss));
+}
+
+// A long sweep's loss curves are told apart: every pair of curve colours lies at least
+// kMinDistance apart in RGB (Qt's default theme repeats its five colours from the sixth curve:
+// a distance of 0). Each curve's dashed logged loss takes its curve's colour.
+void TestCharts::lossCurvesKeepDistinctColours_data()
+{
+    QTest::addColumn<int>("curves");
+    QTest::newRow("six, past Qt's five") << 6;
+    QTest::newRow("ten") << 10;
+    QTest::newRow("sixteen") << 16;
+}
+
+void TestCharts::lossCurvesKeepDistinctColours()
+{
+    QFETCH(int, curves);
+    constexpr double kMinDistance = 40.0;
+    LossChart chart;
+    for (int i = 0; i < curves; ++i)
+        chart.startSeries(i, qint64(1) << i);
+    QCOMPARE(chart.seriesCount(), curves);
+    for (int i = 0; i < curves; ++i) {
+        const QColor a = chart.seriesColor(i);
+        for (int j = i + 1; j < curves; ++j) {
+            const QColor b = chart.seriesColor(j);
+            const double d = std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+            QVERIFY2(d >= kMinDistance, qPrintable(QStringLiteral("curves %1 (%2) and %3 (%4) are %5 apart")
+                                                       .arg(i)
+                                                       .arg(a.name())
+                                                       .arg(j)
+                                                       .arg(b.name())
+                                                       .arg(d)));
+        }
+        QCOMPARE(a, LossChart::curveColor(i));
+    }
 }
 
 QTEST_MAIN(TestCharts)

@@ -12,6 +12,8 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QFontInfo>
+#include <QRawFont>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -324,6 +326,37 @@ private slots:
         QCOMPARE(run->text(), QStringLiteral("&Run experiment"));
         QCOMPARE(explanation->text(), QString::fromStdString(accumlab::explanation(r)).toHtmlEscaped());
         QCOMPARE(claims->item(0, 1)->text(), QString::fromStdString(claimStatement(r, r.claims.front())));
+    }
+
+    // The timing mark is drawn by the fonts the window uses: the bundled Vazirmatn (Persian) and
+    // DejaVu Sans (Latin, where the system has it). A QRawFont reads the font file itself, so no
+    // fallback font on the test machine can stand in for a missing glyph. Planted: the old
+    // stopwatch U+23F1 fails both rows.
+    void timingMarkIsInTheFonts_data()
+    {
+        QTest::addColumn<QString>("font");
+        QTest::newRow("Vazirmatn (bundled)") << QStringLiteral(":/fonts/Vazirmatn-Regular.ttf");
+        QTest::newRow("DejaVu Sans") << QStringLiteral("DejaVu Sans"); // a family: the system's
+    }
+
+    void timingMarkIsInTheFonts()
+    {
+        QFETCH(QString, font);
+        QRawFont raw;
+        if (font.startsWith(QLatin1Char(':'))) {
+            raw = QRawFont(font, 12);
+        } else {
+            const QFont family(font);
+            if (QFontInfo(family).family() != font)
+                QSKIP("this system has no such font");
+            raw = QRawFont::fromFont(family);
+        }
+        QVERIFY(raw.isValid());
+        const QString mark = ExperimentPanel::timingMark();
+        QCOMPARE(mark.size(), 1);
+        QVERIFY2(raw.supportsCharacter(mark.at(0)), qPrintable(QStringLiteral("U+%1 is not in %2")
+                                                                  .arg(mark.at(0).unicode(), 4, 16, QLatin1Char('0'))
+                                                                  .arg(font)));
     }
 };
 

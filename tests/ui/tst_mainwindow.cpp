@@ -14,6 +14,7 @@
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
 #include "ui/mainwindow.h"
+#include "ui/throughputchart.h"
 #include "ui/memoryview.h"
 #include "ui/preset.h"
 #include "ui/quizwidget.h"
@@ -575,6 +576,15 @@ void TestMainWindow::exportsWriteValidFiles()
     QCOMPARE(written.size(), 4);
     for (const QString &png : written)
         QVERIFY(!QImage(png).isNull());
+    // 1x is the chart's size on screen; the default is twice that, for slides, and 3x thrice.
+    const QString throughputPng = dir.filePath(QStringLiteral("accumlab-throughput.png"));
+    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error, 1), qPrintable(error));
+    const QSize onScreen = QImage(throughputPng).size();
+    QCOMPARE(onScreen, w.throughputChart()->size());
+    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error), qPrintable(error));
+    QCOMPARE(QImage(throughputPng).size(), onScreen * 2);
+    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error, 3), qPrintable(error));
+    QCOMPARE(QImage(throughputPng).size(), onScreen * 3);
 }
 
 void TestMainWindow::failedExportLeavesNoFile()
@@ -649,8 +659,17 @@ void TestMainWindow::classroomModeHidesControls()
     auto *accum = w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"));
     QVERIFY(!lr->isVisibleTo(&w));
     QVERIFY(accum->isVisibleTo(&w));
+    // A box with every row hidden goes too; one row left keeps it.
+    auto *sweepBox = w.findChild<QWidget *>(QStringLiteral("sweepBox"));
+    QVERIFY(sweepBox);
+    QVERIFY(sweepBox->isVisibleTo(&w));
+    w.controlPanel()->setClassroomMode(true, {QStringLiteral("accumGrid")});
+    QVERIFY(sweepBox->isVisibleTo(&w));
+    w.controlPanel()->setClassroomMode(true, {QStringLiteral("accumGrid"), QStringLiteral("numSteps")});
+    QVERIFY2(!sweepBox->isVisibleTo(&w), "an empty box is left in classroom mode");
     w.controlPanel()->setClassroomMode(false, p.hiddenControls);
     QVERIFY(lr->isVisibleTo(&w));
+    QVERIFY(sweepBox->isVisibleTo(&w));
 }
 
 // The Experiments menu opens an experiment on its page; running it puts its settings on the
