@@ -141,7 +141,8 @@ void AccumulationPanel::setClassroomMode(bool on)
         return;
     m_classroom = on;
     const double ratio = on ? kClassroomScale : 1.0 / kClassroomScale;
-    // The bars' labels, the ratio and the counters; the title stays, it is read once.
+    // The bars' labels, the ratio and the counters; the title, read once, gives the bars its room.
+    m_title->setVisible(!on);
     scaleFonts({m_bufferView, m_ratioLabel, m_progressLabel, m_countersWidget}, ratio);
 }
 

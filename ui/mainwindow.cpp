@@ -230,6 +230,7 @@ void MainWindow::buildUi()
     m_tabs->addTab(m_sweepTable, QString());
 
     auto *right = new QSplitter(Qt::Vertical);
+    m_labSplitter = right;
     right->addWidget(top);
     right->addWidget(m_tabs);
     // The buffers and the equivalence table get a little more height than the charts.
@@ -667,6 +668,15 @@ void MainWindow::applyClassroomLayout()
     m_classroomShown = on;
     m_accumulationPanel->setClassroomMode(on);
     m_equivalencePanel->setClassroomMode(on);
+    if (on)
+        m_labSizesBeforeClassroom = m_labSplitter->sizes();
+    else if (!m_labSizesBeforeClassroom.isEmpty())
+        m_labSplitter->setSizes(m_labSizesBeforeClassroom);
+    shareClassroomRoom();
+}
+
+void MainWindow::shareClassroomRoom()
+{
     // The hidden controls' room goes to the pages: the column shrinks to what is left in it.
     m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
     const int controls = m_controlsScroll->minimumWidth();
@@ -674,6 +684,14 @@ void MainWindow::applyClassroomLayout()
     const int total = sizes.value(0) + sizes.value(1);
     if (total > controls)
         m_mainSplitter->setSizes({controls, total - controls});
+    if (!m_controls->classroomMode())
+        return;
+    // Two thirds of the lab's height for the enlarged buffers and verdict.
+    constexpr double kClassroomTopShare = 0.66;
+    const QList<int> lab = m_labSplitter->sizes();
+    const int height = lab.value(0) + lab.value(1);
+    if (height > 0)
+        m_labSplitter->setSizes({int(height * kClassroomTopShare), height - int(height * kClassroomTopShare)});
 }
 
 void MainWindow::setZoom(double zoom)
@@ -1167,6 +1185,11 @@ void MainWindow::showEvent(QShowEvent *event)
         m_shownOnce = true;
         if (width() < kLessonOpenMinWidth)
             m_lessonDock->hide();
+        // A lesson that opens in classroom mode shares the room once the window has its size.
+        QTimer::singleShot(0, this, [this] {
+            if (m_controls->classroomMode())
+                shareClassroomRoom();
+        });
     }
     QMainWindow::showEvent(event);
 }

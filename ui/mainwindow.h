@@ -169,6 +169,9 @@ public:
 private:
     // Classroom mode's enlargements and the hidden controls' room, once per switch.
     void applyClassroomLayout();
+    // Classroom mode's share of the room: the controls' column down to what is left in it, the
+    // buffers and the verdict more of the lab's height. Needs the window laid out.
+    void shareClassroomRoom();
     void showError(const QString &message);
     // A status-bar message kept as how to say it, so a language or digit switch says it again.
     void say(std::function<QString()> message);
@@ -231,6 +234,8 @@ private:
     QAction *m_zoomResetAction = nullptr;
     QPushButton *m_restoreLabButton = nullptr;
     QSplitter *m_mainSplitter = nullptr;
+    QSplitter *m_labSplitter = nullptr; // the buffers and the check above the charts
+    QList<int> m_labSizesBeforeClassroom;
     double m_zoom = 1.0;
     bool m_classroomShown = false;
     std::optional<Preset> m_labBeforeExperiment;

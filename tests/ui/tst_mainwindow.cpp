@@ -913,6 +913,7 @@ void TestMainWindow::classroomModeEnlargesWhatTheClassReads()
     const double sizes[] = {identity->font().pointSizeF(), verdict->font().pointSizeF(), ratio->font().pointSizeF(),
                             w.bufferView()->font().pointSizeF()};
     const int pagesWidth = w.pages()->width();
+    const int barsHeight = w.bufferView()->height();
     Preset p = w.currentPreset();
     p.classroomMode = true;
     p.hiddenControls = {QStringLiteral("accumGrid"), QStringLiteral("numSteps"), QStringLiteral("seed"),
@@ -924,6 +925,9 @@ void TestMainWindow::classroomModeEnlargesWhatTheClassReads()
     for (int i = 0; i < 4; ++i)
         QVERIFY2(now[i] >= sizes[i] * 1.4, qPrintable(QStringLiteral("%1: %2 -> %3").arg(i).arg(sizes[i]).arg(now[i])));
     QVERIFY(w.pages()->width() >= pagesWidth);
+    // The bars get more of the height, not less, though their figures grew.
+    QTRY_VERIFY2(w.bufferView()->height() > barsHeight,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(barsHeight).arg(w.bufferView()->height())));
     // Off again: the sizes come back.
     w.findChild<QAction *>(QStringLiteral("classroomAction"))->trigger();
     QVERIFY(qFuzzyCompare(identity->font().pointSizeF(), sizes[0]));
