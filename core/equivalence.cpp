@@ -229,6 +229,24 @@ struct Fixture {
 
 } // namespace
 
+EquivalenceConfig equivalenceConfigOf(const AccumConfig &c)
+{
+    EquivalenceConfig e;
+    e.shape = c.modelShape();
+    e.worldSize = c.worldSize;
+    e.accumSteps = c.accumSteps;
+    e.bigBatch = c.effectiveBatch(); // every rank's micro-batches: micro x accum x ranks
+    e.optimizer = c.optimizer;
+    e.scaling = c.scaling;
+    e.stepEveryMicro = c.stepEveryMicro;
+    e.bug = c.bug;
+    e.dtype = c.dtype;
+    e.device = c.device;
+    e.labels = c.labels;
+    e.seed = c.seed;
+    return e;
+}
+
 EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel,
                                  std::shared_ptr<GradSync> sync)
 {

@@ -102,4 +102,15 @@ struct EquivalenceResult {
 EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelToken *cancel = nullptr,
                                  std::shared_ptr<GradSync> sync = nullptr);
 
+// The check of an engine's settings: one window of `c` against the full batch of every rank's
+// samples (micro x accum x ranks), with its widths, ranks, optimizer, scaling, bugs, dtype,
+// device, labels and seed. The one mapping from the lab's settings to the check, for the
+// window's equivalence panel and the experiments alike.
+EquivalenceConfig equivalenceConfigOf(const AccumConfig &c);
+
+// For a viewer: the check over config.worldSize ranks run as threads of this process
+// (core/thread_ranks.cpp), each rank's engine meeting the others in an in-process all-reduce;
+// rank 0's result. With one rank, runEquivalence.
+EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const CancelToken *cancel = nullptr);
+
 } // namespace accumlab

@@ -124,11 +124,70 @@
         <source>The preset has an invalid setting: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The preset names an unknown %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
     <message>
         <source>AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::AccumulationPanel</name>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Gradient buffers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batches seen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer steps</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optimizer state step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sync_calls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulated / full batch: not measured yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× after all %2 micro-batches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch %1 of %2 in optimizer window %3%4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> — optimizer stepped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -311,10 +370,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); teaching mode and the equivalence panel run one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>none</source>
         <translation type="unfinished"></translation>
     </message>
@@ -352,6 +407,10 @@
     </message>
     <message>
         <source>LR schedule stepped every micro-batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; teaching mode runs one.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -506,6 +565,10 @@
     </message>
     <message>
         <source>The first window matched, but the second did not (max |grad diff| %1 against the full batch at the same parameters; optimizer state step %2 after two windows where the full batch has %3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Differences per parameter tensor</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -698,6 +761,10 @@
         <source>full batch</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>faint: the correct loop&apos;s bar</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::LossChart</name>
@@ -721,31 +788,19 @@
         <source>dashed: logged loss</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Loss chart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Play/Step, batch %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MainWindow</name>
     <message>
         <source>AccumLab: gradient accumulation on real tensors</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>micro-batches seen</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>optimizer steps</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>optimizer state step</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>sync_calls</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>micro-batch loss</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -850,26 +905,6 @@
     </message>
     <message>
         <source>Run</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>accumulated / full batch: not measured yet</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>accumulated / full batch = %1× after all %2 micro-batches</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>accumulated / full batch = %1× so far</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>micro-batch %1 of %2 in optimizer window %3%4</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source> — optimizer stepped</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1041,10 +1076,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>not run</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>graphics card %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1057,11 +1088,39 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
+        <source>Latin digits (%1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Latin digits (%1)</source>
+        <source>Controls</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Full screen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom &amp;in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Zoom &amp;out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Normal size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restore the lab&apos;s settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put back the settings the lab had before the experiment changed them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The lab&apos;s settings are back as they were before the experiment.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1267,6 +1326,10 @@
         <source>, </source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Memory lab</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::QuizWidget</name>
@@ -1439,6 +1502,10 @@ median step %5 ms
 %6 timing blocks: %7 to %8 samples/sec, median %9</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Throughput chart</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::TradeoffChart</name>
@@ -1480,6 +1547,10 @@ median step %5 ms
     </message>
     <message>
         <source>out of memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory and time trade-off chart</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

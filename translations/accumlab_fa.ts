@@ -124,12 +124,71 @@
         <source>The preset has an invalid setting: %1</source>
         <translation>پیش‌تنظیم یک تنظیم نامعتبر دارد: %1</translation>
     </message>
+    <message>
+        <source>The preset names an unknown %1: %2</source>
+        <translation>پیش‌تنظیم یک %1 ناشناخته را نام می‌برد: %2</translation>
+    </message>
 </context>
 <context>
     <name>QObject</name>
     <message>
         <source>AccumLab</source>
         <translation>آزمایشگاه انباشت</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::AccumulationPanel</name>
+    <message>
+        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
+        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، تصویر بافر بر گرادیانِ دسته‌ی کامل پنجره (روی نشانگر، %1×)</translation>
+    </message>
+    <message>
+        <source>Gradient buffers</source>
+        <translation>بافرهای گرادیان</translation>
+    </message>
+    <message>
+        <source>micro-batches seen</source>
+        <translation>میکروبچ‌های دیده‌شده</translation>
+    </message>
+    <message>
+        <source>optimizer steps</source>
+        <translation>گام‌های بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>optimizer state step</source>
+        <translation>گامِ وضعیت بهینه‌ساز</translation>
+    </message>
+    <message>
+        <source>sync_calls</source>
+        <translation>sync_calls (همگام‌سازی‌ها)</translation>
+    </message>
+    <message>
+        <source>micro-batch loss</source>
+        <translation>زیان میکروبچ</translation>
+    </message>
+    <message>
+        <source>accumulated / full batch: not measured yet</source>
+        <translation>انباشته / دسته‌ی کامل: هنوز اندازه‌گیری نشده</translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× after all %2 micro-batches</source>
+        <translation>انباشته / دسته‌ی کامل = %1 برابر، پس از هر %2 میکروبچ</translation>
+    </message>
+    <message>
+        <source>accumulated / full batch = %1× so far</source>
+        <translation>انباشته / دسته‌ی کامل = %1 برابر تا این‌جا</translation>
+    </message>
+    <message>
+        <source>micro-batch %1 of %2 in optimizer window %3%4</source>
+        <translation>میکروبچ %1 از %2 در پنجره‌ی %3 بهینه‌ساز%4</translation>
+    </message>
+    <message>
+        <source> — optimizer stepped</source>
+        <translation> — بهینه‌ساز گام برداشت</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>اجرا نشد</translation>
     </message>
 </context>
 <context>
@@ -311,10 +370,6 @@
         <translation>رنک‌ها (تعداد رنک‌ها)</translation>
     </message>
     <message>
-        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); teaching mode and the equivalence panel run one.</source>
-        <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ حالت تدریس و پنل هم‌ارزی با یک رنک اجرا می‌شوند.</translation>
-    </message>
-    <message>
         <source>none</source>
         <translation>هیچ</translation>
     </message>
@@ -353,6 +408,10 @@
     <message>
         <source>LR schedule stepped every micro-batch</source>
         <translation>زمان‌بندی نرخ یادگیری پس از هر میکروبچ جلو می‌رود</translation>
+    </message>
+    <message>
+        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; teaching mode runs one.</source>
+        <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ پنل هم‌ارزی همین تعداد رنک را به‌صورت رشته‌های درون برنامه بررسی می‌کند؛ حالت تدریس با یک رنک اجرا می‌شود.</translation>
     </message>
 </context>
 <context>
@@ -507,6 +566,10 @@
     <message>
         <source>The first window matched, but the second did not (max |grad diff| %1 against the full batch at the same parameters; optimizer state step %2 after two windows where the full batch has %3).</source>
         <translation>پنجره‌ی اول برابر بود، اما دومی نه (بیشینه‌ی |اختلاف گرادیان| در برابر دسته‌ی کامل با همان پارامترها %1؛ گام وضعیت بهینه‌ساز پس از دو پنجره %2، در حالی که دسته‌ی کامل %3 دارد).</translation>
+    </message>
+    <message>
+        <source>Differences per parameter tensor</source>
+        <translation>تفاوت‌ها برای هر تانسور پارامتر</translation>
     </message>
 </context>
 <context>
@@ -698,6 +761,10 @@
         <source>full batch</source>
         <translation>دسته‌ی کامل</translation>
     </message>
+    <message>
+        <source>faint: the correct loop&apos;s bar</source>
+        <translation>کم‌رنگ: میله‌ی حلقه‌ی درست</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::LossChart</name>
@@ -721,32 +788,20 @@
         <source>dashed: logged loss</source>
         <translation>خط‌چین: زیان ثبت‌شده</translation>
     </message>
+    <message>
+        <source>Loss chart</source>
+        <translation>نمودار زیان</translation>
+    </message>
+    <message>
+        <source>Play/Step, batch %1</source>
+        <translation>اجرا و یک گام، دسته‌ی %1</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MainWindow</name>
     <message>
         <source>AccumLab: gradient accumulation on real tensors</source>
         <translation>آزمایشگاه انباشت: انباشت گرادیان روی تانسورهای واقعی</translation>
-    </message>
-    <message>
-        <source>micro-batches seen</source>
-        <translation>میکروبچ‌های دیده‌شده</translation>
-    </message>
-    <message>
-        <source>optimizer steps</source>
-        <translation>گام‌های بهینه‌ساز</translation>
-    </message>
-    <message>
-        <source>optimizer state step</source>
-        <translation>گامِ وضعیت بهینه‌ساز</translation>
-    </message>
-    <message>
-        <source>sync_calls</source>
-        <translation>sync_calls (همگام‌سازی‌ها)</translation>
-    </message>
-    <message>
-        <source>micro-batch loss</source>
-        <translation>زیان میکروبچ</translation>
     </message>
     <message>
         <source>Throughput and loss</source>
@@ -851,26 +906,6 @@
     <message>
         <source>Run</source>
         <translation>اجرا</translation>
-    </message>
-    <message>
-        <source>accumulated / full batch: not measured yet</source>
-        <translation>انباشته / دسته‌ی کامل: هنوز اندازه‌گیری نشده</translation>
-    </message>
-    <message>
-        <source>accumulated / full batch = %1× after all %2 micro-batches</source>
-        <translation>انباشته / دسته‌ی کامل = %1 برابر، پس از هر %2 میکروبچ</translation>
-    </message>
-    <message>
-        <source>accumulated / full batch = %1× so far</source>
-        <translation>انباشته / دسته‌ی کامل = %1 برابر تا این‌جا</translation>
-    </message>
-    <message>
-        <source>micro-batch %1 of %2 in optimizer window %3%4</source>
-        <translation>میکروبچ %1 از %2 در پنجره‌ی %3 بهینه‌ساز%4</translation>
-    </message>
-    <message>
-        <source> — optimizer stepped</source>
-        <translation> — بهینه‌ساز گام برداشت</translation>
     </message>
     <message>
         <source>The sweep settings are invalid: %1</source>
@@ -1041,10 +1076,6 @@
         <translation>پیش‌تنظیم‌های AccumLab</translation>
     </message>
     <message>
-        <source>not run</source>
-        <translation>اجرا نشد</translation>
-    </message>
-    <message>
         <source>graphics card %1</source>
         <translation>کارت گرافیک %1</translation>
     </message>
@@ -1055,10 +1086,6 @@
     <message>
         <source>Runs on: %1</source>
         <translation>اجرا روی: %1</translation>
-    </message>
-    <message>
-        <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
-        <translation>بافرهای گرادیان: یک میله برای هر تانسور پارامتر، تصویر بافر بر گرادیانِ دسته‌ی کامل پنجره (روی نشانگر، %1×)</translation>
     </message>
     <message>
         <source>Latin digits (%1)</source>
@@ -1083,6 +1110,38 @@
     <message>
         <source>%1×</source>
         <translation>%1×</translation>
+    </message>
+    <message>
+        <source>Controls</source>
+        <translation>کنترل‌ها</translation>
+    </message>
+    <message>
+        <source>&amp;Full screen</source>
+        <translation>تمام‌صفحه</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;in</source>
+        <translation>بزرگ‌نمایی</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;out</source>
+        <translation>کوچک‌نمایی</translation>
+    </message>
+    <message>
+        <source>&amp;Normal size</source>
+        <translation>اندازه‌ی عادی</translation>
+    </message>
+    <message>
+        <source>Restore the lab&apos;s settings</source>
+        <translation>بازگرداندن تنظیمات آزمایشگاه</translation>
+    </message>
+    <message>
+        <source>Put back the settings the lab had before the experiment changed them</source>
+        <translation>تنظیماتی را که آزمایشگاه پیش از تغییرشان به دست آزمایش داشت برمی‌گرداند</translation>
+    </message>
+    <message>
+        <source>The lab&apos;s settings are back as they were before the experiment.</source>
+        <translation>تنظیمات آزمایشگاه به حالت پیش از آزمایش برگشت.</translation>
     </message>
 </context>
 <context>
@@ -1267,6 +1326,10 @@
         <source>, </source>
         <translation>، </translation>
     </message>
+    <message>
+        <source>Memory lab</source>
+        <translation>آزمایشگاه حافظه</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::QuizWidget</name>
@@ -1442,6 +1505,10 @@ median step %5 ms
 میانه‌ی زمان گام %5 میلی‌ثانیه
 %6 بلوک زمان‌گیری: %7 تا %8 نمونه در ثانیه، میانه %9</translation>
     </message>
+    <message>
+        <source>Throughput chart</source>
+        <translation>نمودار توان عملیاتی</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::TradeoffChart</name>
@@ -1484,6 +1551,10 @@ median step %5 ms
     <message>
         <source>out of memory</source>
         <translation>کمبود حافظه</translation>
+    </message>
+    <message>
+        <source>Memory and time trade-off chart</source>
+        <translation>نمودار بده‌بستان حافظه و زمان</translation>
     </message>
 </context>
 </TS>

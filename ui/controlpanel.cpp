@@ -1,6 +1,8 @@
 // The control panel.
 #include "ui/controlpanel.h"
 
+#include "ui/fontscale.h"
+
 #include "core/device.h"
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
@@ -32,6 +34,7 @@ constexpr std::array kLearningRates{1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 0.01, 0.
 constexpr int kMaxMicroBatchSlider = 128; // keeps the equivalence check's full batch small on a CPU
 constexpr int kMaxAccumSlider = 64;
 constexpr int kMaxWorldSlider = 4; // local ranks a classroom machine can host
+constexpr double kClassroomIdentityScale = 1.5; // the identity's enlargement in classroom mode
 constexpr int kMaxPace = 60;              // micro-batches per second, the worker's emit bound
 constexpr int kMaxSeed = 1'000'000;       // the seed box's top; a class reads seeds aloud
 constexpr int kMaxNumSteps = 10'000;      // timed optimizer steps per sweep point
@@ -294,11 +297,12 @@ QWidget *ControlPanel::rowFocusWidget(const QString &key) const
 void ControlPanel::addRow(QFormLayout *form, const QString &key, QWidget *field)
 {
     auto *label = new QLabel;
-    label->setBuddy(field);
     form->addRow(label, field);
     m_rowLabels.insert(key, label);
     m_rowFields.insert(key, field);
     m_rowForms.insert(key, form);
+    // The label names the control that takes the focus (a slider inside its row).
+    label->setBuddy(rowFocusWidget(key));
 }
 
 void ControlPanel::retranslateUi()
@@ -312,8 +316,13 @@ void ControlPanel::retranslateUi()
     m_trainingBox->setTitle(tr("Training"));
     m_teachingBox->setTitle(tr("Teaching mode"));
     m_sweepBox->setTitle(tr("Throughput sweep"));
-    for (auto it = m_rowLabels.begin(); it != m_rowLabels.end(); ++it)
+    for (auto it = m_rowLabels.begin(); it != m_rowLabels.end(); ++it) {
         it.value()->setText(controlTitle(it.key()));
+        // A screen reader says the row's title on the control itself (a buddy names only a
+        // sibling, and the sliders sit inside their rows).
+        if (QWidget *focus = rowFocusWidget(it.key()))
+            focus->setAccessibleName(controlTitle(it.key()));
+    }
     m_optimizerCombo->setItemText(0, tr("SGD"));
     m_optimizerCombo->setItemText(1, tr("SGD + momentum"));
     m_optimizerCombo->setItemText(2, tr("AdamW"));
@@ -328,7 +337,8 @@ void ControlPanel::retranslateUi()
     m_noSyncCheck->setText(tr("sync only on the last micro-batch"));
     m_noSyncCheck->setToolTip(tr("Like DDP's no_sync(): non-final micro-batches skip the gradient all-reduce."));
     m_worldSlider->setToolTip(tr("Run sweep starts this many real rank processes on this machine, which all-reduce "
-                                 "their gradients over c10d (Gloo); teaching mode and the equivalence panel run one."));
+                                 "their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; "
+                                 "teaching mode runs one."));
     m_dtypeCombo->setItemText(0, tr("float32"));
     m_dtypeCombo->setItemText(1, tr("float64"));
     m_dtypeCombo->setItemText(2, tr("bfloat16"));
@@ -463,6 +473,9 @@ void ControlPanel::setPreset(const Preset &p)
 
 void ControlPanel::setClassroomMode(bool enabled, const QStringList &hidden)
 {
+    // The identity reads from the back row while classroom mode is on.
+    if (enabled != m_classroomMode)
+        scaleFonts({m_identityLabel}, enabled ? kClassroomIdentityScale : 1.0 / kClassroomIdentityScale);
     m_classroomMode = enabled;
     m_hidden = hidden;
     applyVisibility();

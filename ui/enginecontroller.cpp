@@ -13,6 +13,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &EngineWorker::engineConfigured, this, &EngineController::onEngineConfigured);
     connect(m_worker, &EngineWorker::microBatchDone, this, &EngineController::microBatchDone);
+    connect(m_worker, &EngineWorker::teachingStepDone, this, &EngineController::teachingStepDone);
     connect(m_worker, &EngineWorker::teachingError, this, &EngineController::teachingError);
     connect(m_worker, &EngineWorker::playingChanged, this, &EngineController::onPlayingChanged);
     connect(m_worker, &EngineWorker::sweepPointStarted, this, &EngineController::sweepPointStarted);

@@ -57,6 +57,7 @@ signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
     void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
     void teachingError(const accumlab::ui::EngineError &error);
+    void teachingStepDone(const accumlab::ui::StepBatchUpdate &update);
     void playingChanged(bool playing);
     void sweepStarted();
     void sweepPointStarted(int index, qint64 accumSteps);

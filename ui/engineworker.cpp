@@ -16,6 +16,7 @@
 #include <QTimer>
 
 #include <chrono>
+#include <optional>
 
 namespace accumlab::ui {
 
@@ -30,7 +31,9 @@ class TeachingObserver final : public EngineObserver {
 public:
     bool wantsMicroBatchDetail() const override { return true; }
     void onMicroBatch(const MicroBatchEvent &e) override { m_event = e; }
+    void onStep(const StepResult &r) override { m_step = r; }
     MicroBatchEvent m_event;
+    std::optional<StepResult> m_step; // set when this micro-batch closed the window
 };
 
 // Sweep observer: no per-micro-batch host reads (full speed); step losses are coalesced and
@@ -183,6 +186,15 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
         u.optimizerStateStep = e.optimizerStateStep;
         u.microBatches = e.microBatches;
         emitMicroThrottled(u);
+        if (const auto &r = observer.m_step) {
+            // One point per optimizer window (at most one per micro-batch, so at Play's
+            // bounded rate), the losses as the engine measured them.
+            StepBatchUpdate step;
+            step.effectiveBatch = m_engine->config().effectiveBatch();
+            step.losses.append(QPointF(static_cast<double>(r->step), r->loss));
+            step.logged.append(QPointF(static_cast<double>(r->step), r->loggedLoss));
+            emit teachingStepDone(step);
+        }
     } catch (const Cancelled &) {
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
@@ -301,7 +313,8 @@ void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 seria
         if (cancel->cancelled())
             throw Cancelled{};
         emit jobStarted(EngineJob::Equivalence, serial);
-        u.result = accumlab::runEquivalence(config, cancel.get());
+        // Several ranks run as threads here: a check per slider move cannot start processes.
+        u.result = accumlab::runEquivalenceOnThreads(config, cancel.get());
         u.ok = true;
     } catch (const Cancelled &) {
         u.error = EngineError::said(tr("The equivalence check was cancelled."));

@@ -48,6 +48,8 @@ signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
     void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
     void teachingError(const accumlab::ui::EngineError &error);
+    // Teaching mode closed an optimizer window: its loss (pointIndex 0, one point).
+    void teachingStepDone(const accumlab::ui::StepBatchUpdate &update);
     void playingChanged(bool playing);
     void sweepPointStarted(int index, qint64 accumSteps);
     void sweepBlockStarted(int index, int block); // a timed block of that point (0 follows sweepPointStarted)

@@ -1,6 +1,8 @@
 // The equivalence panel.
 #include "ui/equivalencepanel.h"
 
+#include "ui/fontscale.h"
+
 #include "ui/language.h"
 #include "ui/localizedtext.h"
 
@@ -89,6 +91,7 @@ void EquivalencePanel::changeEvent(QEvent *event)
 void EquivalencePanel::retranslateUi()
 {
     setTitle(tr("Equivalence: full batch vs accumulated"));
+    m_layerTable->setAccessibleName(tr("Differences per parameter tensor"));
     m_gradCaption->setText(tr("max |grad diff|"));
     m_paramCaption->setText(tr("max |param diff|"));
     m_toleranceCaption->setText(tr("tolerance"));
@@ -234,6 +237,15 @@ void EquivalencePanel::showResult()
             item->setText(cells[col]);
         }
     }
+}
+
+void EquivalencePanel::setClassroomMode(bool on)
+{
+    constexpr double kClassroomVerdictScale = 1.5;
+    if (on == m_classroom)
+        return;
+    m_classroom = on;
+    scaleFonts({m_verdictLabel}, on ? kClassroomVerdictScale : 1.0 / kClassroomVerdictScale);
 }
 
 } // namespace accumlab::ui

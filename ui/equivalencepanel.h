@@ -21,6 +21,9 @@ public:
     void setPending(const EquivalenceConfig &config);
     void setResult(const EquivalenceUpdate &update);
     QString verdictText() const;
+    QLabel *verdictLabel() const { return m_verdictLabel; }
+    // The verdict enlarged to read from the back row.
+    void setClassroomMode(bool on);
     QString causeText() const;
     // Why the check failed, in the UI language, from the result's cause code and figures (the
     // CLI prints core's English sentence from the same code).
@@ -46,6 +49,7 @@ private:
     QLabel *m_ratioCaption = nullptr;
     QTableWidget *m_layerTable = nullptr;
     bool m_pending = false;
+    bool m_classroom = false;
     EquivalenceConfig m_pendingConfig;
     std::optional<EquivalenceUpdate> m_update;
 };

@@ -308,12 +308,14 @@ void ExperimentPanel::retranslateUi()
     m_quickCheck->setToolTip(tr("Fewer steps for the sweep and the training curves; every claim is still "
                                 "measured."));
     m_claimsBox->setTitle(tr("Claims"));
+    m_claimsTable->setAccessibleName(m_claimsBox->title());
     m_claimsTable->setHorizontalHeaderLabels({tr("Verdict"), tr("Claim")});
     m_timingNote->setText(timingMark() + QLatin1Char(' ') +
                           tr("Timing-based claims depend on the machine and its load: they are reported, "
                              "not guaranteed."));
     m_explanationBox->setTitle(tr("Explanation"));
     m_valuesBox->setTitle(tr("Measured values"));
+    m_valuesTable->setAccessibleName(m_valuesBox->title());
     m_valuesTable->setHorizontalHeaderLabels({tr("Value"), tr("Measured")});
     m_curvesBox->setTitle(tr("Measured curves"));
     const QString current = currentExperiment();

@@ -48,11 +48,21 @@ void GradientBufferView::setParameterNames(const QStringList &names)
     clear();
 }
 
+void GradientBufferView::setConfig(const AccumConfig &config)
+{
+    // Without the division the window's buffers end at N times the full batch: the axis holds
+    // that from the start, so the bar grows along a scale that stays put.
+    const double reach = config.scaling == Scaling::None ? static_cast<double>(config.accumSteps) : 1.0;
+    m_fixedAxis = std::max(kMinAxis, reach * kAxisHeadroom);
+    m_ghost = config.scaling != Scaling::Divide || config.bug != AccumBug::None || config.stepEveryMicro;
+    clear();
+}
+
 void GradientBufferView::clear()
 {
     m_hasData = false;
     m_update = MicroBatchUpdate{};
-    m_axisMax = kMinAxis;
+    m_axisMax = m_fixedAxis;
     update();
 }
 
@@ -63,8 +73,10 @@ void GradientBufferView::setUpdate(const MicroBatchUpdate &u)
     double longest = 0.0;
     for (double r : tensorRatios())
         longest = std::max(longest, r);
-    // The axis only grows until the next reset, so a class sees the overshoot stay put.
-    m_axisMax = std::max(m_axisMax, std::max(kMinAxis, longest * kAxisHeadroom));
+    // The axis only grows past the fixed one (a bar beyond it) until the next reset, so a class
+    // sees the overshoot stay put.
+    if (longest > m_axisMax)
+        m_axisMax = longest * kAxisHeadroom;
     update();
 }
 
@@ -144,11 +156,15 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     }
 
     const double rowHeight = static_cast<double>(plot.height()) / rows;
-    const double barHeight = std::max(4.0, rowHeight * 0.55);
+    // With a bug planted each row holds the bar and, below it, the correct bar's ghost.
+    const double barHeight = std::max(4.0, rowHeight * (m_ghost ? 0.4 : 0.55));
+    const double ghostHeight = std::max(2.0, rowHeight * 0.2);
+    QColor ghostColor = pal.color(QPalette::Text);
+    ghostColor.setAlphaF(0.18);
     const QVector<double> ratios = tensorRatios();
     const bool windowClosed = m_hasData && m_update.microIndex + 1 == m_update.accumSteps;
     for (int i = 0; i < rows; ++i) {
-        const double yMid = plot.top() + rowHeight * (i + 0.5);
+        const double yMid = plot.top() + rowHeight * (i + (m_ghost ? 0.38 : 0.5));
         p.setPen(pal.color(QPalette::Text));
         const QString name = i < m_names.size() ? m_names[i] : QString::number(i);
         p.drawText(QRectF(margin, yMid - fm.height() / 2.0, nameWidth, fm.height()), Qt::AlignRight | Qt::AlignVCenter, name);
@@ -160,6 +176,8 @@ void GradientBufferView::paintEvent(QPaintEvent *)
             fill = std::abs(ratio - 1.0) < kOnMarkerTolerance ? QColor(0x2e, 0x9e, 0x55) : QColor(0xd9, 0x48, 0x2b);
         const QRectF bar(plot.left(), yMid - barHeight / 2, xOf(ratio) - plot.left(), barHeight);
         p.fillRect(bar, fill);
+        if (m_ghost)
+            p.fillRect(QRectF(plot.left(), yMid + barHeight / 2 + 1, xOf(1.0) - plot.left(), ghostHeight), ghostColor);
         p.setPen(pal.color(QPalette::Text));
         p.drawText(QRectF(xOf(ratio) + 4, yMid - fm.height() / 2.0, ratioWidth + 40, fm.height()),
                    Qt::AlignLeft | Qt::AlignVCenter, tr("%1×").arg(loc.toString(ratio, 'f', 2)));
@@ -173,6 +191,17 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     p.drawLine(QPointF(xm, plot.top() - 2), QPointF(xm, plot.bottom()));
     const QString markerText = LanguageManager::natural(tr("full batch"));
     p.drawText(QRectF(xm - 100, margin, 200, fm.height()), Qt::AlignHCenter | Qt::AlignTop, markerText);
+    if (m_ghost) {
+        // What the faint bars are, on the far side of the marker's label.
+        ghostColor.setAlphaF(0.6);
+        p.setPen(ghostColor);
+        const QString ghostText = LanguageManager::natural(tr("faint: the correct loop's bar"));
+        const bool right = xm < plot.left() + plot.width() / 2.0;
+        const double room = right ? plot.right() - (xm + 100) : xm - 100 - plot.left();
+        const QString shown = fm.elidedText(ghostText, Qt::ElideRight, static_cast<int>(std::max(0.0, room)));
+        p.drawText(right ? QRectF(xm + 100, margin, room, fm.height()) : QRectF(plot.left(), margin, room, fm.height()),
+                   (right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop, shown);
+    }
 }
 
 } // namespace accumlab::ui

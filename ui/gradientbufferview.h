@@ -2,8 +2,10 @@
 // measured as the buffer's projection onto the full-batch gradient g of the same window,
 // <buffer, g> / <g, g> (the marker at 1x). The projection is linear in the buffer, so each
 // micro-batch adds its own share and the bars add up: with loss/N they land on the marker
-// after the last micro-batch, without the division at N times it; the axis grows so the
-// overshoot stays visible. (A ratio of norms, the fallback when no projection came, is not
+// after the last micro-batch, without the division at N times it. The axis is fixed by the
+// engine's configuration before the first bar (up to N with the no-division bug), so a 16x bar
+// reads as 16 times the faint 1x ghost drawn beside it whenever a bug is planted; it grows only
+// for a bar beyond it (buffers never zeroed keep growing). (A ratio of norms, the fallback when no projection came, is not
 // additive: mid-window it could read 1.13x without a bug.) Every length is a figure the
 // engine measured. Painted left to right in every layout
 // direction (a plot is not mirrored). GUI thread only.
@@ -21,6 +23,8 @@ public:
     explicit GradientBufferView(QWidget *parent = nullptr);
 
     void setParameterNames(const QStringList &names);
+    // The engine's configuration: fixes the axis and whether the correct bar's ghost shows.
+    void setConfig(const AccumConfig &config);
     void setUpdate(const MicroBatchUpdate &update);
     void clear();
 
@@ -30,6 +34,8 @@ public:
     double measuredRatio() const;
     QVector<double> tensorRatios() const;
     double axisMax() const { return m_axisMax; }
+    // A bug is planted: each bar has the correct loop's 1x bar as a faint ghost beside it.
+    bool showsGhost() const { return m_ghost; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -41,7 +47,9 @@ private:
     QStringList m_names;
     MicroBatchUpdate m_update;
     bool m_hasData = false;
-    double m_axisMax = 1.25; // in units of the full-batch norm
+    double m_axisMax = 1.25;   // in units of the full-batch norm
+    double m_fixedAxis = 1.25; // the axis the configuration fixes before any bar
+    bool m_ghost = false;
 };
 
 } // namespace accumlab::ui

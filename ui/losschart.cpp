@@ -92,6 +92,7 @@ void LossChart::changeEvent(QEvent *event)
 
 void LossChart::retranslateUi()
 {
+    setAccessibleName(tr("Loss chart"));
     // Axis ticks and legends in the UI's digits (Qt Charts formats them with the chart's locale).
     chart()->setLocale(locale());
     chart()->setLocalizeNumbers(true);
@@ -99,7 +100,7 @@ void LossChart::retranslateUi()
     m_xAxis->setTitleText(LanguageManager::natural(tr("timed optimizer step")));
     m_yAxis->setTitleText(LanguageManager::natural(tr("loss")));
     for (auto it = m_series.begin(); it != m_series.end(); ++it)
-        it.value()->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(m_effective.value(it.key())))));
+        it.value()->setName(seriesName(it.key(), m_effective.value(it.key())));
     nameLoggedSeries();
 }
 
@@ -146,9 +147,43 @@ QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
     logged->attachAxis(m_yAxis);
     logged->setPen(QPen(s->color(), 1.5, Qt::DashLine));
     m_loggedSeries.insert(pointIndex, logged);
-    s->setName(LanguageManager::natural(tr("batch %1").arg(locale().toString(effectiveBatch))));
+    s->setName(seriesName(pointIndex, effectiveBatch));
     nameLoggedSeries();
     return s;
+}
+
+QString LossChart::seriesName(int pointIndex, qint64 effectiveBatch) const
+{
+    const QString batch = locale().toString(effectiveBatch);
+    return LanguageManager::natural(pointIndex == kTeachingSeries ? tr("Play/Step, batch %1").arg(batch)
+                                                                  : tr("batch %1").arg(batch));
+}
+
+void LossChart::appendTeachingStep(const StepBatchUpdate &u)
+{
+    seriesFor(kTeachingSeries, u.effectiveBatch);
+    m_points[kTeachingSeries].append(u.losses);
+    m_logged[kTeachingSeries].append(u.logged);
+    m_dirty.insert(kTeachingSeries);
+    scheduleRedraw();
+}
+
+void LossChart::clearTeaching()
+{
+    if (auto *s = m_series.take(kTeachingSeries)) {
+        chart()->removeSeries(s);
+        delete s;
+    }
+    if (auto *s = m_loggedSeries.take(kTeachingSeries)) {
+        chart()->removeSeries(s);
+        delete s;
+    }
+    m_effective.remove(kTeachingSeries);
+    m_points.remove(kTeachingSeries);
+    m_logged.remove(kTeachingSeries);
+    m_dirty.remove(kTeachingSeries);
+    nameLoggedSeries();
+    scheduleRedraw();
 }
 
 void LossChart::startSeries(int pointIndex, qint64 effectiveBatch)

@@ -1,5 +1,6 @@
 // Loss per optimizer step during a sweep, one series per effective batch, so a class sees the
-// larger effective batches train more smoothly. Losses arrive in coalesced batches from the
+// larger effective batches train more smoothly; in teaching mode (Play and Step) one series of
+// the lab's own windows, a point per optimizer step, until the next reset or sweep. Losses arrive in coalesced batches from the
 // worker; the chart collects them and redraws on a single-shot timer with one replace() per
 // series. Not mirrored in right-to-left layouts. GUI thread only.
 #pragma once
@@ -24,7 +25,14 @@ public:
 
     explicit LossChart(QWidget *parent = nullptr);
 
+    // The series of teaching mode's windows, apart from the sweep's points.
+    static constexpr int kTeachingSeries = -1;
+
     void clear();
+    // Teaching mode closed a window: its loss and logged loss join the teaching series.
+    void appendTeachingStep(const StepBatchUpdate &update);
+    // A reset: the teaching series starts again.
+    void clearTeaching();
     void startSeries(int pointIndex, qint64 effectiveBatch);
     void appendLosses(const StepBatchUpdate &update);
     // Replaces the streamed values with the point's own, complete list of losses.
@@ -36,6 +44,8 @@ public:
     static QColor curveColor(int index);
     QColor seriesColor(int pointIndex) const;
     qsizetype pointCount(int pointIndex) const { return m_points.value(pointIndex).size(); }
+    // Teaching mode's (step, loss) points, as the engine reported them.
+    QList<QPointF> teachingPoints() const { return m_points.value(kTeachingSeries); }
     // The dashed companion of a point's curve: the loss as the lesson's loop logs it
     // (scaled.item() x accum_steps), on the raw curve with division, N times it without.
     QList<QPointF> loggedPoints(int pointIndex) const { return m_logged.value(pointIndex); }
@@ -46,6 +56,7 @@ protected:
 private:
     void retranslateUi();
     void nameLoggedSeries();
+    QString seriesName(int pointIndex, qint64 effectiveBatch) const;
     void redraw();
     void scheduleRedraw();
     QLineSeries *seriesFor(int pointIndex, qint64 effectiveBatch);

@@ -2,11 +2,13 @@
 #include "ui/mainwindow.h"
 
 #include "ui/adaptivesplitter.h"
+#include "ui/accumulationpanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
 #include "ui/experimentpanel.h"
 #include "ui/exports.h"
+#include "ui/fontscale.h"
 #include "ui/filereading.h"
 #include "ui/gradientbufferview.h"
 #include "ui/importerrors.h"
@@ -25,6 +27,7 @@
 #include "core/experiments.h"
 #include "core/lesson.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QLocale>
@@ -49,6 +52,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QPointer>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -93,8 +97,9 @@ const QSize kDefaultSize(1280, 800);
 const char *const kSettingsPreset = "session/preset";
 const char *const kSettingsGeometry = "session/geometry";
 const char *const kSettingsFolder = "exports/lastFolder";
-
-enum Counter { MicroBatches, OptimizerSteps, StateStep, SyncCalls, MicroLoss, CounterCount };
+const char *const kSettingsZoom = "view/zoom";
+constexpr double kZoomStep = 1.15;           // one Ctrl+= or Ctrl+-
+constexpr double kMinZoom = 0.6, kMaxZoom = 3.0;
 
 constexpr int kLessonDockWidth = 340;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
@@ -134,6 +139,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controls, &ControlPanel::paceChanged, m_controller, &EngineController::setPace);
     connect(m_controller, &EngineController::engineConfigured, this, &MainWindow::onEngineConfigured);
     connect(m_controller, &EngineController::microBatchDone, this, &MainWindow::onMicroBatch);
+    // Play and Step draw the lab's own windows on the loss chart too, from the engine's StepResult.
+    connect(m_controller, &EngineController::teachingStepDone, m_lossChart, &LossChart::appendTeachingStep);
     connect(m_controller, &EngineController::teachingError, this,
             [this](const EngineError &error) { showError(error.localized()); });
     connect(m_controller, &EngineController::playingChanged, this, &MainWindow::onPlayingChanged);
@@ -177,50 +184,12 @@ void MainWindow::buildUi()
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
 
-    // Gradient buffers with their counters.
-    auto *buffersBox = new QGroupBox;
-    buffersBox->setObjectName(QStringLiteral("buffersBox"));
-    auto *buffersLayout = new QVBoxLayout(buffersBox);
-    m_buffersTitle = new QLabel;
-    m_buffersTitle->setWordWrap(true);
-    buffersLayout->addWidget(m_buffersTitle);
-    m_bufferView = new GradientBufferView;
-    buffersLayout->addWidget(m_bufferView, 1);
-    m_ratioLabel = new QLabel;
-    m_ratioLabel->setObjectName(QStringLiteral("ratioLabel"));
-    QFont big = m_ratioLabel->font();
-    big.setBold(true);
-    big.setPointSizeF(big.pointSizeF() * 1.3);
-    m_ratioLabel->setFont(big);
-    m_ratioLabel->setWordWrap(true);
-    buffersLayout->addWidget(m_ratioLabel);
-    m_progressLabel = new QLabel;
-    m_progressLabel->setObjectName(QStringLiteral("progressLabel"));
-    buffersLayout->addWidget(m_progressLabel);
-    m_countersWidget = new QWidget;
-    m_countersWidget->setObjectName(QStringLiteral("countersWidget"));
-    auto *counters = new QGridLayout(m_countersWidget);
-    counters->setContentsMargins(0, 0, 0, 0);
-    const char *counterNames[CounterCount] = {"microBatchesValue", "optimizerStepsValue", "stateStepValue",
-                                              "syncCallsValue", "microLossValue"};
-    for (int i = 0; i < CounterCount; ++i) {
-        m_counterCaptions[i] = new QLabel;
-        m_counterValues[i] = new QLabel(QStringLiteral("–"));
-        m_counterValues[i]->setObjectName(QLatin1String(counterNames[i]));
-        QFont f = m_counterValues[i]->font();
-        f.setBold(true);
-        m_counterValues[i]->setFont(f);
-        counters->addWidget(m_counterCaptions[i], i / 2, (i % 2) * 2);
-        counters->addWidget(m_counterValues[i], i / 2, (i % 2) * 2 + 1);
-    }
-    for (int col = 1; col < 4; col += 2)
-        counters->setColumnStretch(col, 1);
-    buffersLayout->addWidget(m_countersWidget);
+    m_accumulationPanel = new AccumulationPanel;
 
     m_equivalencePanel = new EquivalencePanel;
 
     auto *top = new QSplitter(Qt::Horizontal);
-    top->addWidget(buffersBox);
+    top->addWidget(m_accumulationPanel);
     top->addWidget(m_equivalencePanel);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
@@ -256,6 +225,7 @@ void MainWindow::buildUi()
     m_tabs->addTab(m_sweepTable, QString());
 
     auto *right = new QSplitter(Qt::Vertical);
+    m_labSplitter = right;
     right->addWidget(top);
     right->addWidget(m_tabs);
     // The buffers and the equivalence table get a little more height than the charts.
@@ -276,6 +246,7 @@ void MainWindow::buildUi()
     connect(m_quizWidget, &QuizWidget::openExperiment, this, &MainWindow::showExperiment);
 
     auto *main = new QSplitter(Qt::Horizontal);
+    m_mainSplitter = main;
     main->addWidget(scroll);
     main->addWidget(m_pages);
     main->setStretchFactor(0, 0);
@@ -286,6 +257,12 @@ void MainWindow::buildUi()
     m_statusLabel = new QLabel;
     m_statusLabel->setObjectName(QStringLiteral("deviceStatus"));
     statusBar()->addPermanentWidget(m_statusLabel);
+    // Offered once an experiment has put its settings on the controls.
+    m_restoreLabButton = new QPushButton;
+    m_restoreLabButton->setObjectName(QStringLiteral("restoreLabButton"));
+    m_restoreLabButton->hide();
+    statusBar()->addPermanentWidget(m_restoreLabButton);
+    connect(m_restoreLabButton, &QPushButton::clicked, this, &MainWindow::restoreLab);
 
     m_lessonPanel = new LessonPanel;
     m_lessonDock = new QDockWidget;
@@ -300,6 +277,8 @@ void MainWindow::buildUi()
     registerLessonTargets();
 }
 
+GradientBufferView *MainWindow::bufferView() const { return m_accumulationPanel->bufferView(); }
+
 bool MainWindow::showLessonTarget(const QString &target)
 {
     QWidget *shown = m_navigator->reveal(target);
@@ -313,9 +292,7 @@ void MainWindow::registerLessonTargets()
 {
     m_controls->registerLessonTargets(*m_navigator);
     m_memoryView->registerLessonTargets(*m_navigator);
-    m_navigator->add(QStringLiteral("view/buffers"), m_bufferView);
-    m_navigator->add(QStringLiteral("view/counters"), m_countersWidget);
-    m_navigator->add(QStringLiteral("view/syncCalls"), m_counterValues[SyncCalls]);
+    m_accumulationPanel->registerLessonTargets(*m_navigator);
     m_navigator->add(QStringLiteral("view/equivalence"), m_equivalencePanel);
     m_navigator->add(QStringLiteral("view/throughput"), m_throughputChart);
     m_navigator->add(QStringLiteral("view/loss"), m_lossChart);
@@ -356,10 +333,23 @@ void MainWindow::buildActions()
     m_quitAction = make("quitAction", &QWidget::close);
     m_classroomAction = make("classroomAction", [this](bool on) {
         m_controls->setClassroomMode(on, m_controls->hiddenControls());
+        updateActions();
         saveSettings();
     });
     m_classroomAction->setCheckable(true);
     m_hiddenControlsAction = make("hiddenControlsAction", &MainWindow::chooseHiddenControlsDialog);
+    m_fullScreenAction = make("fullScreenAction", [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
+    });
+    m_fullScreenAction->setCheckable(true);
+    m_fullScreenAction->setShortcut(Qt::Key_F11);
+    m_zoomInAction = make("zoomInAction", [this] { setZoom(m_zoom * kZoomStep); });
+    m_zoomOutAction = make("zoomOutAction", [this] { setZoom(m_zoom / kZoomStep); });
+    m_zoomResetAction = make("zoomResetAction", [this] { setZoom(1.0); });
+    // Ctrl+= is Ctrl++ without Shift on most keyboards; both zoom in.
+    m_zoomInAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
+    m_zoomOutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
+    m_zoomResetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
 
     m_playAction->setShortcut(Qt::Key_Space);
     m_stepAction->setShortcut(Qt::Key_Right);
@@ -396,6 +386,11 @@ void MainWindow::buildActions()
     m_viewMenu = menuBar()->addMenu(QString());
     m_viewMenu->addAction(m_classroomAction);
     m_viewMenu->addAction(m_hiddenControlsAction);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_fullScreenAction);
+    m_viewMenu->addAction(m_zoomInAction);
+    m_viewMenu->addAction(m_zoomOutAction);
+    m_viewMenu->addAction(m_zoomResetAction);
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_lessonDock->toggleViewAction());
 
@@ -495,6 +490,8 @@ void MainWindow::changeEvent(QEvent *event)
     if (event->type() == QEvent::LayoutDirectionChange)
         for (QSplitter *splitter : findChildren<QSplitter *>())
             splitter->refresh();
+    if (event->type() == QEvent::WindowStateChange && m_fullScreenAction)
+        m_fullScreenAction->setChecked(isFullScreen());
     QMainWindow::changeEvent(event);
 }
 
@@ -506,16 +503,11 @@ void MainWindow::retranslateUi()
     else
         statusBar()->clearMessage();
     setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
-    m_buffersTitle->setText(tr("Gradient buffers: one bar per parameter tensor, the buffer's projection onto the window's full-batch gradient (%1× at the marker)")
-                                .arg(count(1)));
-    m_counterCaptions[MicroBatches]->setText(tr("micro-batches seen"));
-    m_counterCaptions[OptimizerSteps]->setText(tr("optimizer steps"));
-    m_counterCaptions[StateStep]->setText(tr("optimizer state step"));
-    m_counterCaptions[SyncCalls]->setText(tr("sync_calls"));
-    m_counterCaptions[MicroLoss]->setText(tr("micro-batch loss"));
     m_tabs->setTabText(0, tr("Throughput and loss"));
     m_tabs->setTabText(1, tr("Memory"));
     m_tabs->setTabText(2, tr("Sweep table"));
+    m_sweepTable->setAccessibleName(tr("Sweep table"));
+    m_controlsScroll->setAccessibleName(tr("Controls"));
     m_sweepModel->retranslate();
     m_playAction->setText(tr("Play"));
     m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
@@ -537,6 +529,12 @@ void MainWindow::retranslateUi()
     m_quitAction->setText(tr("&Quit"));
     m_classroomAction->setText(tr("&Classroom mode"));
     m_hiddenControlsAction->setText(tr("Controls hidden in classroom mode…"));
+    m_fullScreenAction->setText(tr("&Full screen"));
+    m_zoomInAction->setText(tr("Zoom &in"));
+    m_zoomOutAction->setText(tr("Zoom &out"));
+    m_zoomResetAction->setText(tr("&Normal size"));
+    m_restoreLabButton->setText(tr("Restore the lab's settings"));
+    m_restoreLabButton->setToolTip(tr("Put back the settings the lab had before the experiment changed them"));
     m_fileMenu->setTitle(tr("&File"));
     m_viewMenu->setTitle(tr("&View"));
     m_languageMenu->setTitle(tr("&Language"));
@@ -558,10 +556,6 @@ void MainWindow::retranslateUi()
         if (const ExperimentInfo *info = findExperiment(a->data().toString().toStdString()))
             a->setText(tr("%1. %2").arg(numbers.toString(info->number), localized(info->title)));
     m_toolBar->setWindowTitle(tr("Run"));
-    if (m_pendingMicro)
-        showMicroBatch();
-    else
-        m_ratioLabel->setText(tr("accumulated / full batch: not measured yet"));
     updateActions();
 }
 
@@ -581,18 +575,15 @@ void MainWindow::applyConfigNow()
     const AccumConfig config = m_controls->config();
     m_controller->setConfig(config);
     m_memoryView->setConfig(config);
-    m_bufferView->clear();
+    m_accumulationPanel->clear();
+    m_lossChart->clearTeaching();
     m_pendingMicro.reset();
-    for (QLabel *v : m_counterValues)
-        v->setText(QStringLiteral("–"));
-    m_progressLabel->clear();
-    m_ratioLabel->setText(tr("accumulated / full batch: not measured yet"));
     saveSettings();
 }
 
 void MainWindow::onEngineConfigured(const EngineInfo &info)
 {
-    m_bufferView->setParameterNames(info.parameterNames);
+    m_accumulationPanel->setEngine(info);
     m_device = info.device;
     showDevice();
 }
@@ -622,23 +613,8 @@ void MainWindow::showMicroBatch()
 {
     if (!m_pendingMicro)
         return;
-    const MicroBatchUpdate &u = *m_pendingMicro;
-    const QLocale loc = locale();
-    m_bufferView->setUpdate(u);
-    const double ratio = m_bufferView->measuredRatio();
-    const bool closed = u.microIndex + 1 == u.accumSteps;
-    m_ratioLabel->setText(closed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
-                                       .arg(loc.toString(ratio, 'f', 2), loc.toString(u.accumSteps))
-                                 : tr("accumulated / full batch = %1× so far").arg(loc.toString(ratio, 'f', 2)));
-    m_progressLabel->setText(tr("micro-batch %1 of %2 in optimizer window %3%4")
-                                 .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(u.step + 1),
-                                      u.optimizerStepped ? tr(" — optimizer stepped") : QString()));
-    m_counterValues[MicroBatches]->setText(loc.toString(u.microBatches));
-    m_counterValues[OptimizerSteps]->setText(loc.toString(u.optimizerSteps));
-    m_counterValues[StateStep]->setText(loc.toString(u.optimizerStateStep));
-    m_counterValues[SyncCalls]->setText(loc.toString(u.syncCalls));
-    // A micro-batch the loop never ran (skip-last-micro) has no loss to show.
-    m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : loc.toString(u.microLoss, 'f', 4));
+    m_accumulationPanel->showMicroBatch(*m_pendingMicro);
+    m_pendingMicro.reset();
 }
 
 void MainWindow::onPlayingChanged(bool) { updateActions(); }
@@ -658,27 +634,64 @@ void MainWindow::updateActions()
     m_openPresetAction->setEnabled(!sweeping);
     m_controls->setSweepRunning(sweeping);
     m_classroomAction->setChecked(m_controls->classroomMode());
+    m_fullScreenAction->setChecked(isFullScreen());
+    m_zoomResetAction->setEnabled(m_zoom != 1.0);
+    applyClassroomLayout();
+}
+
+void MainWindow::applyClassroomLayout()
+{
+    const bool on = m_controls->classroomMode();
+    if (on == m_classroomShown)
+        return;
+    m_classroomShown = on;
+    m_accumulationPanel->setClassroomMode(on);
+    m_equivalencePanel->setClassroomMode(on);
+    if (on)
+        m_labSizesBeforeClassroom = m_labSplitter->sizes();
+    else if (!m_labSizesBeforeClassroom.isEmpty())
+        m_labSplitter->setSizes(m_labSizesBeforeClassroom);
+    shareClassroomRoom();
+}
+
+void MainWindow::shareClassroomRoom()
+{
+    // The hidden controls' room goes to the pages: the column shrinks to what is left in it.
+    m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
+    const int controls = m_controlsScroll->minimumWidth();
+    const QList<int> sizes = m_mainSplitter->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (total > controls)
+        m_mainSplitter->setSizes({controls, total - controls});
+    if (!m_controls->classroomMode())
+        return;
+    // Two thirds of the lab's height for the enlarged buffers and verdict.
+    constexpr double kClassroomTopShare = 0.66;
+    const QList<int> lab = m_labSplitter->sizes();
+    const int height = lab.value(0) + lab.value(1);
+    if (height > 0)
+        m_labSplitter->setSizes({int(height * kClassroomTopShare), height - int(height * kClassroomTopShare)});
+}
+
+void MainWindow::setZoom(double zoom)
+{
+    zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
+    if (std::abs(zoom - 1.0) < 1e-3)
+        zoom = 1.0; // steps in and back out land on the normal size exactly
+    if (zoom == m_zoom)
+        return;
+    scaleAllFonts(this, zoom / m_zoom);
+    // The widgets that follow the application font hear of it through posted events.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::ApplicationFontChange);
+    m_zoom = zoom;
+    updateActions();
+    if (m_persist)
+        QSettings().setValue(QLatin1String(kSettingsZoom), m_zoom);
 }
 
 // ---- equivalence -----------------------------------------------------------------------
 
-EquivalenceConfig MainWindow::equivalenceConfig() const
-{
-    const AccumConfig c = m_controls->config();
-    EquivalenceConfig e;
-    e.shape = c.modelShape();
-    e.bigBatch = c.microBatch * c.accumSteps;
-    e.accumSteps = c.accumSteps;
-    e.optimizer = c.optimizer;
-    e.scaling = c.scaling;
-    e.stepEveryMicro = c.stepEveryMicro;
-    e.bug = c.bug;
-    e.dtype = c.dtype;
-    e.device = c.device;
-    e.labels = c.labels;
-    e.seed = c.seed;
-    return e;
-}
+EquivalenceConfig MainWindow::equivalenceConfig() const { return equivalenceConfigOf(m_controls->config()); }
 
 void MainWindow::requestEquivalenceNow()
 {
@@ -809,7 +822,7 @@ bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QS
 {
     const QList<std::pair<QString, QWidget *>> items{{QStringLiteral("accumlab-throughput.png"), m_throughputChart},
                                                      {QStringLiteral("accumlab-loss.png"), m_lossChart},
-                                                     {QStringLiteral("accumlab-gradient-buffers.png"), m_bufferView},
+                                                     {QStringLiteral("accumlab-gradient-buffers.png"), bufferView()},
                                                      {QStringLiteral("accumlab-memory.png"), m_memoryView}};
     for (const auto &[name, widget] : items) {
         const QString path = QDir(folder).filePath(name);
@@ -952,17 +965,52 @@ void MainWindow::showExperiment(const QString &id)
 void MainWindow::applyExperimentSettings(const ExperimentSettings &settings)
 {
     Preset preset = m_controls->preset();
+    // The lab as the class left it, before the first of a row of experiments changed it.
+    if (!m_labBeforeExperiment)
+        m_labBeforeExperiment = preset;
     settings.applyTo(preset);
     applyPreset(preset);
+    m_restoreLabButton->setVisible(true);
+}
+
+void MainWindow::restoreLab()
+{
+    if (!m_labBeforeExperiment)
+        return;
+    const Preset lab = *m_labBeforeExperiment;
+    m_labBeforeExperiment.reset();
+    m_restoreLabButton->setVisible(false);
+    m_controls->setPreset(lab);
+    applyConfigNow();
+    requestEquivalenceNow();
+    updateActions();
+    say([this] { return tr("The lab's settings are back as they were before the experiment."); });
 }
 
 // ---- presets and settings --------------------------------------------------------------
 
-Preset MainWindow::currentPreset() const { return m_controls->preset(); }
+Preset MainWindow::currentPreset() const
+{
+    Preset p = m_controls->preset();
+    p.language = LanguageManager::instance()->language();
+    if (m_memoryView->budgetChosen())
+        p.memoryBudgetBytes = m_memoryView->budgetBytes();
+    p.page = presetPages().value(currentPage());
+    p.experiment = m_experimentPanel->currentExperiment();
+    return p;
+}
 
 void MainWindow::applyPreset(const Preset &preset)
 {
     m_controls->setPreset(preset);
+    if (!preset.language.isEmpty())
+        LanguageManager::instance()->setLanguage(preset.language);
+    if (preset.memoryBudgetBytes)
+        m_memoryView->setBudgetBytes(*preset.memoryBudgetBytes);
+    if (!preset.experiment.isEmpty())
+        m_experimentPanel->setCurrentExperiment(preset.experiment);
+    if (const int page = presetPages().indexOf(preset.page); page >= 0)
+        showPage(static_cast<Page>(page));
     applyConfigNow();
     requestEquivalenceNow();
     updateActions();
@@ -1080,6 +1128,7 @@ void MainWindow::loadSettings()
     }
     if (!restoreGeometry(settings.value(QLatin1String(kSettingsGeometry)).toByteArray()))
         fitTheScreen();
+    setZoom(settings.value(QLatin1String(kSettingsZoom), 1.0).toDouble());
 }
 
 void MainWindow::fitTheScreen()
@@ -1105,6 +1154,11 @@ void MainWindow::showEvent(QShowEvent *event)
         m_shownOnce = true;
         if (width() < kLessonOpenMinWidth)
             m_lessonDock->hide();
+        // A lesson that opens in classroom mode shares the room once the window has its size.
+        QTimer::singleShot(0, this, [this] {
+            if (m_controls->classroomMode())
+                shareClassroomRoom();
+        });
     }
     QMainWindow::showEvent(event);
 }

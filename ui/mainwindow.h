@@ -16,6 +16,8 @@
 class QAction;
 class QDockWidget;
 class QLabel;
+class QPushButton;
+class QSplitter;
 class QScrollArea;
 class QStackedWidget;
 class QTableView;
@@ -24,6 +26,7 @@ class QTimer;
 
 namespace accumlab::ui {
 
+class AccumulationPanel;
 class ControlPanel;
 class SweepTableModel;
 class EngineController;
@@ -48,7 +51,8 @@ public:
 
     EngineController *controller() const { return m_controller; }
     ControlPanel *controlPanel() const { return m_controls; }
-    GradientBufferView *bufferView() const { return m_bufferView; }
+    AccumulationPanel *accumulationPanel() const { return m_accumulationPanel; }
+    GradientBufferView *bufferView() const;
     EquivalencePanel *equivalencePanel() const { return m_equivalencePanel; }
     ThroughputChart *throughputChart() const { return m_throughputChart; }
     LossChart *lossChart() const { return m_lossChart; }
@@ -77,6 +81,15 @@ public:
     // Every name a lesson link may use, with its widget (the panels register their own).
     LessonNavigator *lessonNavigator() const { return m_navigator; }
     QTableView *sweepTable() const { return m_sweepTable; }
+
+    // Presentation: the zoom of the whole window (1 = the application's own font size),
+    // remembered in the settings; full screen (F11).
+    double zoom() const { return m_zoom; }
+    void setZoom(double zoom);
+    // After an experiment put its settings on the controls: the lab as it was before, offered
+    // back (the status bar's "Restore the lab's settings").
+    bool canRestoreLab() const { return m_labBeforeExperiment.has_value(); }
+    void restoreLab();
 
     void applyPreset(const Preset &preset);
     Preset currentPreset() const;
@@ -150,7 +163,16 @@ private:
     void loadSettings();
     QString lastFolder() const;
     void rememberFolder(const QString &path) const;
+public:
+    // The equivalence check the panel runs for the controls' settings (core's one mapping).
     EquivalenceConfig equivalenceConfig() const;
+
+private:
+    // Classroom mode's enlargements and the hidden controls' room, once per switch.
+    void applyClassroomLayout();
+    // Classroom mode's share of the room: the controls' column down to what is left in it, the
+    // buffers and the verdict more of the lab's height. Needs the window laid out.
+    void shareClassroomRoom();
     void showError(const QString &message);
     // A status-bar message kept as how to say it, so a language or digit switch says it again.
     void say(std::function<QString()> message);
@@ -169,19 +191,13 @@ private:
     EngineController *m_controller = nullptr;
     ControlPanel *m_controls = nullptr;
     QScrollArea *m_controlsScroll = nullptr;
-    QWidget *m_countersWidget = nullptr;
     QDockWidget *m_lessonDock = nullptr;
     LessonPanel *m_lessonPanel = nullptr;
     QWidget *m_lastLessonTarget = nullptr;
     LessonNavigator *m_navigator = nullptr;
     bool m_shownOnce = false;
     bool m_errorsToTerminal = false;
-    GradientBufferView *m_bufferView = nullptr;
-    QLabel *m_buffersTitle = nullptr;
-    QLabel *m_ratioLabel = nullptr;
-    QLabel *m_progressLabel = nullptr;
-    QLabel *m_counterCaptions[5] = {};
-    QLabel *m_counterValues[5] = {};
+    AccumulationPanel *m_accumulationPanel = nullptr;
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
     QStackedWidget *m_pages = nullptr;  // switched from the toolbar and the Experiments menu
@@ -215,6 +231,17 @@ private:
     QAction *m_quitAction = nullptr;
     QAction *m_classroomAction = nullptr;
     QAction *m_hiddenControlsAction = nullptr;
+    QAction *m_fullScreenAction = nullptr;
+    QAction *m_zoomInAction = nullptr;
+    QAction *m_zoomOutAction = nullptr;
+    QAction *m_zoomResetAction = nullptr;
+    QPushButton *m_restoreLabButton = nullptr;
+    QSplitter *m_mainSplitter = nullptr;
+    QSplitter *m_labSplitter = nullptr; // the buffers and the check above the charts
+    QList<int> m_labSizesBeforeClassroom;
+    double m_zoom = 1.0;
+    bool m_classroomShown = false;
+    std::optional<Preset> m_labBeforeExperiment;
     QMenu *m_fileMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
     QMenu *m_experimentsMenu = nullptr;

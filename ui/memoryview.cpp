@@ -118,6 +118,7 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     auto *scroll = new QScrollArea;
+    scroll->setObjectName(QStringLiteral("memoryScroll"));
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidgetResizable(true);
     outer->addWidget(scroll);
@@ -225,6 +226,11 @@ void MemoryView::retranslateUi()
     m_effectiveCaption->setText(tr("Effective batch"));
     m_failsCaption->setText(tr("Memory fails after (samples)"));
     m_budgetCaption->setText(tr("Memory budget"));
+    // What a screen reader says on each control: its caption.
+    m_effectiveSpin->setAccessibleName(m_effectiveCaption->text());
+    m_failsSpin->setAccessibleName(m_failsCaption->text());
+    m_budgetSlider->setAccessibleName(m_budgetCaption->text());
+    findChild<QScrollArea *>(QStringLiteral("memoryScroll"))->setAccessibleName(tr("Memory lab"));
     m_note->setText(tr("Light bars: the estimate from the model shape, dtype and optimizer (weights, gradient buffers, "
                        "optimizer state, the window's samples, one pass's activations). Solid bars: measured on this "
                        "device by the out-of-memory demo, temporaries of the backward and the step included."));

@@ -2,6 +2,7 @@
 #include "ui/preset.h"
 
 #include "ui/controlpanel.h"
+#include "ui/language.h"
 #include "ui/localizedtext.h"
 
 #include <QCoreApplication>
@@ -77,6 +78,14 @@ QByteArray presetToJson(const Preset &p)
     classroom[QStringLiteral("enabled")] = p.classroomMode;
     classroom[QStringLiteral("hidden")] = QJsonArray::fromStringList(p.hiddenControls);
     o[QStringLiteral("classroom")] = classroom;
+    if (!p.language.isEmpty())
+        o[QStringLiteral("language")] = p.language;
+    if (p.memoryBudgetBytes)
+        o[QStringLiteral("memory_budget_bytes")] = *p.memoryBudgetBytes;
+    if (!p.page.isEmpty())
+        o[QStringLiteral("page")] = p.page;
+    if (!p.experiment.isEmpty())
+        o[QStringLiteral("experiment")] = p.experiment;
     return QJsonDocument(o).toJson(QJsonDocument::Indented);
 }
 
@@ -160,12 +169,42 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         p.classroomMode = classroom.value(QStringLiteral("enabled")).toBool(false);
         for (const QJsonValue &v : classroom.value(QStringLiteral("hidden")).toArray())
             p.hiddenControls << v.toString();
+        const qint64 budget = integer("memory_budget_bytes", 0);
+        if (o.contains(QStringLiteral("memory_budget_bytes"))) {
+            if (budget <= 0)
+                throw ConfigError("preset/far-outside-controls",
+                                  TextArgs{{{"value", static_cast<double>(budget)}}, {{"key", "memory_budget_bytes"}}});
+            p.memoryBudgetBytes = budget;
+        }
     } catch (const std::exception &ex) {
         if (error)
             *error = QCoreApplication::translate("Preset", "The preset has an invalid setting: %1").arg(errorSentence(ex));
         return std::nullopt;
     }
+    // Where the lesson opens: names the window knows, or the file is refused with the name.
+    auto known = [&](const char *key, const QStringList &names, QString *into) {
+        const QString v = o.value(QLatin1String(key)).toString();
+        if (!v.isEmpty() && !names.contains(v)) {
+            if (error)
+                *error = QCoreApplication::translate("Preset", "The preset names an unknown %1: %2")
+                             .arg(QLatin1String(key), v);
+            return false;
+        }
+        *into = v;
+        return true;
+    };
+    QStringList experiments;
+    for (const auto &info : experimentCatalog())
+        experiments << QString::fromStdString(info.id);
+    if (!known("language", LanguageManager::languages(), &p.language) || !known("page", presetPages(), &p.page) ||
+        !known("experiment", experiments, &p.experiment))
+        return std::nullopt;
     return p;
+}
+
+QStringList presetPages()
+{
+    return {QStringLiteral("lab"), QStringLiteral("experiments"), QStringLiteral("quiz")};
 }
 
 } // namespace accumlab::ui

@@ -1,5 +1,5 @@
 // A lesson preset: every control of the window, the seed, the pace and the classroom mode,
-// as a small JSON file a teacher prepares before class ("accumlab lesson.json" opens one).
+// and where the lesson opens (language, memory budget, page and experiment), as a small JSON file a teacher prepares before class ("accumlab lesson.json" opens one).
 // Also the form the window's settings persist in (QSettings stores the same JSON).
 #pragma once
 
@@ -30,7 +30,16 @@ struct Preset {
     int threads = 0;                    // LibTorch intra-op threads for sweeps, 0 = default
     bool classroomMode = false;
     QStringList hiddenControls;         // ControlPanel keys hidden in classroom mode
+    // Where the lesson opens; each one empty (absent from the file, as in presets saved before
+    // they were kept) leaves the window as it is.
+    QString language;                        // a code of languages.json: "fa", "en"
+    std::optional<qint64> memoryBudgetBytes; // the memory tab's budget, when the class chose one
+    QString page;                            // "lab", "experiments" or "quiz"
+    QString experiment;                      // the experiment picked on its page: "no-division"
 };
+
+// The pages a preset can open, in MainWindow::Page's order.
+QStringList presetPages();
 
 extern const char *const kPresetSchema; // "accumlab-preset.v1"
 

@@ -80,6 +80,7 @@ void ThroughputChart::changeEvent(QEvent *event)
 
 void ThroughputChart::retranslateUi()
 {
+    setAccessibleName(tr("Throughput chart"));
     // Axis ticks and legends in the UI's digits (Qt Charts formats them with the chart's locale).
     chart()->setLocale(locale());
     chart()->setLocalizeNumbers(true);

@@ -124,6 +124,7 @@ void TradeoffChart::setResult(const TradeoffResult &result)
 
 void TradeoffChart::retranslateUi()
 {
+    setAccessibleName(tr("Memory and time trade-off chart"));
     chart()->setLocale(locale());
     chart()->setLocalizeNumbers(true);
     const QString effective = m_result ? locale().toString(static_cast<qint64>(m_result->config.lab.effectiveBatch)) : QString();

@@ -325,6 +325,10 @@ private slots:
         ACCUMLAB_VERIFY_BELOW(cmp.vsFirstGradDiff, 8 * dtypeEpsilon(DType::Float32) * r.maxAbsGrad);
     }
 
+    void configOfTheLabCarriesTheRanks_data();
+    void configOfTheLabCarriesTheRanks();
+    void threadRanks_data();
+    void threadRanks();
     void cancels()
     {
         CancelToken token;
@@ -332,6 +336,69 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Cancelled, runEquivalence(EquivalenceConfig{}, &token));
     }
 };
+
+// The lab's settings as a check (the window's panel and the experiments share the mapping):
+// the ranks and every rank's samples travel with it.
+void TestEquivalence::configOfTheLabCarriesTheRanks_data()
+{
+    QTest::addColumn<int>("world");
+    QTest::newRow("one rank") << 1;
+    QTest::newRow("two ranks") << 2;
+    QTest::newRow("four ranks") << 4;
+}
+
+void TestEquivalence::configOfTheLabCarriesTheRanks()
+{
+    QFETCH(int, world);
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.microBatch = 2;
+    c.accumSteps = 3;
+    c.worldSize = world;
+    c.seed = 5;
+    c.scaling = Scaling::None;
+    c.labels = LabelKind::Random;
+    const EquivalenceConfig e = equivalenceConfigOf(c);
+    QCOMPARE(e.worldSize, int64_t(world));
+    QCOMPARE(e.bigBatch, int64_t(2 * 3 * world));
+    QCOMPARE(e.accumSteps, int64_t(3));
+    QVERIFY(e.scaling == Scaling::None);
+    QVERIFY(e.labels == LabelKind::Random);
+    QCOMPARE(e.seed, uint64_t(5));
+    validate(e);
+}
+
+// Ranks as threads of one process: the correct loop holds over every rank's shard, the
+// no-division bug fails there as it does on one rank, and a cancel stops every rank.
+void TestEquivalence::threadRanks_data()
+{
+    QTest::addColumn<int>("world");
+    QTest::addColumn<bool>("noDivision");
+    QTest::newRow("2 ranks, divide") << 2 << false;
+    QTest::newRow("3 ranks, divide") << 3 << false;
+    QTest::newRow("2 ranks, no division") << 2 << true;
+}
+
+void TestEquivalence::threadRanks()
+{
+    QFETCH(int, world);
+    QFETCH(bool, noDivision);
+    EquivalenceConfig e;
+    e.worldSize = world;
+    e.accumSteps = 2;
+    e.bigBatch = 4 * e.accumSteps * world;
+    e.scaling = noDivision ? Scaling::None : Scaling::Divide;
+    const EquivalenceResult r = runEquivalenceOnThreads(e);
+    QCOMPARE(r.config.worldSize, int64_t(world));
+    QCOMPARE(r.holds, !noDivision);
+    if (noDivision)
+        QVERIFY(r.causeCode() == EquivalenceCause::NoDivision);
+    // The same check twice gives the same figures: the ranks' sum runs in rank order.
+    QCOMPARE(runEquivalenceOnThreads(e).maxGradDiff, r.maxGradDiff);
+    CancelToken cancel;
+    cancel.cancel();
+    QVERIFY_THROWS_EXCEPTION(Cancelled, runEquivalenceOnThreads(e, &cancel));
+}
 
 QTEST_GUILESS_MAIN(TestEquivalence)
 #include "tst_equivalence.moc"

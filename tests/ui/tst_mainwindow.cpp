@@ -5,12 +5,14 @@
 // on a machine without CUDA and what a run showed.
 #include "common.h"
 
+#include "ui/accumulationpanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
 #include "ui/engineworker.h"
 #include "ui/experimentpanel.h"
 #include "ui/gradientbufferview.h"
+#include "ui/losschart.h"
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
 #include "ui/mainwindow.h"
@@ -22,9 +24,17 @@
 
 #include "core/content.h"
 #include "core/device.h"
+#include "core/engine.h"
 #include "core/export.h"
 
+#include <QAccessible>
 #include <QAction>
+#include <QScopeGuard>
+#include <QMenu>
+#include <QChart>
+#include <QLineSeries>
+#include <QStackedWidget>
+#include <QTabWidget>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -141,6 +151,18 @@ private slots:
     void experimentSetsTheControls();
     void lessonTargetsAreRegistered_data();
     void lessonTargetsAreRegistered();
+    void zoomScalesTheWindow_data();
+    void zoomScalesTheWindow();
+    void fullScreenByKeyboard();
+    void ghostBarOnAFixedAxis_data();
+    void ghostBarOnAFixedAxis();
+    void lossChartGainsAPointPerStep();
+    void ranksReachTheEquivalenceCheck();
+    void experimentOffersTheLabBack();
+    void classroomModeEnlargesWhatTheClassReads();
+    void presetKeepsWhereTheLessonOpens();
+    void everyControlHasAName_data();
+    void everyControlHasAName();
     void cleanup();
 };
 
@@ -529,6 +551,7 @@ void TestMainWindow::stopCancelsAMemoryRun()
 
 void TestMainWindow::cleanup()
 {
+
     if (LanguageManager::instance()->language() != QStringLiteral("en"))
         switchLanguage(QStringLiteral("en"));
 }
@@ -733,6 +756,314 @@ void TestMainWindow::lessonTargetsAreRegistered()
     QVERIFY(w.showLessonTarget(target));
     QVERIFY(w.isAncestorOf(w.lastLessonTarget()));
     QVERIFY(w.lastLessonTarget()->isVisible());
+}
+
+// Ctrl+= (and Ctrl++) zoom in, Ctrl+- out, each by one step of the application font and every
+// font a widget or chart set for itself; Ctrl+0 puts them all back.
+void TestMainWindow::zoomScalesTheWindow_data()
+{
+    QTest::addColumn<int>("key");
+    QTest::addColumn<bool>("larger");
+    QTest::newRow("Ctrl+=") << int(Qt::Key_Equal) << true;
+    QTest::newRow("Ctrl++") << int(Qt::Key_Plus) << true;
+    QTest::newRow("Ctrl+-") << int(Qt::Key_Minus) << false;
+}
+
+void TestMainWindow::zoomScalesTheWindow()
+{
+    QFETCH(int, key);
+    QFETCH(bool, larger);
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    // From a focused slider: the zoom keys are no slider's.
+    auto *slider = w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"));
+    slider->setFocus();
+    const int sliderBefore = slider->value();
+    const double app = QApplication::font().pointSizeF();
+    // The zoom is the application font's: a failed row must not leave it to the next.
+    const auto restore = qScopeGuard([font = QApplication::font()] { QApplication::setFont(font); });
+    QLabel *identity = w.controlPanel()->identityLabel();
+    const double identitySize = identity->font().pointSizeF();
+    QLabel *plain = w.findChild<QLabel *>(QStringLiteral("progressLabel"));
+    const double plainSize = plain->font().pointSizeF();
+    const double chartTitle = w.lossChart()->chart()->titleFont().pointSizeF();
+    QTest::keyClick(slider, static_cast<Qt::Key>(key), Qt::ControlModifier);
+    QCOMPARE(slider->value(), sliderBefore);
+    const double ratio = QApplication::font().pointSizeF() / app;
+    QVERIFY2(larger ? ratio > 1.05 : ratio < 0.95, qPrintable(QString::number(ratio)));
+    QCOMPARE(w.zoom(), ratio);
+    QVERIFY(qFuzzyCompare(identity->font().pointSizeF(), identitySize * ratio));
+    QVERIFY2(qFuzzyCompare(plain->font().pointSizeF(), plainSize * ratio),
+             qPrintable(QStringLiteral("%1 -> %2, ratio %3, set %4").arg(plainSize).arg(plain->font().pointSizeF()).arg(ratio).arg(plain->testAttribute(Qt::WA_SetFont))));
+    QVERIFY(qFuzzyCompare(w.lossChart()->chart()->titleFont().pointSizeF(), chartTitle * ratio));
+    QTest::keyClick(slider, Qt::Key_0, Qt::ControlModifier);
+    QCOMPARE(w.zoom(), 1.0);
+    QVERIFY(qFuzzyCompare(QApplication::font().pointSizeF(), app));
+    QVERIFY(qFuzzyCompare(identity->font().pointSizeF(), identitySize));
+    QVERIFY(qFuzzyCompare(plain->font().pointSizeF(), plainSize));
+    QVERIFY(qFuzzyCompare(w.lossChart()->chart()->titleFont().pointSizeF(), chartTitle));
+}
+
+// F11 from the View menu's action toggles full screen, also with a control focused.
+void TestMainWindow::fullScreenByKeyboard()
+{
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto *check = w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"));
+    check->setFocus();
+    QAction *full = w.findChild<QAction *>(QStringLiteral("fullScreenAction"));
+    QVERIFY(full && w.findChildren<QMenu *>().size() > 0);
+    QVERIFY(!w.isFullScreen());
+    QTest::keyClick(check, Qt::Key_F11);
+    QVERIFY(w.isFullScreen());
+    QVERIFY(full->isChecked());
+    QTest::keyClick(check, Qt::Key_F11);
+    QVERIFY(!w.isFullScreen());
+    QVERIFY(!full->isChecked());
+}
+
+// With the no-division bug the axis is fixed before the first bar and holds N, so the bug's
+// bar ends N times as far as the faint 1x ghost beside it; the correct loop shows no ghost.
+void TestMainWindow::ghostBarOnAFixedAxis_data()
+{
+    QTest::addColumn<int>("accum");
+    QTest::addColumn<bool>("noDivision");
+    QTest::newRow("divide, N=4") << 4 << false;
+    QTest::newRow("no division, N=16") << 16 << true;
+}
+
+void TestMainWindow::ghostBarOnAFixedAxis()
+{
+    QFETCH(int, accum);
+    QFETCH(bool, noDivision);
+    MainWindow w(false);
+    w.resize(1280, 800);
+    w.show();
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(accum);
+    w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"))->setChecked(noDivision);
+    QVERIFY(waitForEngine(w, [&](const AccumConfig &c) {
+        return c.accumSteps == accum && (c.scaling == Scaling::None) == noDivision;
+    }));
+    GradientBufferView *view = w.bufferView();
+    QTRY_COMPARE_WITH_TIMEOUT(view->showsGhost(), noDivision, kWaitMs);
+    const double axis = view->axisMax();
+    QVERIFY2(axis > (noDivision ? accum : 1.0), qPrintable(QString::number(axis)));
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    QLabel *counter = w.findChild<QLabel *>(QStringLiteral("microBatchesValue"));
+    for (int i = 0; i < accum; ++i) {
+        step->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(counter->text(), QLocale().toString(i + 1), kWaitMs);
+        QCOMPARE(view->axisMax(), axis); // the scale never moves under the growing bar
+    }
+    QVERIFY(std::abs(view->measuredRatio() - (noDivision ? accum : 1.0)) < 1e-3);
+    const QImage shot = view->grab().toImage();
+    QVERIFY(!shot.isNull());
+}
+
+// Step draws the lab's own windows on the loss chart: one point per optimizer window, the
+// loss the engine measured (an engine of the same settings, run here, says the same).
+void TestMainWindow::lossChartGainsAPointPerStep()
+{
+    constexpr int kAccum = 2;
+    constexpr int kWindows = 3;
+    MainWindow w(false);
+    w.show();
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(kAccum);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.accumSteps == kAccum; }));
+    AccumConfig config = w.controller()->engineInfo()->config;
+    LossChart *chart = w.lossChart();
+    QCOMPARE(chart->pointCount(LossChart::kTeachingSeries), 0);
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    AccumEngine reference(config);
+    for (int window = 1; window <= kWindows; ++window) {
+        for (int i = 0; i < kAccum; ++i)
+            step->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(chart->pointCount(LossChart::kTeachingSeries), qsizetype(window), kWaitMs);
+        const double loss = reference.step().loss;
+        const double shown = chart->teachingPoints().last().y();
+        QVERIFY2(std::abs(shown - loss) <= 1e-6 * std::abs(loss),
+                 qPrintable(QStringLiteral("chart %1, engine %2").arg(shown).arg(loss)));
+    }
+    // A reset starts the series again.
+    w.applyConfigNow();
+    QCOMPARE(chart->pointCount(LossChart::kTeachingSeries), 0);
+}
+
+// The Ranks slider reaches the equivalence check: its configuration carries the ranks and
+// every rank's samples, and the check runs over that many ranks.
+void TestMainWindow::ranksReachTheEquivalenceCheck()
+{
+    MainWindow w(false);
+    auto *ranks = w.findChild<QSlider *>(QStringLiteral("worldSizeSlider"));
+    QVERIFY(ranks);
+    const AccumConfig c = w.controlPanel()->config();
+    QCOMPARE(w.equivalenceConfig().worldSize, 1);
+    ranks->setValue(2);
+    const EquivalenceConfig e = w.equivalenceConfig();
+    QCOMPARE(e.worldSize, 2);
+    QCOMPARE(e.bigBatch, c.microBatch * c.accumSteps * 2);
+    QSignalSpy updated(&w, &MainWindow::equivalenceUpdated);
+    w.requestEquivalenceNow();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.worldSize == 2, kWaitMs);
+    QVERIFY2(w.lastEquivalence()->holds, qPrintable(w.equivalencePanel()->verdictText()));
+    QCOMPARE(w.lastEquivalence()->config.bigBatch, e.bigBatch);
+    // The bug it exists to catch still shows across ranks.
+    w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"))->setChecked(true);
+    w.requestEquivalenceNow();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.scaling == Scaling::None, kWaitMs);
+    QVERIFY(!w.lastEquivalence()->holds);
+    QCOMPARE(w.lastEquivalence()->config.worldSize, 2);
+}
+
+// An experiment's settings land on the controls; the status bar offers the lab back as it was.
+void TestMainWindow::experimentOffersTheLabBack()
+{
+    MainWindow w(false);
+    w.show();
+    Preset lab = w.currentPreset();
+    lab.config.microBatch = 8;
+    lab.config.seed = 11;
+    w.applyPreset(lab);
+    auto *restore = w.findChild<QPushButton *>(QStringLiteral("restoreLabButton"));
+    QVERIFY(restore);
+    QVERIFY(!restore->isVisibleTo(&w));
+    QVERIFY(!w.canRestoreLab());
+    w.showExperiment(QStringLiteral("no-division"));
+    w.experimentPanel()->setQuickRun(true);
+    w.experimentPanel()->runCurrent();
+    QVERIFY(w.controlPanel()->config().scaling == Scaling::None);
+    QVERIFY(w.canRestoreLab());
+    QVERIFY(restore->isVisibleTo(&w));
+    w.stopAll();
+    restore->click();
+    const AccumConfig back = w.controlPanel()->config();
+    QVERIFY(back.scaling == Scaling::Divide);
+    QCOMPARE(back.microBatch, 8);
+    QCOMPARE(back.seed, uint64_t(11));
+    QVERIFY(back.preset == lab.config.preset);
+    QVERIFY(!restore->isVisibleTo(&w));
+    QVERIFY(!w.canRestoreLab());
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.microBatch == 8 && c.seed == 11; }));
+}
+
+// Classroom mode enlarges the buffers' figures, the identity and the verdict, drops a box
+// whose rows are all hidden, and gives the controls' freed width to the pages.
+void TestMainWindow::classroomModeEnlargesWhatTheClassReads()
+{
+    MainWindow w(false);
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QLabel *identity = w.controlPanel()->identityLabel();
+    QLabel *verdict = w.findChild<QLabel *>(QStringLiteral("equivalenceVerdict"));
+    QLabel *ratio = w.findChild<QLabel *>(QStringLiteral("ratioLabel"));
+    const double sizes[] = {identity->font().pointSizeF(), verdict->font().pointSizeF(), ratio->font().pointSizeF(),
+                            w.bufferView()->font().pointSizeF()};
+    const int pagesWidth = w.pages()->width();
+    const int barsHeight = w.bufferView()->height();
+    Preset p = w.currentPreset();
+    p.classroomMode = true;
+    p.hiddenControls = {QStringLiteral("accumGrid"), QStringLiteral("numSteps"), QStringLiteral("seed"),
+                        QStringLiteral("model"), QStringLiteral("dtype"), QStringLiteral("device")};
+    w.applyPreset(p);
+    QCoreApplication::processEvents();
+    const double now[] = {identity->font().pointSizeF(), verdict->font().pointSizeF(), ratio->font().pointSizeF(),
+                          w.bufferView()->font().pointSizeF()};
+    for (int i = 0; i < 4; ++i)
+        QVERIFY2(now[i] >= sizes[i] * 1.4, qPrintable(QStringLiteral("%1: %2 -> %3").arg(i).arg(sizes[i]).arg(now[i])));
+    QVERIFY(w.pages()->width() >= pagesWidth);
+    // The bars get more of the height, not less, though their figures grew.
+    QTRY_VERIFY2(w.bufferView()->height() > barsHeight,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(barsHeight).arg(w.bufferView()->height())));
+    // Off again: the sizes come back.
+    w.findChild<QAction *>(QStringLiteral("classroomAction"))->trigger();
+    QVERIFY(qFuzzyCompare(identity->font().pointSizeF(), sizes[0]));
+    QVERIFY(qFuzzyCompare(verdict->font().pointSizeF(), sizes[1]));
+}
+
+// A preset also keeps where the lesson opens: language, memory budget, page and experiment.
+void TestMainWindow::presetKeepsWhereTheLessonOpens()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("lesson.json"));
+    QString error;
+    qint64 budget = 0;
+    {
+        MainWindow w(false);
+        w.memoryView()->setBudgetBytes(qint64(3) << 20);
+        QVERIFY(w.memoryView()->budgetChosen());
+        budget = w.memoryView()->budgetBytes();
+        w.showExperiment(QStringLiteral("batchnorm"));
+        switchLanguage(QStringLiteral("fa"));
+        QVERIFY2(w.savePresetFile(path, &error), qPrintable(error));
+        switchLanguage(QStringLiteral("en"));
+    }
+    MainWindow w(false);
+    QCOMPARE(w.currentPage(), MainWindow::LabPage);
+    QVERIFY2(w.loadPresetFile(path, &error), qPrintable(error));
+    QCOMPARE(LanguageManager::instance()->language(), QStringLiteral("fa"));
+    QCOMPARE(w.currentPage(), MainWindow::ExperimentsPage);
+    QCOMPARE(w.experimentPanel()->currentExperiment(), QStringLiteral("batchnorm"));
+    QCOMPARE(w.memoryView()->budgetBytes(), budget);
+}
+
+// Every control a keyboard reaches, on every page and tab, has a name a screen reader says
+// (its own accessible name or a buddy label's text), in both languages.
+void TestMainWindow::everyControlHasAName_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::newRow("en") << QStringLiteral("en");
+    QTest::newRow("fa") << QStringLiteral("fa");
+}
+
+void TestMainWindow::everyControlHasAName()
+{
+    QFETCH(QString, language);
+    switchLanguage(language);
+    MainWindow w(false);
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QStringList unnamed;
+    int checked = 0;
+    auto walk = [&](const QString &where) {
+        for (QWidget *widget : w.findChildren<QWidget *>()) {
+            if (!(widget->focusPolicy() & Qt::TabFocus) || !widget->isVisible() || !widget->isEnabled())
+                continue;
+            // A widget that hands its focus on (a spin box's field) is named by where it goes.
+            if (widget->focusProxy())
+                continue;
+            QAccessibleInterface *a = QAccessible::queryAccessibleInterface(widget);
+            const QString name = a ? a->text(QAccessible::Name).trimmed() : QString();
+            ++checked;
+            if (name.isEmpty())
+                unnamed << QStringLiteral("%1: %2 %3 in %4 %5")
+                               .arg(where, QLatin1String(widget->metaObject()->className()), widget->objectName(),
+                                    QLatin1String(widget->parentWidget()->metaObject()->className()),
+                                    widget->parentWidget()->objectName());
+        }
+    };
+    const QStringList pages = presetPages();
+    for (int page = 0; page < pages.size(); ++page) {
+        w.showPage(static_cast<MainWindow::Page>(page));
+        if (page == MainWindow::LabPage) {
+            for (int tab = 0; tab < w.tabs()->count(); ++tab) {
+                w.tabs()->setCurrentIndex(tab);
+                QCoreApplication::processEvents();
+                walk(QStringLiteral("lab tab %1").arg(tab));
+            }
+        } else {
+            QCoreApplication::processEvents();
+            walk(pages[page]);
+        }
+    }
+    unnamed.removeDuplicates();
+    QVERIFY(checked > 20);
+    QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QStringLiteral("\n"))));
 }
 
 QTEST_MAIN(TestMainWindow)

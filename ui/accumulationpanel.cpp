@@ -1,0 +1,157 @@
+// The accumulation panel (see accumulationpanel.h).
+#include "ui/accumulationpanel.h"
+
+#include "ui/fontscale.h"
+#include "ui/gradientbufferview.h"
+#include "ui/lessonnavigator.h"
+#include "ui/localizedtext.h"
+
+#include <QEvent>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace accumlab::ui {
+
+namespace {
+constexpr double kRatioScale = 1.3; // the ratio reads larger than the counters
+const char *const kCounterNames[AccumulationPanel::CounterCount] = {
+    "microBatchesValue", "optimizerStepsValue", "stateStepValue", "syncCallsValue", "microLossValue"};
+} // namespace
+
+AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
+{
+    setObjectName(QStringLiteral("buffersBox"));
+    auto *layout = new QVBoxLayout(this);
+    m_title = new QLabel;
+    m_title->setWordWrap(true);
+    layout->addWidget(m_title);
+    m_bufferView = new GradientBufferView;
+    layout->addWidget(m_bufferView, 1);
+    m_ratioLabel = new QLabel;
+    m_ratioLabel->setObjectName(QStringLiteral("ratioLabel"));
+    QFont big = m_ratioLabel->font();
+    big.setBold(true);
+    big.setPointSizeF(big.pointSizeF() * kRatioScale);
+    m_ratioLabel->setFont(big);
+    m_ratioLabel->setWordWrap(true);
+    layout->addWidget(m_ratioLabel);
+    m_progressLabel = new QLabel;
+    m_progressLabel->setObjectName(QStringLiteral("progressLabel"));
+    layout->addWidget(m_progressLabel);
+    m_countersWidget = new QWidget;
+    m_countersWidget->setObjectName(QStringLiteral("countersWidget"));
+    auto *counters = new QGridLayout(m_countersWidget);
+    counters->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < CounterCount; ++i) {
+        m_counterCaptions[i] = new QLabel;
+        m_counterValues[i] = new QLabel(QStringLiteral("–"));
+        m_counterValues[i]->setObjectName(QLatin1String(kCounterNames[i]));
+        // A screen reader names each value by its caption.
+        m_counterCaptions[i]->setBuddy(m_counterValues[i]);
+        QFont f = m_counterValues[i]->font();
+        f.setBold(true);
+        m_counterValues[i]->setFont(f);
+        counters->addWidget(m_counterCaptions[i], i / 2, (i % 2) * 2);
+        counters->addWidget(m_counterValues[i], i / 2, (i % 2) * 2 + 1);
+    }
+    for (int col = 1; col < 4; col += 2)
+        counters->setColumnStretch(col, 1);
+    layout->addWidget(m_countersWidget);
+    retranslateUi();
+}
+
+void AccumulationPanel::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QGroupBox::changeEvent(event);
+}
+
+void AccumulationPanel::retranslateUi()
+{
+    m_title->setText(tr("Gradient buffers: one bar per parameter tensor, the buffer's projection onto the window's full-batch gradient (%1× at the marker)")
+                         .arg(figure(1, "d")));
+    m_bufferView->setAccessibleName(tr("Gradient buffers"));
+    m_bufferView->setAccessibleDescription(m_title->text());
+    m_counterCaptions[MicroBatches]->setText(tr("micro-batches seen"));
+    m_counterCaptions[OptimizerSteps]->setText(tr("optimizer steps"));
+    m_counterCaptions[StateStep]->setText(tr("optimizer state step"));
+    m_counterCaptions[SyncCalls]->setText(tr("sync_calls"));
+    m_counterCaptions[MicroLoss]->setText(tr("micro-batch loss"));
+    for (int i = 0; i < CounterCount; ++i)
+        m_counterValues[i]->setAccessibleName(m_counterCaptions[i]->text());
+    showLast();
+}
+
+void AccumulationPanel::setEngine(const EngineInfo &info)
+{
+    m_bufferView->setParameterNames(info.parameterNames);
+    m_bufferView->setConfig(info.config);
+    m_last.reset();
+    showLast();
+}
+
+void AccumulationPanel::clear()
+{
+    m_bufferView->clear();
+    m_last.reset();
+    showLast();
+}
+
+void AccumulationPanel::showMicroBatch(const MicroBatchUpdate &update)
+{
+    m_bufferView->setUpdate(update);
+    m_last = update;
+    showLast();
+}
+
+void AccumulationPanel::showLast()
+{
+    if (!m_last) {
+        for (QLabel *v : m_counterValues)
+            v->setText(QStringLiteral("–"));
+        m_progressLabel->clear();
+        m_ratioLabel->setText(tr("accumulated / full batch: not measured yet"));
+        return;
+    }
+    const MicroBatchUpdate &u = *m_last;
+    const QLocale loc = locale();
+    const double ratio = m_bufferView->measuredRatio();
+    const bool closed = u.microIndex + 1 == u.accumSteps;
+    m_ratioLabel->setText(closed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
+                                       .arg(loc.toString(ratio, 'f', 2), loc.toString(u.accumSteps))
+                                 : tr("accumulated / full batch = %1× so far").arg(loc.toString(ratio, 'f', 2)));
+    m_progressLabel->setText(tr("micro-batch %1 of %2 in optimizer window %3%4")
+                                 .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(u.step + 1),
+                                      u.optimizerStepped ? tr(" — optimizer stepped") : QString()));
+    m_counterValues[MicroBatches]->setText(loc.toString(u.microBatches));
+    m_counterValues[OptimizerSteps]->setText(loc.toString(u.optimizerSteps));
+    m_counterValues[StateStep]->setText(loc.toString(u.optimizerStateStep));
+    m_counterValues[SyncCalls]->setText(loc.toString(u.syncCalls));
+    // A micro-batch the loop never ran (skip-last-micro) has no loss to show.
+    m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : loc.toString(u.microLoss, 'f', 4));
+}
+
+void AccumulationPanel::setClassroomMode(bool on)
+{
+    if (on == m_classroom)
+        return;
+    m_classroom = on;
+    const double ratio = on ? kClassroomScale : 1.0 / kClassroomScale;
+    // The bars' labels, the ratio and the counters; the title, read once, gives the bars its room.
+    m_title->setVisible(!on);
+    scaleFonts({m_bufferView, m_ratioLabel, m_progressLabel, m_countersWidget}, ratio);
+}
+
+void AccumulationPanel::registerLessonTargets(LessonNavigator &navigator) const
+{
+    navigator.add(QStringLiteral("view/buffers"), m_bufferView);
+    navigator.add(QStringLiteral("view/counters"), m_countersWidget);
+    navigator.add(QStringLiteral("view/syncCalls"), m_counterValues[SyncCalls]);
+}
+
+} // namespace accumlab::ui

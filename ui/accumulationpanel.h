@@ -1,0 +1,67 @@
+// The accumulation panel of the lab page: the gradient buffers filling micro-batch by
+// micro-batch (GradientBufferView), the accumulated / full-batch ratio, the window's progress
+// and the engine's counters (micro-batches, optimizer steps, state step, sync calls, the
+// micro-batch's loss). Every figure comes from the engine's MicroBatchUpdate; the panel only
+// words it, again on a language or digit switch. Classroom mode enlarges it for the back row.
+// GUI thread only.
+#pragma once
+
+#include "ui/updates.h"
+
+#include <QGroupBox>
+
+#include <optional>
+
+class QLabel;
+
+namespace accumlab::ui {
+
+class GradientBufferView;
+class LessonNavigator;
+
+class AccumulationPanel : public QGroupBox {
+    Q_OBJECT
+public:
+    enum Counter { MicroBatches, OptimizerSteps, StateStep, SyncCalls, MicroLoss, CounterCount };
+
+    explicit AccumulationPanel(QWidget *parent = nullptr);
+
+    GradientBufferView *bufferView() const { return m_bufferView; }
+    QWidget *countersWidget() const { return m_countersWidget; }
+    QLabel *counterValue(Counter counter) const { return m_counterValues[counter]; }
+    QLabel *ratioLabel() const { return m_ratioLabel; }
+    // The lesson's links into this panel: view/buffers, view/counters, view/syncCalls.
+    void registerLessonTargets(LessonNavigator &navigator) const;
+
+    // The engine the worker built: its parameter tensors, one bar each, and its configuration,
+    // which fixes the bars' axis (a fresh engine: the bars empty).
+    void setEngine(const EngineInfo &info);
+    // A fresh window: empty bars, counters unknown, nothing measured.
+    void clear();
+    void showMicroBatch(const MicroBatchUpdate &update);
+    // Larger buffers, ratio and counters, to read from the back row.
+    void setClassroomMode(bool on);
+    bool classroomMode() const { return m_classroom; }
+
+    // How much classroom mode enlarges what it enlarges.
+    static constexpr double kClassroomScale = 1.5;
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+    void showLast();
+
+    GradientBufferView *m_bufferView = nullptr;
+    QLabel *m_title = nullptr;
+    QLabel *m_ratioLabel = nullptr;
+    QLabel *m_progressLabel = nullptr;
+    QWidget *m_countersWidget = nullptr;
+    QLabel *m_counterCaptions[CounterCount] = {};
+    QLabel *m_counterValues[CounterCount] = {};
+    std::optional<MicroBatchUpdate> m_last;
+    bool m_classroom = false;
+};
+
+} // namespace accumlab::ui

@@ -1,0 +1,90 @@
+// Scaling fonts by a ratio (see fontscale.h).
+#include "ui/fontscale.h"
+
+#include <QAbstractAxis>
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
+#include <QList>
+#include <QWidget>
+
+#include <utility>
+
+namespace accumlab::ui {
+
+namespace {
+
+QFont scaled(QFont font, double ratio)
+{
+    if (font.pointSizeF() > 0)
+        font.setPointSizeF(font.pointSizeF() * ratio);
+    else if (font.pixelSize() > 0)
+        font.setPixelSize(qRound(font.pixelSize() * ratio));
+    return font;
+}
+
+} // namespace
+
+namespace {
+
+// Every font to set, read before any is set.
+QList<std::pair<QWidget *, QFont>> scaledFonts(const QList<QWidget *> &widgets, double ratio)
+{
+    QList<std::pair<QWidget *, QFont>> fonts;
+    for (QWidget *top : widgets) {
+        fonts.append({top, scaled(top->font(), ratio)});
+        for (QWidget *w : top->findChildren<QWidget *>())
+            if (w->testAttribute(Qt::WA_SetFont))
+                fonts.append({w, scaled(w->font(), ratio)});
+    }
+    return fonts;
+}
+
+void scaleCharts(const QList<QWidget *> &widgets, double ratio)
+{
+    for (QWidget *top : widgets) {
+        if (auto *view = qobject_cast<QChartView *>(top))
+            scaleChartFonts(view->chart(), ratio);
+        for (QChartView *view : top->findChildren<QChartView *>())
+            scaleChartFonts(view->chart(), ratio);
+    }
+}
+
+} // namespace
+
+void scaleFonts(const QList<QWidget *> &widgets, double ratio)
+{
+    const auto fonts = scaledFonts(widgets, ratio);
+    for (const auto &[w, font] : fonts)
+        w->setFont(font);
+    scaleCharts(widgets, ratio);
+}
+
+void scaleChartFonts(QChart *chart, double ratio)
+{
+    chart->setTitleFont(scaled(chart->titleFont(), ratio));
+    chart->legend()->setFont(scaled(chart->legend()->font(), ratio));
+    for (QAbstractAxis *axis : chart->axes()) {
+        axis->setLabelsFont(scaled(axis->labelsFont(), ratio));
+        axis->setTitleFont(scaled(axis->titleFont(), ratio));
+    }
+}
+
+void scaleAllFonts(QWidget *root, double ratio)
+{
+    // Only the fonts widgets set for themselves are set again (one that only set bold still
+    // follows its parent's size); the others follow the application font.
+    QList<std::pair<QWidget *, QFont>> own;
+    QList<QWidget *> widgets = root->findChildren<QWidget *>();
+    widgets.prepend(root);
+    for (QWidget *w : std::as_const(widgets))
+        if (w->testAttribute(Qt::WA_SetFont))
+            own.append({w, scaled(w->font(), ratio)});
+    QApplication::setFont(scaled(QApplication::font(), ratio));
+    for (const auto &[w, font] : std::as_const(own))
+        w->setFont(font);
+    scaleCharts({root}, ratio);
+}
+
+} // namespace accumlab::ui
