@@ -600,6 +600,7 @@ const std::vector<Entry> &entries()
         {"clipping", clipping, clippingSettings, {}},
         {"lr-schedule", lrSchedule, lrScheduleSettings, {}},
         {"linear-scaling", linearScaling, linearScalingSettings, {}},
+        {"loss-scaling", lossScaling, lossScalingSettings, {}},
     };
     return table;
 }

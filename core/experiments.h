@@ -109,8 +109,8 @@ struct ExperimentResult {
 
 struct ExperimentInfo {
     std::string id;         // "no-division"
-    int number = 0;         // 1..11, the order in the lesson
-    bool lessonExercise = false; // 1-5 come from the lesson, 6-11 are pitfalls beyond it
+    int number = 0;         // 1..12, the order in the lesson
+    bool lessonExercise = false; // 1-5 come from the lesson, 6-12 are pitfalls beyond it
     LocalizedText title;
     LocalizedText summary;  // what the experiment shows, two or three sentences (a template)
     TextArgs settings;      // the experiment's settings the summary quotes ("{accum_steps}")
@@ -129,7 +129,7 @@ struct ExperimentOptions {
     SyncFactory makeSync;      // sync-count: see SyncFactory
 };
 
-// All eleven experiments, in the lesson's order.
+// All twelve experiments, in the lesson's order.
 const std::vector<ExperimentInfo> &experimentCatalog();
 // nullptr when unknown.
 const ExperimentInfo *findExperiment(const std::string &id);
