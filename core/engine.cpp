@@ -315,6 +315,11 @@ struct AccumEngine::Impl {
             e.optimizerSteps = optimizerSteps;
             e.optimizerStateStep = optimizer->stateStep();
             e.microBatches = microBatches;
+            e.float16Path = toString(halfMode);
+            if (scaler) {
+                e.lossScaling = true;
+                e.scalerState = scaler->state();
+            }
             observer->onMicroBatch(e);
         }
 

@@ -45,6 +45,9 @@ struct MicroBatchEvent {
     int64_t optimizerSteps = 0;
     int64_t optimizerStateStep = 0;
     int64_t microBatches = 0;
+    std::string float16Path;       // as StepResult::float16Path
+    bool lossScaling = false;      // the loss scaler's state after this micro-batch, when it runs
+    LossScalerState scalerState;
 };
 
 // After a whole effective step (one optimizer window).

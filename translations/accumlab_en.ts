@@ -354,6 +354,22 @@
         <source>LR schedule stepped every micro-batch</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Loss scaler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dynamic loss scaling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Like PyTorch&apos;s GradScaler: the loss is multiplied by a scale before backward, the buffers are unscaled once per window, and a window with an Inf or NaN is skipped and the scale halved.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -1062,6 +1078,22 @@
     </message>
     <message>
         <source>Latin digits (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float16 on real float16 kernels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float16, emulated by rounding through float16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · loss scale %2 · skipped windows %3 · unscale calls %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · no loss scaler</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

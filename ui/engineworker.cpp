@@ -182,6 +182,11 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
         u.optimizerSteps = e.optimizerSteps;
         u.optimizerStateStep = e.optimizerStateStep;
         u.microBatches = e.microBatches;
+        u.float16Path = QString::fromStdString(e.float16Path);
+        u.lossScaling = e.lossScaling;
+        u.lossScale = e.scalerState.scale;
+        u.skippedWindows = e.scalerState.skippedWindows;
+        u.unscaleCalls = e.scalerState.unscaleCalls;
         emitMicroThrottled(u);
     } catch (const Cancelled &) {
     } catch (const std::exception &ex) {

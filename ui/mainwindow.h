@@ -179,6 +179,7 @@ private:
     QLabel *m_progressLabel = nullptr;
     QLabel *m_counterCaptions[5] = {};
     QLabel *m_counterValues[5] = {};
+    QLabel *m_float16Counters = nullptr; // float16 only: the path that ran and the loss scaler's counters
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
     QStackedWidget *m_pages = nullptr;  // switched from the toolbar and the Experiments menu
