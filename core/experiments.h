@@ -1,4 +1,4 @@
-// Guided experiments: the lesson's five exercises and six pitfalls that real trainers hit,
+// Guided experiments: the lesson's five exercises and seven pitfalls that real trainers hit,
 // each measured live on real tensors with fixed seeds. An experiment returns named numbers,
 // optional curves, and claims whose verdicts are computed from those numbers by a stated
 // criterion; nothing here is a stored figure. The CLI (`accumlab-cli experiment`) and the
