@@ -13,9 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace accumlab {
@@ -64,6 +67,15 @@ std::string dtypeName(torch::Dtype t)
 // The settings a resumed run must share with the one that saved (besides the model's widths,
 // the dtype and the world size, which have refusals of their own), in the order they are
 // compared: the first difference is named.
+// A figure of the run as JSON: a number, or "inf", "-inf" or "nan" (JSON has no such numbers,
+// and a window skipped for an overflow leaves an infinite gradient norm to carry over).
+json figureJson(double v)
+{
+    if (std::isfinite(v))
+        return v;
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
 json runSettings(const AccumConfig &c)
 {
     const OptimizerConfig &o = c.optimizer;
@@ -85,6 +97,10 @@ json runSettings(const AccumConfig &c)
             {"bug", toString(c.bug)},
             {"no_sync", c.noSync},
             {"labels", toString(c.labels)},
+            {"loss_scaling", c.lossScaler.enabled},
+            {"scaler_init_scale", c.lossScaler.initScale},
+            {"scaler_growth_interval", c.lossScaler.growthInterval},
+            {"scaler_bug", toString(c.lossScaler.bug)},
             {"seed", c.seed},
             {"device", resolveDevice(c.device)}};
 }
@@ -189,6 +205,21 @@ struct FileReader {
         return it->second;
     }
 
+    // A figure written by figureJson.
+    double figure(const json &object, const char *key) const
+    {
+        const json &v = object.contains(key) ? object.at(key) : json();
+        if (v.is_number())
+            return v.get<double>();
+        if (v == "inf")
+            return std::numeric_limits<double>::infinity();
+        if (v == "-inf")
+            return -std::numeric_limits<double>::infinity();
+        if (v == "nan")
+            return std::numeric_limits<double>::quiet_NaN();
+        refuse("not-a-checkpoint", path);
+    }
+
     template <class T>
     T number(const json &object, const char *key) const
     {
@@ -226,8 +257,9 @@ struct FileReader {
                                           TextArgs{{}, {{"key", it.key()}, {"saved", text(theirs)}, {"run", text(it.value())}}});
                 }
             }
+            // A scaler's state in a run without one (the settings' loss_scaling says which).
             const json &scaler = manifest.contains("loss_scaler") ? manifest.at("loss_scaler") : json();
-            if (!scaler.is_null())
+            if (!scaler.is_null() && !c.lossScaler.enabled)
                 throw CheckpointError("checkpoint/unsupported-section", TextArgs{{}, {{"section", "loss_scaler"}}});
         } catch (const json::exception &) {
             refuse("not-a-checkpoint", path);
@@ -299,10 +331,22 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
                               {"optimizer_steps", s.optimizerSteps},
                               {"windows_done", s.windowsDone},
                               {"sync_calls", s.syncCalls},
-                              {"last_loss", s.lastLoss},
-                              {"last_grad_norm", s.lastGradNorm}};
-        // The loss scaler's state, versioned with the format: null while the run has none.
-        manifest["loss_scaler"] = nullptr;
+                              {"last_loss", figureJson(s.lastLoss)},
+                              {"last_grad_norm", figureJson(s.lastGradNorm)}};
+        // The loss scaler's state (one for all ranks: an Inf reaches every rank through the
+        // all-reduce, so all skip and back off alike); null when the run has none.
+        if (c.lossScaler.enabled) {
+            const LossScalerState ls = engine.lossScalerState();
+            manifest["loss_scaler"] = {{"scale", ls.scale},
+                                       {"growth_tracker", ls.growthTracker},
+                                       {"skipped_windows", ls.skippedWindows},
+                                       {"unscale_calls", ls.unscaleCalls},
+                                       {"growths", ls.growths},
+                                       {"backoffs", ls.backoffs},
+                                       {"unscaled_since_update", ls.unscaledSinceUpdate}};
+        } else {
+            manifest["loss_scaler"] = nullptr;
+        }
         w.add("params", s.params);
         w.add("optimizer.momentum", s.momentum);
         w.add("optimizer.exp_avg", s.expAvg);
@@ -383,8 +427,8 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     s.microBatches = expected;
     s.windowsDone = shared.number<int64_t>(sh, "windows_done");
     s.syncCalls = shared.number<int64_t>(sh, "sync_calls");
-    s.lastLoss = sh.value("last_loss", 0.0);
-    s.lastGradNorm = sh.value("last_grad_norm", 0.0);
+    s.lastLoss = shared.figure(sh, "last_loss");
+    s.lastGradNorm = shared.figure(sh, "last_grad_norm");
 
     const json &window = own.manifest.contains("window") ? own.manifest["window"] : json();
     if (!window.is_object())
@@ -412,7 +456,24 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
                           shape.classes * (shape.hidden + 1); // fc1, fc2, fc3 weights and biases
     if (s.params.numel() != total || s.grads.numel() != total)
         refuse("corrupt", s.params.numel() != total ? shared.path : own.path);
+    std::optional<LossScalerState> scaler;
+    if (c.lossScaler.enabled) {
+        const json &ls = shared.manifest.contains("loss_scaler") ? shared.manifest["loss_scaler"] : json();
+        if (!ls.is_object())
+            refuse("not-a-checkpoint", shared.path);
+        LossScalerState st;
+        st.scale = shared.number<double>(ls, "scale");
+        st.growthTracker = shared.number<int64_t>(ls, "growth_tracker");
+        st.skippedWindows = shared.number<int64_t>(ls, "skipped_windows");
+        st.unscaleCalls = shared.number<int64_t>(ls, "unscale_calls");
+        st.growths = shared.number<int64_t>(ls, "growths");
+        st.backoffs = shared.number<int64_t>(ls, "backoffs");
+        st.unscaledSinceUpdate = shared.number<bool>(ls, "unscaled_since_update");
+        scaler = st;
+    }
     engine.restoreState(s);
+    if (scaler)
+        engine.restoreLossScalerState(*scaler);
     return {s.microBatches, s.windowsDone, s.open ? s.micro : 0, world};
 }
 

@@ -56,7 +56,7 @@ const std::pair<const char *, AccumBug> kBugs[] = {{"none", AccumBug::None},
                                                    {"clip-each-micro", AccumBug::ClipEachMicro},
                                                    {"schedule-every-micro", AccumBug::ScheduleEveryMicro}};
 const std::pair<const char *, DType> kDTypes[] = {
-    {"float32", DType::Float32}, {"float64", DType::Float64}, {"bfloat16", DType::BFloat16}};
+    {"float32", DType::Float32}, {"float64", DType::Float64}, {"bfloat16", DType::BFloat16}, {"float16", DType::Float16}};
 const std::pair<const char *, DeviceRequest> kDevices[] = {
     {"auto", DeviceRequest::Auto}, {"cpu", DeviceRequest::Cpu}, {"cuda", DeviceRequest::Cuda}};
 const std::pair<const char *, LabelKind> kLabels[] = {{"teacher", LabelKind::Teacher}, {"random", LabelKind::Random}};
@@ -193,9 +193,12 @@ double dtypeEpsilon(DType d)
     case DType::Float32: return std::ldexp(1.0, -23);
     case DType::Float64: return std::ldexp(1.0, -52);
     case DType::BFloat16: return std::ldexp(1.0, -7);
+    case DType::Float16: return std::ldexp(1.0, -10);
     }
     return 0.0;
 }
+
+bool lowPrecision(DType d) { return d == DType::BFloat16 || d == DType::Float16; }
 
 ModelShape shapeOf(ModelPreset preset)
 {
@@ -214,6 +217,7 @@ void validate(const AccumConfig &c)
     requireRange(c.worldSize, 1, kMaxWorldSize, "config/range-world-size");
     validateShape(c.modelShape());
     validateOptimizer(c.optimizer);
+    validate(c.lossScaler);
     if (c.microBatch * widest(c.modelShape()) > kMaxActivationElements)
         throw ConfigError("config/activations-too-large",
                           TextArgs{{{"micro", double(c.microBatch)},

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/errors.h"
+#include "core/loss_scaler.h"
 
 #include <cstdint>
 #include <optional>
@@ -44,7 +45,10 @@ enum class AccumBug {
     ClipEachMicro,
     ScheduleEveryMicro
 };
-enum class DType { Float32, Float64, BFloat16 };
+// Float16 trains as PyTorch's automatic mixed precision does: float32 weights, gradient buffers
+// and update; every layer's matmul and activations in float16 (real float16 where the device
+// has it, else rounded through float16 storage: core/model.h), the loss in float32.
+enum class DType { Float32, Float64, BFloat16, Float16 };
 enum class DeviceRequest { Auto, Cpu, Cuda };
 enum class LabelKind { Teacher, Random };
 enum class ModelPreset { Lesson, Wide, Fixture };
@@ -66,8 +70,11 @@ DeviceRequest deviceFromString(const std::string &);
 LabelKind labelsFromString(const std::string &);
 ModelPreset presetFromString(const std::string &);
 
-// Machine epsilon of a dtype (2^-23 for float32, 2^-52 for float64, 2^-7 for bfloat16).
+// Machine epsilon of a dtype (2^-23 for float32, 2^-52 for float64, 2^-7 for bfloat16, 2^-10
+// for float16).
 double dtypeEpsilon(DType);
+// A 16-bit dtype, judged against dtype-aware bounds rather than the lesson's fixed one.
+bool lowPrecision(DType);
 
 // Layer widths of an MLP: Linear-GELU-Linear-GELU-Linear.
 struct ModelShape {
@@ -123,6 +130,8 @@ struct AccumConfig {
     AccumBug bug = AccumBug::None;    // a classic bug planted in the window
     bool noSync = true;               // non-final micro-batches skip the gradient sync
     DType dtype = DType::Float32;
+    // The dynamic loss scaler (core/loss_scaler.h); off unless enabled.
+    LossScalerConfig lossScaler;
     DeviceRequest device = DeviceRequest::Auto;
     LabelKind labels = LabelKind::Teacher;
     uint64_t seed = 0;

@@ -53,6 +53,15 @@ json toJson(const SweepPoint &p)
     // The logged loss, where it was measured (a point read from a file without it has none).
     if (!std::isnan(p.avgLoggedLoss) || p.diverged)
         j["avg_logged_loss"] = p.avgLoggedLoss;
+    // float16 and the loss scaler, only where they ran (a reader takes files without them).
+    if (!p.float16Path.empty())
+        j["float16_path"] = p.float16Path;
+    if (p.lossScaling) {
+        j["loss_scaling"] = true;
+        j["loss_scale"] = p.lossScale;
+        j["skipped_windows"] = p.skippedWindows;
+        j["unscale_calls"] = p.unscaleCalls;
+    }
     // Null says "not measured" rather than zero (the CPU counter kept off).
     j["peak_mem_bytes"] = p.peakMemBytes ? json(*p.peakMemBytes) : json(nullptr);
     // What the engine holds, from its tensors (the rest of the peak is one micro-batch's
@@ -184,6 +193,16 @@ bool depthGuard(int depth, json::parse_event_t, json &)
     return true;
 }
 
+bool requireBool(const json &pj, const char *name, size_t i)
+{
+    const auto it = pj.find(name);
+    if (it == pj.end())
+        fail(i, CurveErrorCode::MissingField, name, std::string("has no field '") + name + "'");
+    if (!it->is_boolean())
+        fail(i, CurveErrorCode::NotTrueOrFalse, name, std::string("field '") + name + "' is not true or false");
+    return it->get<bool>();
+}
+
 SweepPoint parsePoint(const json &pj, size_t i)
 {
     if (!pj.is_object())
@@ -267,6 +286,16 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.device = it->get<std::string>();
     if (const auto it = pj.find("dtype"); it != pj.end() && it->is_string())
         p.dtype = it->get<std::string>();
+    if (const auto it = pj.find("float16_path"); it != pj.end() && it->is_string())
+        p.float16Path = it->get<std::string>();
+    if (pj.contains("loss_scaling")) {
+        p.lossScaling = requireBool(pj, "loss_scaling", i);
+        if (p.lossScaling) {
+            p.lossScale = requireMeasure(pj, "loss_scale", i, std::numeric_limits<float>::max());
+            p.skippedWindows = requireCount(pj, "skipped_windows", i, 0);
+            p.unscaleCalls = requireCount(pj, "unscale_calls", i, 0);
+        }
+    }
     if (const auto it = pj.find("threads"); it != pj.end() && it->is_number_integer()) {
         const int64_t t = it->get<int64_t>();
         p.threads = t >= 0 && t <= 1024 ? static_cast<int>(t) : 0;
@@ -309,15 +338,6 @@ json parseTop(const std::string &text, const char *schema, const char *what)
     return j;
 }
 
-bool requireBool(const json &pj, const char *name, size_t i)
-{
-    const auto it = pj.find(name);
-    if (it == pj.end())
-        fail(i, CurveErrorCode::MissingField, name, std::string("has no field '") + name + "'");
-    if (!it->is_boolean())
-        fail(i, CurveErrorCode::NotTrueOrFalse, name, std::string("field '") + name + "' is not true or false");
-    return it->get<bool>();
-}
 
 // A byte count that may be null (not measured on that device).
 std::optional<int64_t> optionalCount(const json &pj, const char *name, size_t i)

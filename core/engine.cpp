@@ -10,6 +10,12 @@
 // The classic bugs of AccumBug plug in at the line each one gets wrong. With a clip norm the
 // window's synced sum is clipped once before the step. This is the one
 // accumulation window: the sweep, teaching mode and the equivalence check all run it.
+// With the loss scaler (float16, core/loss_scaler.h) each micro-batch's loss / N is multiplied
+// by the scale before backward; after the last micro-batch (and the sync) the buffers are
+// unscaled once and checked for Inf/NaN, then clipped; a window with an Inf/NaN skips its
+// optimizer step (the optimizer's state and the LR schedule stay where they were), and the
+// scaler's update() runs once. The scaler's pitfalls (ScalerBug) plug in at the line each gets
+// wrong.
 #include "core/engine.h"
 
 #include "core/cpu_memory.h"
@@ -59,6 +65,10 @@ struct AccumEngine::Impl {
     std::shared_ptr<GradSync> sync;
     std::vector<torch::Tensor> params;
     std::vector<std::string> names;
+    HalfMode halfMode = HalfMode::Off;   // DType::Float16: real or emulated float16 compute
+    std::unique_ptr<LossScaler> scaler;  // null when the loss scaler is off
+    bool windowDropped = false;          // skip-overflowed-micro: a micro-batch of this window was dropped
+    double windowScale = 1.0;            // the scale the window's last micro-batch was multiplied by
 
     // The open window: its micro-batches, how many ran, their detached raw losses.
     bool open = false;
@@ -93,6 +103,10 @@ struct AccumEngine::Impl {
             throw ConfigError("engine/world-size-mismatch",
                               TextArgs{{{"world", double(c.worldSize)}, {"ranks", double(sync->worldSize())}}, {}});
         model = makeModel(c.modelShape(), c.seed, dtype, device);
+        halfMode = halfModeFor(c.dtype, device);
+        model->halfMode = halfMode;
+        if (c.lossScaler.enabled)
+            scaler = std::make_unique<LossScaler>(c.lossScaler);
         params = parameterList(*model);
         names = accumlab::parameterNames(*model);
         optimizer = std::make_unique<FusedOptimizer>(params, c.optimizer);
@@ -134,7 +148,23 @@ struct AccumEngine::Impl {
         if (!(config.bug == AccumBug::NeverZero && windowsDone > 0))
             optimizer->zeroGrad();
         micro = 0;
+        windowDropped = false;
         open = true;
+    }
+
+    ScalerBug scalerBug() const { return scaler ? config.lossScaler.bug : ScalerBug::None; }
+
+    // True when any gradient buffer holds an Inf or NaN (one host read).
+    bool buffersNonFinite() { return !optimizer->flatGrad().isfinite().all().item<bool>(); }
+
+    // scaler.unscale_(optimizer): the buffers times 1 / scale, once per update() (a second call
+    // throws, as PyTorch's does); returns whether they hold an Inf/NaN.
+    bool unscaleBuffers()
+    {
+        torch::NoGradGuard noGrad;
+        scaler->noteUnscale();
+        optimizer->flatGrad().mul_(1.0 / scaler->scale());
+        return buffersNonFinite();
     }
 
     // What each micro-batch's loss is divided by before backward: N, 1 without division, N + 1
@@ -163,18 +193,42 @@ struct AccumEngine::Impl {
         // The skip-last bug's loop stops one short: the last micro-batch is drawn, never run.
         const bool skipped = config.bug == AccumBug::SkipLastMicro && lastMicro;
         torch::Tensor raw;
+        // The loss scaler's factor (scaler.scale(loss)), and a planted spike's.
+        windowScale = scaler ? scaler->scale() : 1.0;
+        const bool spike = config.lossScaler.spikeWindow == windowsDone && config.lossScaler.spikeMicro == micro;
+        const double factor = windowScale * (spike ? kSpikeFactor : 1.0);
         if (!skipped) {
             const int passes = config.bug == AccumBug::CountMicroTwice && micro == 0 ? 2 : 1;
             const auto x = data->inputs(windowX[micro], windowY[micro]); // x: (micro, in)
+            // skip-overflowed-micro keeps the buffers as they were, to drop an overflowed micro-batch.
+            torch::Tensor before;
+            if (scalerBug() == ScalerBug::SkipOverflowedMicro)
+                before = optimizer->flatGrad().clone();
             for (int pass = 0; pass < passes; ++pass) {
                 auto logits = model->forward(x);                         // logits: (micro, classes)
                 raw = torch::cross_entropy_loss(logits, windowY[micro]); // raw: () mean over the micro-batch
                 auto scaled = divisor != 1.0 ? raw / divisor : raw;
+                if (factor != 1.0)
+                    scaled = scaled * factor; // scaler.scale(loss / N)
                 scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
             }
             windowLosses.push_back(raw.detach());
+            if (probe)
+                probe->afterBackward(optimizer->grads(), micro);
+            if (before.defined() && buffersNonFinite()) {
+                torch::NoGradGuard noGrad;
+                optimizer->flatGrad().copy_(before); // the pitfall: drop this micro-batch, keep the window
+                windowDropped = true;
+            }
         }
         ++microBatches;
+        // The pitfalls that call the scaler inside the loop: unscale_() after every backward (the
+        // second call raises), update() after every micro-batch but the last (whose update is the
+        // window's own, below).
+        if (scalerBug() == ScalerBug::UnscaleEveryMicro)
+            unscaleBuffers();
+        if (scalerBug() == ScalerBug::UpdateEveryMicro && !lastMicro)
+            scaler->update(buffersNonFinite());
         // The clip-each-micro bug: clip_grad_norm_ inside the loop, on the partial sum.
         if (config.bug == AccumBug::ClipEachMicro)
             optimizer->clipGradNorm(clipNorm);
@@ -184,8 +238,16 @@ struct AccumEngine::Impl {
             sync->allReduceMean(optimizer->flatGrad());
             ++syncCalls;
         }
-        // The correct loop clips once, the window's synced sum, just before the step.
-        if (lastMicro && clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro)
+        const bool stepPoint = config.stepEveryMicro || lastMicro;
+        // The scaler: unscale once (unless a pitfall already did), then look for Inf/NaN.
+        bool foundInf = false;
+        if (scaler && stepPoint) {
+            foundInf = scaler->state().unscaledSinceUpdate ? buffersNonFinite() : unscaleBuffers();
+            foundInf = foundInf || windowDropped; // the dropped micro-batch overflowed
+        }
+        const bool skipStep = foundInf && !(scalerBug() == ScalerBug::SkipOverflowedMicro && windowDropped);
+        // The correct loop clips once, the window's synced (and unscaled) sum, just before the step.
+        if (lastMicro && clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro && !skipStep)
             optimizer->clipGradNorm(clipNorm);
 
         // Before the last step the window's norms are read in one host transfer.
@@ -204,7 +266,9 @@ struct AccumEngine::Impl {
         }
 
         bool stepped = false;
-        if (config.stepEveryMicro || lastMicro) {
+        if (stepPoint && skipStep)
+            scaler->noteSkippedWindow(); // no step: the state and the schedule stay
+        if (stepPoint && !skipStep) {
             if (probe)
                 probe->beforeStep(optimizer->grads(), optimizer->params(), lastMicro);
             lastLr = scheduledLr(config.optimizer, schedulerSteps, lrWarmup);
@@ -219,6 +283,8 @@ struct AccumEngine::Impl {
         }
         if (config.bug == AccumBug::ScheduleEveryMicro)
             ++schedulerSteps; // the bug: scheduler.step() in the micro-batch loop
+        if (scaler && stepPoint)
+            scaler->update(foundInf); // scaler.update(): once per optimizer window
 
         if (observer && observer->wantsMicroBatchDetail()) {
             MicroBatchEvent e;
@@ -251,6 +317,11 @@ struct AccumEngine::Impl {
             e.optimizerSteps = optimizerSteps;
             e.optimizerStateStep = optimizer->stateStep();
             e.microBatches = microBatches;
+            e.float16Path = toString(halfMode);
+            if (scaler) {
+                e.lossScaling = true;
+                e.scalerState = scaler->state();
+            }
             observer->onMicroBatch(e);
         }
 
@@ -264,13 +335,23 @@ struct AccumEngine::Impl {
         // The lesson logs scaled.item() * accum_steps: the raw loss back with division, N times
         // it without, so the bug shows in the log.
         r.loggedLoss = windowLoss * static_cast<double>(n) / lossDivisor();
+        if (scalerBug() == ScalerBug::LogScaledLoss)
+            r.loggedLoss *= windowScale; // the pitfall: the scaled loss logged
+        r.float16Path = toString(halfMode);
+        if (scaler) {
+            r.lossScaling = true;
+            r.lossScale = windowScale;
+            r.stepSkipped = skipStep;
+            r.scalerState = scaler->state();
+        }
         r.layerGradNorms = std::move(hostNorms);
         r.gradNorm = l2(r.layerGradNorms);
         r.lr = lastLr;
         r.schedulerSteps = schedulerSteps;
         // A window whose loop ran no micro-batch (skip-last-micro at accum_steps 1) has no loss
         // to judge; its buffers still do.
-        r.finite = (windowLosses.empty() || std::isfinite(r.loss)) && std::isfinite(r.gradNorm);
+        // A window skipped for an Inf/NaN is the scaler doing its work, not a divergence.
+        r.finite = (windowLosses.empty() || std::isfinite(r.loss)) && (std::isfinite(r.gradNorm) || skipStep);
         r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - windowStart).count();
         r.syncCalls = syncCalls;
         r.optimizerSteps = optimizerSteps;
@@ -293,6 +374,7 @@ struct AccumEngine::Impl {
         if (!open)
             openWindow();
         Mlp ref = makeModel(config.modelShape(), config.seed, dtype, device);
+        ref->halfMode = halfMode;
         {
             torch::NoGradGuard noGrad;
             auto refParams = ref->parameters();
@@ -347,6 +429,36 @@ int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep
 int64_t AccumEngine::microBatches() const { return d->microBatches; }
 SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
 void AccumEngine::setProbe(WindowProbe *probe) { d->probe = probe; }
+void AccumEngine::copyParametersFrom(const AccumEngine &other)
+{
+    torch::NoGradGuard noGrad;
+    const auto &mine = d->optimizer->params();
+    const auto &theirs = other.d->optimizer->params();
+    if (mine.size() != theirs.size())
+        throw ConfigError("engine/models-differ-in-shape", {});
+    for (size_t i = 0; i < mine.size(); ++i) {
+        if (!mine[i].sizes().equals(theirs[i].sizes()))
+            throw ConfigError("engine/models-differ-in-shape", {});
+        mine[i].copy_(theirs[i]);
+    }
+}
+
+std::string AccumEngine::float16Path() const { return toString(d->halfMode); }
+
+LossScalerState AccumEngine::lossScalerState() const
+{
+    if (d->scaler)
+        return d->scaler->state();
+    LossScalerState s;
+    s.scale = d->config.lossScaler.initScale;
+    return s;
+}
+
+void AccumEngine::restoreLossScalerState(const LossScalerState &state)
+{
+    if (d->scaler)
+        d->scaler->restore(state);
+}
 
 std::string AccumEngine::paramsSha256() const
 {

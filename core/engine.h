@@ -60,6 +60,17 @@ public:
     // model shape), in float64; NaN when a parameter is not finite.
     double maxAbsParamDiff(const AccumEngine &other) const;
 
+    // "float16" or "float16-emulated" when the dtype is Float16 (which path ran), else empty.
+    std::string float16Path() const;
+    // The loss scaler's state (AccumConfig::lossScaler; the initial state when it is off), and
+    // a saved one put back, for a resumed run.
+    LossScalerState lossScalerState() const;
+    void restoreLossScalerState(const LossScalerState &state);
+
+    // Copies `other`'s parameters (same model shape) into this engine's, before its next
+    // window: a run that starts where another one stands.
+    void copyParametersFrom(const AccumEngine &other);
+
     // Called around every optimizer step (null: none). For the equivalence check.
     void setProbe(WindowProbe *probe);
 

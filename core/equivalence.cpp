@@ -120,7 +120,12 @@ struct Fixture {
     const CancelToken *cancel;
     std::shared_ptr<GradSync> sync; // null for one process
 
-    Mlp freshModel() const { return makeModel(config.shape, config.seed, dtype, device); }
+    Mlp freshModel() const
+    {
+        Mlp m = makeModel(config.shape, config.seed, dtype, device);
+        m->halfMode = halfModeFor(config.dtype, device); // the full batch in float16 too, as the window
+        return m;
+    }
     double clipNorm() const { return effectiveClipNorm(config.optimizer, config.bug); }
 
     // The correct loop's buffers for a whole batch in one pass: zeroed, one backward, clipped
@@ -365,7 +370,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
                         std::abs(r.gradScale - 1.0) <= r.gradScaleBound &&
                         std::abs(r.updateScale - 1.0) <= r.updateScaleBound &&
                         r.secondWindowGradDiff <= r.secondWindowGradBoundDtype && sameSteps;
-    r.holds = config.dtype == DType::BFloat16 ? r.holdsDtypeAware : r.holdsFixed;
+    r.holds = lowPrecision(config.dtype) ? r.holdsDtypeAware : r.holdsFixed;
 
     if (config.compareSplit) {
         // Compared on the first window only: one window is all it needs.
@@ -403,7 +408,7 @@ EquivalenceCause EquivalenceResult::causeCode() const
     case AccumBug::ScheduleEveryMicro: return EquivalenceCause::ScheduleEveryMicro;
     case AccumBug::ClipEachMicro: return EquivalenceCause::ClipEachMicro;
     }
-    const bool bf16 = config.dtype == DType::BFloat16;
+    const bool bf16 = lowPrecision(config.dtype);
     if (maxGradDiff >= appliedGradTolerance())
         return EquivalenceCause::GradDiffAboveTolerance;
     if (maxParamDiff >= appliedParamTolerance())
@@ -417,19 +422,19 @@ EquivalenceCause EquivalenceResult::causeCode() const
 
 double EquivalenceResult::appliedGradTolerance() const
 {
-    return config.dtype == DType::BFloat16 ? gradBoundDtype : config.fixedTolerance;
+    return lowPrecision(config.dtype) ? gradBoundDtype : config.fixedTolerance;
 }
 
 double EquivalenceResult::appliedParamTolerance() const
 {
-    return config.dtype == DType::BFloat16 ? paramBoundDtype : config.fixedTolerance;
+    return lowPrecision(config.dtype) ? paramBoundDtype : config.fixedTolerance;
 }
 
 std::string EquivalenceResult::cause() const
 {
     char buf[512];
     const auto n = static_cast<long long>(config.accumSteps);
-    const bool bf16 = config.dtype == DType::BFloat16;
+    const bool bf16 = lowPrecision(config.dtype);
     switch (causeCode()) {
     case EquivalenceCause::None:
         return {};

@@ -590,6 +590,7 @@ const std::vector<Entry> &entries()
         {"clipping", clipping, clippingSettings, {}},
         {"lr-schedule", lrSchedule, lrScheduleSettings, {}},
         {"linear-scaling", linearScaling, linearScalingSettings, {}},
+        {"loss-scaling", lossScaling, lossScalingSettings, {}},
         {"resume-mid-window", resumeMidWindow, resumeMidWindowSettings, {}},
     };
     return table;

@@ -1,4 +1,4 @@
-// Guided experiments: the lesson's five exercises, six pitfalls that real trainers hit and
+// Guided experiments: the lesson's five exercises, seven pitfalls that real trainers hit and
 // the next chapter's resume inside a window,
 // each measured live on real tensors with fixed seeds. An experiment returns named numbers,
 // optional curves, and claims whose verdicts are computed from those numbers by a stated
@@ -110,8 +110,8 @@ struct ExperimentResult {
 
 struct ExperimentInfo {
     std::string id;         // "no-division"
-    int number = 0;         // 1..11, the order in the lesson
-    bool lessonExercise = false; // 1-5 come from the lesson, 6-11 are pitfalls beyond it
+    int number = 0;         // 1..12, the order in the lesson
+    bool lessonExercise = false; // 1-5 come from the lesson, 6-12 are pitfalls beyond it
     LocalizedText title;
     LocalizedText summary;  // what the experiment shows, two or three sentences (a template)
     TextArgs settings;      // the experiment's settings the summary quotes ("{accum_steps}")

@@ -48,6 +48,24 @@ ExperimentLabSettings lrScheduleSettings(const ExperimentOptions &);
 ExperimentLabSettings linearScalingSettings(const ExperimentOptions &);
 ExperimentLabSettings resumeMidWindowSettings(const ExperimentOptions &);
 
+// The loss-scaling experiment's runs (experiments_loss_scaling.cpp). The defaults are the
+// experiment's; tests replace one run with a wrong one (float32 where float16 should round, the
+// scaler off, a pitfall not planted, one planted where the loop should be correct) and watch
+// the verdict that exists to catch it fail.
+struct LossScalingRuns {
+    DType unscaledDtype = DType::Float16;         // the float16 windows without the scaler
+    bool scaledRunScaler = true;                  // the scaled window has its scaler
+    Scaling scaledRunScaling = Scaling::Divide;   // and divides its loss by N
+    ScalerBug skipRunBug = ScalerBug::None;       // the window with the planted overflow
+    ScalerBug droppedRunBug = ScalerBug::SkipOverflowedMicro;
+    ScalerBug doubleUnscaleRunBug = ScalerBug::UnscaleEveryMicro;
+    ScalerBug updateRunBug = ScalerBug::UpdateEveryMicro;
+    ScalerBug logRunBug = ScalerBug::LogScaledLoss;
+};
+ExperimentLabSettings lossScalingSettings(const ExperimentOptions &);
+ExperimentResult lossScalingWith(const ExperimentOptions &, const CancelToken *, const LossScalingRuns &);
+ExperimentResult lossScaling(const ExperimentOptions &, const CancelToken *);
+
 ExperimentResult variableLength(const ExperimentOptions &, const CancelToken *);
 ExperimentResult partialWindow(const ExperimentOptions &, const CancelToken *);
 ExperimentResult batchNorm(const ExperimentOptions &, const CancelToken *);

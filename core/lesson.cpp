@@ -39,6 +39,22 @@ std::string sweepTable(const SweepResult &sweep)
         if (p.diverged)
             out << "           " << divergenceSentence(p) << "\n";
     }
+    // float16's path and the loss scaler's counters, per point, where they ran.
+    for (const auto &p : sweep.points) {
+        if (p.float16Path.empty() && !p.lossScaling)
+            continue;
+        std::snprintf(line, sizeof line, "accum %lld: %s", static_cast<long long>(p.accumSteps),
+                      p.float16Path.empty() ? p.dtype.c_str() : p.float16Path.c_str());
+        out << line;
+        if (p.lossScaling) {
+            std::snprintf(line, sizeof line, ", loss scale %g, skipped windows %lld, unscale calls %lld", p.lossScale,
+                          static_cast<long long>(p.skippedWindows), static_cast<long long>(p.unscaleCalls));
+            out << line;
+        } else {
+            out << ", no loss scaler";
+        }
+        out << "\n";
+    }
     if (sweep.config.base.labels == LabelKind::Random) {
         std::snprintf(line, sizeof line,
                       "labels are random: nothing can be learned, so the loss stays near ln %lld = %.4f, as in the "

@@ -12,6 +12,7 @@ int64_t bytesPerElement(DType dtype)
     case DType::Float32: return 4;
     case DType::Float64: return 8;
     case DType::BFloat16: return 2;
+    case DType::Float16: return 4; // float32 weights and buffers (mixed precision)
     }
     return 4;
 }

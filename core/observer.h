@@ -3,6 +3,8 @@
 // Callbacks run on the engine's thread; an observer that forwards to another thread copies.
 #pragma once
 
+#include "core/loss_scaler.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -43,6 +45,9 @@ struct MicroBatchEvent {
     int64_t optimizerSteps = 0;
     int64_t optimizerStateStep = 0;
     int64_t microBatches = 0;
+    std::string float16Path;       // as StepResult::float16Path
+    bool lossScaling = false;      // the loss scaler's state after this micro-batch, when it runs
+    LossScalerState scalerState;
 };
 
 // After a whole effective step (one optimizer window).
@@ -61,6 +66,16 @@ struct StepResult {
     int64_t optimizerSteps = 0;
     int64_t optimizerStateStep = 0;
     int64_t microBatches = 0;
+    // float16 (DType::Float16): which path ran, "float16" (real kernels) or "float16-emulated"
+    // (float32 kernels on values rounded through float16); empty in other dtypes.
+    std::string float16Path;
+    // The loss scaler (AccumConfig::lossScaler), when enabled: the scale this window's
+    // micro-batches were multiplied by (the last one's), whether its step was skipped for an
+    // Inf/NaN, and the scaler's state after the window's update().
+    bool lossScaling = false;
+    double lossScale = 1.0;
+    bool stepSkipped = false;
+    LossScalerState scalerState;
 };
 
 struct SweepPoint;

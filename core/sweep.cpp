@@ -142,6 +142,14 @@ void finish(PointRun &run)
     p.allreduceBytes = run.collectives.bytes;
     p.allreduceMs = run.collectives.ms;
     p.optimizerStateStep = engine.optimizerStateStep();
+    p.float16Path = engine.float16Path();
+    if (engine.config().lossScaler.enabled) {
+        const LossScalerState s = engine.lossScalerState();
+        p.lossScaling = true;
+        p.lossScale = s.scale;
+        p.skippedWindows = s.skippedWindows;
+        p.unscaleCalls = s.unscaleCalls;
+    }
     p.samplesPerSec = p.wallS > 0.0 ? static_cast<double>(p.steps * p.effectiveBatch) / p.wallS : 0.0;
     p.medianStepMs = median(run.stepMs);
     double sum = 0.0;

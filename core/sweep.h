@@ -56,6 +56,15 @@ struct SweepPoint {
     std::string device;
     std::string dtype;
     int threads = 0;
+    // float16 (dtype "float16"): the path that ran, "float16" or "float16-emulated"; empty in
+    // other dtypes and in files without it.
+    std::string float16Path;
+    // The loss scaler, when the point ran with one: its state after the point's last window
+    // (warm-up windows counted): the scale, the windows skipped for an Inf/NaN, unscale_() calls.
+    bool lossScaling = false;
+    double lossScale = 0.0;
+    int64_t skippedWindows = 0;
+    int64_t unscaleCalls = 0;
 };
 
 // Inline, so that the torch-free reader (and its fuzz target, built from core/curve_io.cpp

@@ -18,6 +18,9 @@ struct WindowProbe {
     // steps stepEveryMicro adds).
     virtual void beforeStep(const std::vector<torch::Tensor> &grads, const std::vector<torch::Tensor> &params,
                             bool closesWindow) = 0;
+    // The buffers right after micro-batch `micro`'s backward (scaled, when a loss scaler runs):
+    // after micro-batch 0 they hold that micro-batch's gradient alone.
+    virtual void afterBackward(const std::vector<torch::Tensor> & /*grads*/, int64_t /*micro*/) {}
     // params right after the step, and the optimizer's state step.
     virtual void afterStep(const std::vector<torch::Tensor> &params, int64_t stateStep, bool closesWindow) = 0;
 };

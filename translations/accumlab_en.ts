@@ -190,6 +190,22 @@
         <source>not run</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>float16 on real float16 kernels</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float16, emulated by rounding through float16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · loss scale %2 · skipped windows %3 · unscale calls %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · no loss scaler</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ControlPanel</name>
@@ -411,6 +427,22 @@
     </message>
     <message>
         <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; teaching mode runs one.</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Loss scaler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>float16</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>dynamic loss scaling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Like PyTorch&apos;s GradScaler: the loss is multiplied by a scale before backward, the buffers are unscaled once per window, and a window with an Inf or NaN is skipped and the scale halved.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

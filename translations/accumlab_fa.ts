@@ -190,6 +190,22 @@
         <source>not run</source>
         <translation>اجرا نشد</translation>
     </message>
+    <message>
+        <source>float16 on real float16 kernels</source>
+        <translation>float16 روی هسته‌های واقعی float16</translation>
+    </message>
+    <message>
+        <source>float16, emulated by rounding through float16</source>
+        <translation>float16، شبیه‌سازی‌شده با گرد کردن از راه float16</translation>
+    </message>
+    <message>
+        <source>%1 · loss scale %2 · skipped windows %3 · unscale calls %4</source>
+        <translation>%1 · مقیاس زیان %2 · پنجره‌های کنارگذاشته %3 · دفعات برگرداندن مقیاس %4</translation>
+    </message>
+    <message>
+        <source>%1 · no loss scaler</source>
+        <translation>%1 · بدون مقیاس‌دهنده‌ی زیان</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ControlPanel</name>
@@ -412,6 +428,22 @@
     <message>
         <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; teaching mode runs one.</source>
         <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ پنل هم‌ارزی همین تعداد رنک را به‌صورت رشته‌های درون برنامه بررسی می‌کند؛ حالت تدریس با یک رنک اجرا می‌شود.</translation>
+    </message>
+    <message>
+        <source>Loss scaler</source>
+        <translation>مقیاس‌دهنده‌ی زیان</translation>
+    </message>
+    <message>
+        <source>float16</source>
+        <translation>float16</translation>
+    </message>
+    <message>
+        <source>dynamic loss scaling</source>
+        <translation>مقیاس‌دهی پویای زیان</translation>
+    </message>
+    <message>
+        <source>Like PyTorch&apos;s GradScaler: the loss is multiplied by a scale before backward, the buffers are unscaled once per window, and a window with an Inf or NaN is skipped and the scale halved.</source>
+        <translation>مانند GradScaler در PyTorch: زیان پیش از پس‌انتشار در یک مقیاس ضرب می‌شود، مقیاس بافرها در هر پنجره یک بار برگردانده می‌شود، و پنجره‌ای که Inf یا NaN دارد کنار گذاشته و مقیاس نصف می‌شود.</translation>
     </message>
 </context>
 <context>

@@ -60,6 +60,12 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
     }
     for (int col = 1; col < 4; col += 2)
         counters->setColumnStretch(col, 1);
+    // float16 only: which path ran and the loss scaler's counters, one line under the others.
+    m_float16Counters = new QLabel;
+    m_float16Counters->setObjectName(QStringLiteral("float16Counters"));
+    m_float16Counters->setWordWrap(true);
+    m_float16Counters->setVisible(false);
+    counters->addWidget(m_float16Counters, (CounterCount + 1) / 2, 0, 1, 4);
     layout->addWidget(m_countersWidget);
     retranslateUi();
 }
@@ -116,6 +122,7 @@ void AccumulationPanel::showLast()
             v->setText(QStringLiteral("–"));
         m_progressLabel->clear();
         m_ratioLabel->setText(tr("accumulated / full batch: not measured yet"));
+        m_float16Counters->setVisible(false);
         return;
     }
     const MicroBatchUpdate &u = *m_last;
@@ -134,6 +141,16 @@ void AccumulationPanel::showLast()
     m_counterValues[SyncCalls]->setText(loc.toString(u.syncCalls));
     // A micro-batch the loop never ran (skip-last-micro) has no loss to show.
     m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : loc.toString(u.microLoss, 'f', 4));
+    m_float16Counters->setVisible(!u.float16Path.isEmpty());
+    if (!u.float16Path.isEmpty()) {
+        const QString path = u.float16Path == QLatin1String("float16") ? tr("float16 on real float16 kernels")
+                                                                       : tr("float16, emulated by rounding through float16");
+        m_float16Counters->setText(
+            u.lossScaling ? tr("%1 · loss scale %2 · skipped windows %3 · unscale calls %4")
+                                .arg(path, loc.toString(u.lossScale, 'g', 6), loc.toString(u.skippedWindows),
+                                     loc.toString(u.unscaleCalls))
+                          : tr("%1 · no loss scaler").arg(path));
+    }
 }
 
 void AccumulationPanel::setClassroomMode(bool on)

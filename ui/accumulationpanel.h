@@ -30,6 +30,7 @@ public:
     QWidget *countersWidget() const { return m_countersWidget; }
     QLabel *counterValue(Counter counter) const { return m_counterValues[counter]; }
     QLabel *ratioLabel() const { return m_ratioLabel; }
+    QLabel *float16Counters() const { return m_float16Counters; }
     // The lesson's links into this panel: view/buffers, view/counters, view/syncCalls.
     void registerLessonTargets(LessonNavigator &navigator) const;
 
@@ -60,6 +61,7 @@ private:
     QWidget *m_countersWidget = nullptr;
     QLabel *m_counterCaptions[CounterCount] = {};
     QLabel *m_counterValues[CounterCount] = {};
+    QLabel *m_float16Counters = nullptr; // float16 only: the path that ran and the loss scaler's counters
     std::optional<MicroBatchUpdate> m_last;
     bool m_classroom = false;
 };

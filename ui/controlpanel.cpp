@@ -149,7 +149,11 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     addItem(m_dtypeCombo, DType::Float32);
     addItem(m_dtypeCombo, DType::Float64);
     addItem(m_dtypeCombo, DType::BFloat16);
+    addItem(m_dtypeCombo, DType::Float16);
     addRow(trainForm, QStringLiteral("dtype"), m_dtypeCombo);
+    m_lossScalingCheck = new QCheckBox;
+    m_lossScalingCheck->setObjectName(QStringLiteral("lossScalingCheck"));
+    addRow(trainForm, QStringLiteral("lossScaling"), m_lossScalingCheck);
     m_deviceCombo = new QComboBox;
     m_deviceCombo->setObjectName(QStringLiteral("deviceCombo"));
     addItem(m_deviceCombo, DeviceRequest::Auto);
@@ -205,7 +209,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     }
     for (QComboBox *c : {m_optimizerCombo, m_bugCombo, m_dtypeCombo, m_deviceCombo, m_modelCombo})
         connect(c, &QComboBox::currentIndexChanged, this, &ControlPanel::configChanged);
-    for (QCheckBox *c : {m_noDivisionCheck, m_stepEveryMicroCheck, m_noSyncCheck})
+    for (QCheckBox *c : {m_noDivisionCheck, m_stepEveryMicroCheck, m_noSyncCheck, m_lossScalingCheck})
         connect(c, &QCheckBox::toggled, this, &ControlPanel::configChanged);
     connect(m_seedSpin, &QSpinBox::valueChanged, this, &ControlPanel::configChanged);
     connect(m_paceSlider, &QSlider::valueChanged, this, &ControlPanel::updateValueLabels);
@@ -221,7 +225,8 @@ QStringList ControlPanel::controlKeys()
     return {QStringLiteral("microBatch"), QStringLiteral("accumSteps"), QStringLiteral("worldSize"), QStringLiteral("lr"),
             QStringLiteral("optimizer"),  QStringLiteral("noDivision"), QStringLiteral("stepEveryMicro"),
             QStringLiteral("bug"),
-            QStringLiteral("noSync"),     QStringLiteral("dtype"),      QStringLiteral("device"),
+            QStringLiteral("noSync"),     QStringLiteral("dtype"),      QStringLiteral("lossScaling"),
+            QStringLiteral("device"),
             QStringLiteral("model"),      QStringLiteral("seed"),       QStringLiteral("pace"),
             QStringLiteral("accumGrid"),  QStringLiteral("numSteps")};
 }
@@ -263,6 +268,8 @@ QString ControlPanel::controlTitle(const QString &key) const
         return tr("No-sync");
     if (key == QLatin1String("dtype"))
         return tr("Dtype");
+    if (key == QLatin1String("lossScaling"))
+        return tr("Loss scaler");
     if (key == QLatin1String("device"))
         return tr("Device");
     if (key == QLatin1String("model"))
@@ -342,6 +349,11 @@ void ControlPanel::retranslateUi()
     m_dtypeCombo->setItemText(0, tr("float32"));
     m_dtypeCombo->setItemText(1, tr("float64"));
     m_dtypeCombo->setItemText(2, tr("bfloat16"));
+    m_dtypeCombo->setItemText(3, tr("float16"));
+    m_lossScalingCheck->setText(tr("dynamic loss scaling"));
+    m_lossScalingCheck->setToolTip(tr("Like PyTorch's GradScaler: the loss is multiplied by a scale before backward, the "
+                                      "buffers are unscaled once per window, and a window with an Inf or NaN is skipped "
+                                      "and the scale halved."));
     m_deviceCombo->setItemText(0, tr("Auto"));
     m_deviceCombo->setItemText(1, tr("CPU"));
     m_deviceCombo->setItemText(2, m_cudaAvailable ? tr("CUDA") : tr("CUDA (not available)"));
@@ -417,6 +429,7 @@ Preset ControlPanel::preset() const
     c.stepEveryMicro = m_stepEveryMicroCheck->isChecked();
     c.bug = comboValue<AccumBug>(m_bugCombo, accumBugFromString);
     c.noSync = m_noSyncCheck->isChecked();
+    c.lossScaler.enabled = m_lossScalingCheck->isChecked();
     c.dtype = comboValue<DType>(m_dtypeCombo, dtypeFromString);
     c.device = comboValue<DeviceRequest>(m_deviceCombo, deviceFromString);
     c.preset = comboValue<ModelPreset>(m_modelCombo, presetFromString);
@@ -441,7 +454,7 @@ void ControlPanel::setPreset(const Preset &p)
                                            QSignalBlocker(m_lrSlider),         QSignalBlocker(m_optimizerCombo),
                                            QSignalBlocker(m_noDivisionCheck),  QSignalBlocker(m_stepEveryMicroCheck),
                                            QSignalBlocker(m_bugCombo),
-                                           QSignalBlocker(m_noSyncCheck),      QSignalBlocker(m_dtypeCombo),
+                                           QSignalBlocker(m_noSyncCheck), QSignalBlocker(m_lossScalingCheck),      QSignalBlocker(m_dtypeCombo),
                                            QSignalBlocker(m_deviceCombo),      QSignalBlocker(m_modelCombo),
                                            QSignalBlocker(m_seedSpin),         QSignalBlocker(m_paceSlider),
                                            QSignalBlocker(m_gridEdit),         QSignalBlocker(m_stepsSpin)};
@@ -454,6 +467,7 @@ void ControlPanel::setPreset(const Preset &p)
         m_stepEveryMicroCheck->setChecked(c.stepEveryMicro);
         selectValue(m_bugCombo, c.bug);
         m_noSyncCheck->setChecked(c.noSync);
+        m_lossScalingCheck->setChecked(c.lossScaler.enabled);
         selectValue(m_dtypeCombo, c.dtype);
         selectValue(m_deviceCombo, (c.device == DeviceRequest::Cuda && !m_cudaAvailable) ? DeviceRequest::Auto : c.device);
         selectValue(m_modelCombo, c.preset);

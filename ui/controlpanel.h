@@ -102,6 +102,7 @@ private:
     QComboBox *m_bugCombo = nullptr; // AccumBug, "none" first
     QCheckBox *m_noSyncCheck = nullptr;
     QComboBox *m_dtypeCombo = nullptr;
+    QCheckBox *m_lossScalingCheck = nullptr; // float16's dynamic loss scaler
     QComboBox *m_deviceCombo = nullptr;
     QComboBox *m_modelCombo = nullptr;
     QSpinBox *m_seedSpin = nullptr;

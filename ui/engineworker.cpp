@@ -185,6 +185,11 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
         u.optimizerSteps = e.optimizerSteps;
         u.optimizerStateStep = e.optimizerStateStep;
         u.microBatches = e.microBatches;
+        u.float16Path = QString::fromStdString(e.float16Path);
+        u.lossScaling = e.lossScaling;
+        u.lossScale = e.scalerState.scale;
+        u.skippedWindows = e.scalerState.skippedWindows;
+        u.unscaleCalls = e.scalerState.unscaleCalls;
         emitMicroThrottled(u);
         if (const auto &r = observer.m_step) {
             // One point per optimizer window (at most one per micro-batch, so at Play's

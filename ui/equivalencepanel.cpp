@@ -123,7 +123,7 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
     const auto count = [](int64_t v) { return figure(static_cast<double>(v), "d"); };
     const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
     const int64_t n = r.config.accumSteps;
-    const bool bf16 = r.config.dtype == DType::BFloat16;
+    const bool bf16 = lowPrecision(r.config.dtype);
     switch (r.causeCode()) {
     case EquivalenceCause::None:
         return {};
@@ -218,7 +218,7 @@ void EquivalencePanel::showResult()
     }
     m_gradLabel->setText(sci(r.maxGradDiff));
     m_paramLabel->setText(sci(r.maxParamDiff));
-    const bool dtypeAware = r.config.dtype == DType::BFloat16;
+    const bool dtypeAware = lowPrecision(r.config.dtype);
     m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(r.gradBoundDtype), sci(r.paramBoundDtype))
                                          : tr("%1 (fixed)").arg(sci(r.config.fixedTolerance)));
     m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(figure(r.updateRatio, ".4f")));

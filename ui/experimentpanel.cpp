@@ -61,7 +61,7 @@ const QString kObservation = QStringLiteral("·"); // no verdict: true by constr
 bool ExperimentSettings::isEmpty() const
 {
     return !model && !microBatch && !accumSteps && !optimizer && !lr && !scaling && !stepEveryMicro && !bug && !noSync &&
-           !dtype && !seed && !accumGrid && !numSteps;
+           !dtype && !lossScaling && !seed && !accumGrid && !numSteps;
 }
 
 void ExperimentSettings::applyTo(Preset &preset) const
@@ -89,6 +89,8 @@ void ExperimentSettings::applyTo(Preset &preset) const
         c.noSync = *noSync;
     if (dtype)
         c.dtype = *dtype;
+    if (lossScaling)
+        c.lossScaler.enabled = *lossScaling;
     if (seed)
         c.seed = *seed;
     if (accumGrid)
@@ -121,6 +123,7 @@ ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions
     s.bug = c.bug;
     s.noSync = c.noSync;
     s.dtype = c.dtype;
+    s.lossScaling = c.lossScaler.enabled;
     s.seed = c.seed;
     if (sweep) {
         QStringList grid;

@@ -46,6 +46,7 @@ struct ExperimentSettings {
     std::optional<AccumBug> bug;
     std::optional<bool> noSync;
     std::optional<DType> dtype;
+    std::optional<bool> lossScaling;
     std::optional<uint64_t> seed;
     std::optional<QString> accumGrid; // the sweep's grid, "1,2,4,8,16"
     std::optional<int> numSteps;      // the sweep's timed steps per point

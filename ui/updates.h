@@ -62,6 +62,12 @@ struct MicroBatchUpdate {
     qint64 optimizerSteps = 0;
     qint64 optimizerStateStep = 0;
     qint64 microBatches = 0;
+    // float16: the path that ran (empty in other dtypes) and the loss scaler's counters.
+    QString float16Path;
+    bool lossScaling = false;
+    double lossScale = 0.0;
+    qint64 skippedWindows = 0;
+    qint64 unscaleCalls = 0;
 };
 
 // Losses of optimizer steps during a sweep, coalesced by the worker (at most ~60 per second).

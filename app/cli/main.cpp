@@ -93,6 +93,9 @@ struct SweepFlags {
     std::string bug;
     std::string noSync;
     std::string dtype;
+    bool lossScaling = false;           // float16's dynamic loss scaler
+    std::string scalerBug;              // a pitfall of the scaler (needs --loss-scaling)
+    int64_t scalerGrowthInterval = 0;
     std::string device;
     int threads = 0;
     std::string model;
@@ -123,6 +126,9 @@ SweepFlags sweepDefaults()
     f.bug = toString(b.bug);
     f.noSync = b.noSync ? "on" : "off";
     f.dtype = toString(b.dtype);
+    f.lossScaling = b.lossScaler.enabled;
+    f.scalerBug = toString(b.lossScaler.bug);
+    f.scalerGrowthInterval = b.lossScaler.growthInterval;
     f.device = toString(b.device);
     f.threads = o.sweep.threads;
     f.model = toString(b.preset);
@@ -304,6 +310,11 @@ LessonOptions lessonOptions(const SweepFlags &f)
     b.bug = accumBugFromString(f.bug);
     b.noSync = parseOnOff(f.noSync);
     b.dtype = dtypeFromString(f.dtype);
+    b.lossScaler.enabled = f.lossScaling;
+    b.lossScaler.bug = scalerBugFromString(f.scalerBug);
+    b.lossScaler.growthInterval = f.scalerGrowthInterval;
+    if (b.lossScaler.bug != ScalerBug::None && !f.lossScaling)
+        throw UsageError("--scaler-bug plants a pitfall of the loss scaler; give --loss-scaling too");
     b.device = deviceFromString(f.device);
     b.labels = labelsFromString(f.labels);
     b.seed = f.seed;
@@ -853,7 +864,20 @@ int runMain(int argc, char **argv)
     app.add_flag("--step-every-micro", s.stepEveryMicro, "bug: step the optimizer after every micro-batch");
     app.add_option("--bug", s.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
     app.add_option("--no-sync", s.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
-    app.add_option("--dtype", s.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    app.add_option("--dtype", s.dtype,
+                   "float32 | float64 | bfloat16 | float16 (float32 weights, float16 compute: real float16 where the "
+                   "device has it, else emulated)")
+        ->capture_default_str();
+    app.add_flag("--loss-scaling", s.lossScaling,
+                 "a dynamic loss scaler (PyTorch's GradScaler: scale 65536, x0.5 on Inf/NaN with the window's step "
+                 "skipped, x2 after --scaler-growth-interval clean windows)");
+    app.add_option("--scaler-bug", s.scalerBug,
+                   "plant a pitfall of the loss scaler: none | unscale-every-micro | update-every-micro | "
+                   "skip-overflowed-micro | log-scaled-loss")
+        ->capture_default_str();
+    app.add_option("--scaler-growth-interval", s.scalerGrowthInterval, "clean windows before the loss scale grows")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
     app.add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
     app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str();
     app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
@@ -959,7 +983,13 @@ int runMain(int argc, char **argv)
         ->capture_default_str();
     trainCmd->add_option("--bug", t.bug, "plant a classic accumulation bug (see --bug list)")->capture_default_str();
     trainCmd->add_option("--no-sync", t.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
-    trainCmd->add_option("--dtype", t.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    trainCmd->add_option("--dtype", t.dtype, "float32 | float64 | bfloat16 | float16")->capture_default_str();
+    trainCmd->add_flag("--loss-scaling", t.config.lossScaler.enabled,
+                       "a dynamic loss scaler (its state is part of every checkpoint)");
+    trainCmd->add_option("--scaler-growth-interval", t.config.lossScaler.growthInterval,
+                         "clean windows before the loss scale grows")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
     trainCmd->add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
     trainCmd->add_option("--labels", t.labels, "teacher | random")->capture_default_str();
     trainCmd->add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();

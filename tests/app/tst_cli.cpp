@@ -120,6 +120,29 @@ private slots:
         QVERIFY(QDir(dir.path()).isEmpty());
     }
 
+    // float16 with the loss scaler: the path that ran and the scaler's counters, per point, in
+    // the table and in accum-curve.json.
+    void float16LossScalingCounters()
+    {
+        QTemporaryDir dir;
+        const Run r = runCli(fastSweep() + QStringList{"--dtype", "float16", "--loss-scaling", "--out-dir", dir.filePath("out")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        // 3 timed windows per point, warm-up 0: one unscale each, nothing skipped, the default scale.
+        QVERIFY2(r.out.contains(QRegularExpression(
+                     QStringLiteral("accum 2: float16(-emulated)?, loss scale 65536, skipped windows 0, unscale calls 3"))),
+                 qPrintable(r.out));
+        QFile f(dir.filePath("out/accum-curve.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const CurveFile file = parseCurveJson(f.readAll().toStdString());
+        for (const SweepPoint &p : file.points) {
+            QVERIFY(p.lossScaling);
+            QCOMPARE(p.lossScale, 65536.0);
+            QCOMPARE(p.unscaleCalls, p.steps);
+            QCOMPARE(p.skippedWindows, int64_t(0));
+            QVERIFY(p.float16Path == "float16" || p.float16Path == "float16-emulated");
+        }
+    }
+
     void equivalence_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -133,6 +156,7 @@ private slots:
         QTest::newRow("step every micro") << QStringList{"--step-every-micro", "--optimizer", "adamw"} << 1
                                           << "every micro-batch";
         QTest::newRow("bf16 dtype-aware") << QStringList{"--dtype", "bfloat16"} << 0 << QString();
+        QTest::newRow("float16 dtype-aware") << QStringList{"--dtype", "float16"} << 0 << QString();
     }
     void equivalence()
     {
@@ -165,7 +189,9 @@ private slots:
         QTest::newRow("empty grid entry") << QStringList{"--accum-grid", "1,,4"};
         QTest::newRow("zero steps") << QStringList{"--num-steps", "0"};
         QTest::newRow("huge accum") << QStringList{"--accum-grid", "1000000"};
-        QTest::newRow("unknown dtype") << QStringList{"--dtype", "float16"};
+        QTest::newRow("unknown dtype") << QStringList{"--dtype", "float8"};
+        QTest::newRow("scaler bug without the scaler") << QStringList{"--scaler-bug", "log-scaled-loss"};
+        QTest::newRow("unknown scaler bug") << QStringList{"--loss-scaling", "--scaler-bug", "nope"};
         QTest::newRow("unknown optimizer") << QStringList{"--optimizer", "lion"};
         QTest::newRow("unknown device") << QStringList{"--device", "tpu"};
         QTest::newRow("bad no-sync") << QStringList{"--no-sync", "maybe"};

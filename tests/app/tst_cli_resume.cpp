@@ -49,11 +49,16 @@ Run runCli(const QStringList &args, const QMap<QString, QString> &env = {})
     return r;
 }
 
-QStringList trainArgs(const QString &optimizer, int world)
+// `optimizer` may end in "+float16": float16 with the loss scaler, whose scale grows every two
+// clean windows, so its state changes between checkpoints.
+QStringList trainArgs(const QString &optimizerAndDtype, int world)
 {
+    const QString optimizer = optimizerAndDtype.section(QLatin1Char('+'), 0, 0);
     QStringList a{"train", "--model", "fixture", "--micro-batch", "3", "--accum-steps", QString::number(kAccum),
                   "--num-steps", QString::number(kWindows), "--optimizer", optimizer, "--lr-warmup", "3",
                   "--lr", optimizer == "adamw" ? "0.01" : "0.1", "--device", "cpu", "--seed", "5"};
+    if (optimizerAndDtype.endsWith(QLatin1String("+float16")))
+        a << "--dtype" << "float16" << "--loss-scaling" << "--scaler-growth-interval" << "2";
     if (world > 1)
         a << "--world-size" << QString::number(world);
     return a;
@@ -100,6 +105,8 @@ private slots:
         // latest): the resume takes the one before, whole.
         QTest::newRow("adamw killed while writing at micro 10") << "adamw" << 5 << 10 << "mid-checkpoint" << 1;
         QTest::newRow("momentum killed while writing at micro 12") << "momentum" << 4 << 12 << "mid-checkpoint" << 1;
+        // float16 with the loss scaler: its scale and counters are part of the checkpoint.
+        QTest::newRow("adamw float16 scaled killed after micro 9") << "adamw+float16" << 2 << 9 << "after-micro" << 1;
         // Two ranks: each saves its own buffers, rank 0 the shared parts.
         QTest::newRow("two ranks momentum killed after micro 7") << "momentum" << 3 << 7 << "after-micro" << 2;
     }

@@ -90,19 +90,33 @@ private slots:
     {
         QTest::addColumn<int>("kind");
         QTest::addColumn<qint64>("stopAt"); // micro-batches done when the checkpoint is taken
+        QTest::addColumn<bool>("scaled");   // float16 with the loss scaler, an overflow in window 1
         const std::pair<const char *, OptimizerKind> kinds[] = {
             {"sgd", OptimizerKind::Sgd}, {"momentum", OptimizerKind::Momentum}, {"adamw", OptimizerKind::AdamW}};
         for (const auto &[name, kind] : kinds) {
             // At a window's end (4, 8), inside the first window (1, 3) and inside a later one (6).
             for (qint64 stop : {1, 3, 4, 6, 8})
-                QTest::addRow("%s at micro %lld", name, static_cast<long long>(stop)) << int(kind) << stop;
+                QTest::addRow("%s at micro %lld", name, static_cast<long long>(stop)) << int(kind) << stop << false;
         }
+        // The scaler's state travels too: its scale after a skipped window (the overflow in
+        // window 1) and a growth, its counters, and mid-window its unscale stage.
+        for (qint64 stop : {2, 6, 8, 11})
+            QTest::addRow("adamw float16 scaled at micro %lld", static_cast<long long>(stop))
+                << int(OptimizerKind::AdamW) << stop << true;
     }
     void resumeIsBitIdentical()
     {
         QFETCH(int, kind);
         QFETCH(qint64, stopAt);
-        const AccumConfig c = runConfig(OptimizerKind(kind));
+        QFETCH(bool, scaled);
+        AccumConfig c = runConfig(OptimizerKind(kind));
+        if (scaled) {
+            c.dtype = DType::Float16;
+            c.lossScaler.enabled = true;
+            c.lossScaler.growthInterval = 2;
+            c.lossScaler.spikeWindow = 1;
+            c.lossScaler.spikeMicro = 1;
+        }
         const int64_t total = 5 * c.accumSteps;
         AccumEngine straight(c);
         runMicro(straight, total);
@@ -125,6 +139,16 @@ private slots:
         QCOMPARE(resumed.optimizerSteps(), straight.optimizerSteps());
         QCOMPARE(resumed.lastStep().lr, straight.lastStep().lr);
         QCOMPARE(resumed.lastStep().loss, straight.lastStep().loss);
+        if (scaled) {
+            const LossScalerState a = resumed.lossScalerState(), b = straight.lossScalerState();
+            QCOMPARE(b.skippedWindows, int64_t(1)); // the overflow happened, so there is state to carry
+            QCOMPARE(a.scale, b.scale);
+            QCOMPARE(a.growthTracker, b.growthTracker);
+            QCOMPARE(a.skippedWindows, b.skippedWindows);
+            QCOMPARE(a.unscaleCalls, b.unscaleCalls);
+            QCOMPARE(a.growths, b.growths);
+            QCOMPARE(a.backoffs, b.backoffs);
+        }
     }
 
     // The planted resume bugs change the result, so the identity above is not by construction.

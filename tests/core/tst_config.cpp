@@ -124,7 +124,7 @@ private slots:
             QVERIFY(dtypeFromString(toString(d)) == d);
         for (auto p : {ModelPreset::Lesson, ModelPreset::Wide, ModelPreset::Fixture})
             QVERIFY(presetFromString(toString(p)) == p);
-        QVERIFY_THROWS_EXCEPTION(ConfigError, dtypeFromString("float16"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, dtypeFromString("float8"));
         QVERIFY_THROWS_EXCEPTION(ConfigError, deviceFromString("tpu"));
         QVERIFY(shapeOf(ModelPreset::Wide).hidden >= 1024);
         QCOMPARE(shapeOf(ModelPreset::Lesson).inFeatures, 64);
@@ -290,7 +290,7 @@ private slots:
         row("unknown optimizer", "config/unknown-optimizer", [] { optimizerFromString("lion"); });
         row("unknown scaling", "config/unknown-scaling", [] { scalingFromString("half"); });
         row("unknown bug", "config/unknown-bug", [] { accumBugFromString("off-by-two"); });
-        row("unknown dtype", "config/unknown-dtype", [] { dtypeFromString("float16"); });
+        row("unknown dtype", "config/unknown-dtype", [] { dtypeFromString("float8"); });
         row("unknown device", "config/unknown-device", [] { deviceFromString("tpu"); });
         row("unknown labels", "config/unknown-label-kind", [] { labelsFromString("noisy"); });
         row("unknown preset", "config/unknown-model-preset", [] { presetFromString("huge"); });

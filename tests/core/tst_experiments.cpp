@@ -110,7 +110,8 @@ private slots:
     {
         const QStringList expected{"sweep-flattening", "no-division", "adamw-state",  "sync-count",
                                    "split-tolerance",  "variable-length", "partial-window", "batchnorm",
-                                   "clipping",         "lr-schedule",     "linear-scaling", "resume-mid-window"};
+                                   "clipping",         "lr-schedule",     "linear-scaling", "loss-scaling",
+                                   "resume-mid-window"};
         const auto &catalog = experimentCatalog();
         QCOMPARE(int(catalog.size()), expected.size());
         for (int i = 0; i < expected.size(); ++i) {
@@ -164,6 +165,11 @@ private slots:
         QTest::newRow("linear-scaling") << "linear-scaling"
                                         << QStringList{"scaled-beats-unscaled", "scaled-tracks-small-batch",
                                                        "all-runs-learn"};
+        QTest::newRow("loss-scaling") << "loss-scaling"
+                                      << QStringList{"loss-over-n-underflows", "scaler-keeps-gradients",
+                                                     "scaled-within-float16-bound", "overflow-skips-window",
+                                                     "skip-overflowed-micro-steps", "unscale-every-micro-raises",
+                                                     "update-every-micro-grows-early", "logged-scaled-loss-scale-times"};
         QTest::newRow("resume-mid-window") << "resume-mid-window"
                                            << QStringList{"mid-window-identical", "window-end-identical",
                                                           "without-buffers-drifts", "restarted-count-drifts"};
@@ -253,6 +259,7 @@ private slots:
         QTest::newRow("clipping") << "clipping" << "accum_steps" << "" << "" << "";
         QTest::newRow("lr-schedule") << "lr-schedule" << "accum_steps" << "" << "peak_lr" << "";
         QTest::newRow("linear-scaling") << "linear-scaling" << "accum_steps" << "micro_batch" << "scaled_lr" << "";
+        QTest::newRow("loss-scaling") << "loss-scaling" << "accum_steps" << "micro_batch" << "" << "";
         QTest::newRow("resume-mid-window") << "resume-mid-window" << "accum_steps" << "" << "" << "";
     }
     void statedSettingsAreTheOnesRun()
@@ -280,6 +287,49 @@ private slots:
             QCOMPARE(r.value(lrValue.toStdString()), stated->config.optimizer.lr);
         if (!stepsValue.isEmpty())
             QCOMPARE(r.value(stepsValue.toStdString()), double(stated->sweepSteps));
+    }
+
+    // Each loss-scaling verdict fails when the run it judges is replaced by the wrong one it exists
+    // to catch; the others still hold.
+    void lossScalingVerdictsFailOnPlantedRuns_data()
+    {
+        QTest::addColumn<int>("plant");
+        QTest::addColumn<QString>("claim"); // the verdict the plant exists to fail ("|": and another)
+        // Without float16 rounding nothing underflows, so the scaler has nothing to keep either.
+        QTest::newRow("float32 where float16 should round") << 0 << "loss-over-n-underflows|scaler-keeps-gradients";
+        QTest::newRow("the scaler off in the scaled run") << 1 << "scaler-keeps-gradients";
+        QTest::newRow("no loss / N in the scaled run") << 2 << "scaled-within-float16-bound";
+        QTest::newRow("only the overflowed micro-batch skipped") << 3 << "overflow-skips-window";
+        QTest::newRow("the scale updated every micro-batch") << 4 << "overflow-skips-window";
+        QTest::newRow("the pitfall run without its pitfall") << 5 << "skip-overflowed-micro-steps";
+        QTest::newRow("no double-unscale check") << 6 << "unscale-every-micro-raises";
+        QTest::newRow("update once per window in the pitfall run") << 7 << "update-every-micro-grows-early";
+        QTest::newRow("the raw loss in the pitfall's log") << 8 << "logged-scaled-loss-scale-times";
+    }
+    void lossScalingVerdictsFailOnPlantedRuns()
+    {
+        QFETCH(int, plant);
+        QFETCH(QString, claim);
+        experiments::LossScalingRuns runs;
+        switch (plant) {
+        case 0: runs.unscaledDtype = DType::Float32; break;
+        case 1: runs.scaledRunScaler = false; break;
+        case 2: runs.scaledRunScaling = Scaling::None; break;
+        case 3: runs.skipRunBug = ScalerBug::SkipOverflowedMicro; break;
+        case 4: runs.skipRunBug = ScalerBug::UpdateEveryMicro; break;
+        case 5: runs.droppedRunBug = ScalerBug::None; break;
+        case 6: runs.doubleUnscaleRunBug = ScalerBug::None; break;
+        case 7: runs.updateRunBug = ScalerBug::None; break;
+        case 8: runs.logRunBug = ScalerBug::None; break;
+        }
+        ExperimentResult r = experiments::lossScalingWith(fastOptions(), nullptr, runs);
+        r.id = "loss-scaling";
+        for (const auto &c : r.claims) {
+            const bool planted = claim.split(QLatin1Char('|')).contains(QString::fromStdString(c.id));
+            QVERIFY2(c.holds != planted, qPrintable(QStringLiteral("%1 %2 under the plant:\n%3")
+                                                        .arg(QString::fromStdString(c.id),
+                                                             planted ? "holds" : "fails", describe(r))));
+        }
     }
 
     void labSettingsFollowTheOptions()
