@@ -778,6 +778,10 @@
         <source>Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Experiment results</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::GradientBufferView</name>

@@ -778,6 +778,10 @@
         <source>Timing-based claims depend on the machine and its load: they are reported, not guaranteed.</source>
         <translation>ادعاهای مبتنی بر زمان‌سنجی به ماشین و بار آن بستگی دارند: گزارش می‌شوند، اما تضمین نمی‌شوند.</translation>
     </message>
+    <message>
+        <source>Experiment results</source>
+        <translation>نتیجه‌های آزمایش</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::GradientBufferView</name>

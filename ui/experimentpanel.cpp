@@ -274,7 +274,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     layout->addLayout(pickRow);
     layout->addWidget(m_summaryLabel);
     layout->addLayout(runRow);
-    auto *resultsScroll = new QScrollArea(this);
+    auto *resultsScroll = m_resultsScroll = new QScrollArea(this);
     resultsScroll->setObjectName(QStringLiteral("experimentResultsScroll"));
     resultsScroll->setWidget(results);
     resultsScroll->setWidgetResizable(true);
@@ -310,6 +310,7 @@ void ExperimentPanel::retranslateUi()
     m_quickCheck->setText(tr("Quick run"));
     m_quickCheck->setToolTip(tr("Fewer steps for the sweep and the training curves; every claim is still "
                                 "measured."));
+    m_resultsScroll->setAccessibleName(tr("Experiment results"));
     m_claimsBox->setTitle(tr("Claims"));
     m_claimsTable->setAccessibleName(m_claimsBox->title());
     m_claimsTable->setHorizontalHeaderLabels({tr("Verdict"), tr("Claim")});

@@ -27,6 +27,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
+class QScrollArea;
 class QTableWidget;
 
 namespace accumlab::ui {
@@ -124,6 +125,7 @@ private:
     QLabel *m_statusLabel = nullptr;
     QGroupBox *m_claimsBox = nullptr;
     QTableWidget *m_claimsTable = nullptr;
+    QScrollArea *m_resultsScroll = nullptr; // the results, scrolled where the page is short
     QLabel *m_timingNote = nullptr;
     QGroupBox *m_explanationBox = nullptr;
     QLabel *m_explanationLabel = nullptr;

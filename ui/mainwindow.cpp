@@ -504,6 +504,7 @@ void MainWindow::retranslateUi()
         statusBar()->clearMessage();
     setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
     m_tabs->setTabText(0, tr("Throughput and loss"));
+    m_tabs->widget(0)->setAccessibleName(m_tabs->tabText(0)); // the charts' scroll area
     m_tabs->setTabText(1, tr("Memory"));
     m_tabs->setTabText(2, tr("Sweep table"));
     m_sweepTable->setAccessibleName(tr("Sweep table"));
