@@ -734,7 +734,7 @@ std::string valueLabel(const std::string &experimentId, const std::string &value
         return {};
     const auto &labels = doc.at("values");
     if (labels.contains(valueName))
-        return fillTemplate(localizedText(labels.at(valueName)).in(style.language), {}, style);
+        return renderLocalized(localizedText(labels.at(valueName)), {}, style);
     // A trailing number: "samples_per_sec_accum_4" -> "samples_per_sec_accum_{n}" with n = 4.
     const auto digits = valueName.find_last_not_of("0123456789");
     if (digits == std::string::npos || digits + 1 == valueName.size())
@@ -744,7 +744,7 @@ std::string valueLabel(const std::string &experimentId, const std::string &value
         return {};
     TextArgs args;
     args.numbers["n"] = std::stod(valueName.substr(digits + 1));
-    return fillTemplate(localizedText(labels.at(pattern)).in(style.language), args, style);
+    return renderLocalized(localizedText(labels.at(pattern)), args, style);
 }
 
 ExperimentResult runExperiment(const std::string &id, const ExperimentOptions &options, const CancelToken *cancel)

@@ -201,12 +201,19 @@ private slots:
             verifyPersian(explanation(shown, en), explanation(shown, fa), explanation(shown, faLatin),
                           id + " explanation " + QString::fromStdString(variant));
         }
-        // Every value is labelled in the reader's words in every language.
-        for (const auto &v : r.values)
-            for (const auto *style : {&en, &fa})
-                QVERIFY2(!valueLabel(r.id, v.name, *style).empty(),
-                         qPrintable(id + ": no " + QString::fromStdString(style->language) + " label for " +
-                                    QString::fromStdString(v.name)));
+        // Every value is labelled in the reader's words in every language, its code spans
+        // rendered (no backtick reaches the table) and its Persian free of English prose.
+        for (const auto &v : r.values) {
+            for (const auto *style : {&en, &fa}) {
+                const std::string label = valueLabel(r.id, v.name, *style);
+                QVERIFY2(!label.empty(), qPrintable(id + ": no " + QString::fromStdString(style->language) +
+                                                    " label for " + QString::fromStdString(v.name)));
+                QVERIFY2(label.find('`') == std::string::npos,
+                         qPrintable(id + ": a backtick shows in the label of " + QString::fromStdString(v.name)));
+            }
+            verifyPersian(valueLabel(r.id, v.name, en), valueLabel(r.id, v.name, fa), valueLabel(r.id, v.name, faLatin),
+                          id + " value " + QString::fromStdString(v.name));
+        }
         for (const auto &c : r.claims) {
             QVERIFY(!claimStatement(r, c, en).empty() && !c.criterion.empty());
             verifyPersian(claimStatement(r, c, en), claimStatement(r, c, fa), claimStatement(r, c, faLatin),
