@@ -3,6 +3,7 @@
 
 #include "core/export.h"
 #include "core/content.h"
+#include "core/distributed.h"
 #include "core/grad_sync.h"
 #include "core/skill.h"
 
@@ -141,6 +142,22 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
         out << "wrote " << paths.skill.string() << "\n";
     }
     return 0;
+}
+
+int runLessonJob(const LessonOptions &options, const std::string &program, std::ostream &out, std::ostream &err)
+{
+    try {
+        return runLesson(options, out, err);
+    } catch (const DistributedError &ex) {
+        err << program << ": error: " << ex.what() << "\n";
+        return kExitDistributed;
+    } catch (const ExportError &ex) {
+        err << program << ": error: " << ex.what() << "; earlier exports were left as they were\n";
+        return kExitWriteFailed;
+    } catch (const std::exception &ex) {
+        err << program << ": error: " << ex.what() << "\n";
+        return kExitBadInput;
+    }
 }
 
 } // namespace accumlab

@@ -45,6 +45,13 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
                          const EquivalenceResult &equivalence, const std::string &language = "en",
                          const CancelToken *cancel = nullptr);
 
+// The exit codes of the programs that run the main job (accumlab-cli, and the window's
+// terminal fallback): one table for both. A rank that failed or was lost is
+// kExitDistributed (core/distributed.h).
+constexpr int kExitFails = 1;       // equivalence does not hold (nothing is swept or written)
+constexpr int kExitBadInput = 2;    // a setting or flag refused in words
+constexpr int kExitWriteFailed = 4; // an export could not be written; earlier ones were kept
+
 // Runs the whole lesson, printing as the lesson's script does. Returns the exit code:
 // 0 when everything ran, 1 when equivalence does not hold (nothing is swept or written).
 // A diverged sweep point is a finding, not a failure: one warning line on `err` per point.
@@ -52,5 +59,9 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
 // no export is left half-written.
 int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err,
               EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+
+// runLesson as a program's main job: a refusal is one line on `err`, "<program>: error: ...",
+// and the exit code of the table above (a DistributedError: kExitDistributed).
+int runLessonJob(const LessonOptions &options, const std::string &program, std::ostream &out, std::ostream &err);
 
 } // namespace accumlab

@@ -59,9 +59,8 @@ struct UsageError : std::runtime_error {
 
 namespace {
 
-constexpr int kExitFails = 1;
-constexpr int kExitBadInput = 2;
-constexpr int kExitWriteFailed = 4;
+// Exit codes: core/lesson.h (kExitFails, kExitBadInput, kExitWriteFailed) and
+// core/distributed.h (kExitDistributed), shared with the window's terminal fallback.
 
 // The flags' defaults are core's (the config structs' own defaults), read in the *Defaults()
 // functions below and never restated here; tests/app/tst_cli compares --help with core.
@@ -1105,8 +1104,7 @@ int runMain(int argc, char **argv)
             }
             return 0;
         }
-        const LessonOptions options = lessonOptions(s);
-        return runLesson(options, std::cout, std::cerr);
+        return runLessonJob(lessonOptions(s), "accumlab-cli", std::cout, std::cerr);
     } catch (const ConfigError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitBadInput;

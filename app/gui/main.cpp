@@ -44,8 +44,6 @@ using namespace accumlab;
 
 namespace {
 
-constexpr int kExitBadInput = 2;
-
 bool hasDisplay()
 {
     return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
@@ -57,12 +55,7 @@ int runHeadlessLesson(const gui::Flags &f)
 {
     std::cerr << "accumlab: no display found (DISPLAY and WAYLAND_DISPLAY are unset); "
                  "running the lesson in the terminal instead, as accumlab-cli does.\n";
-    try {
-        return runLesson(gui::headlessLessonOptions(f), std::cout, std::cerr);
-    } catch (const std::exception &ex) {
-        std::cerr << "accumlab: error: " << ex.what() << "\n";
-        return kExitBadInput;
-    }
+    return runLessonJob(gui::headlessLessonOptions(f), "accumlab", std::cout, std::cerr);
 }
 
 } // namespace

@@ -226,6 +226,32 @@ private slots:
         QCOMPARE(QFileInfo(out).size(), 0);
     }
 
+    // The main job as a program runs it: a refusal is one "<program>: error:" line and the
+    // exit code of core's table (the window's terminal fallback and the CLI share it).
+    void jobExitCodes_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<int>("code");
+        QTest::newRow("runs") << "none" << 0;
+        QTest::newRow("a refused setting") << "setting" << kExitBadInput;
+        QTest::newRow("an export that cannot be written") << "export" << kExitWriteFailed;
+    }
+    void jobExitCodes()
+    {
+        QFETCH(QString, fault);
+        QFETCH(int, code);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("out");
+        LessonOptions o = smallLesson(out);
+        if (fault == "setting")
+            o.sweep.base.microBatch = 0;
+        if (fault == "export") // a folder where accum-curve.json goes: the write fails after the sweep
+            QVERIFY(QDir().mkpath(out + QLatin1Char('/') + QString::fromUtf8(kCurveFileName)));
+        std::ostringstream so, se;
+        QCOMPARE(runLessonJob(o, "prog", so, se), code);
+        QCOMPARE(se.str().find("prog: error: ") != std::string::npos, code != 0);
+    }
+
 private:
     // Measured at seed 0: accum 16 without division diverges from lr 0.5 up, accum 1 trains up to lr 1.
     static constexpr double kDivergingLr = 0.7;

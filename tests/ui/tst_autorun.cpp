@@ -25,6 +25,7 @@ private slots:
     void firstStartFitsTheScreen_data();
     void firstStartFitsTheScreen();
     void noDisplayRunsTheLesson();
+    void noDisplayExportFailureIsWriteFailed();
     void badFlagIsBadInput();
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
@@ -215,6 +216,25 @@ void TestAutorun::noDisplayRunsTheLesson()
     QVERIFY2(err.contains("no display"), err.constData());
     QVERIFY(proc.readAllStandardOutput().contains("equivalence holds"));
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("outputs/accum-curve.json"))));
+}
+
+// The terminal fallback reports a failed export as the CLI does: exit 4, earlier exports kept.
+void TestAutorun::noDisplayExportFailureIsWriteFailed()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("outputs/accum-curve.json"))); // a folder in the file's place
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QLatin1String(v));
+    proc.setProcessEnvironment(env);
+    proc.setWorkingDirectory(dir.path());
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
+               {QStringLiteral("--accum-grid"), QStringLiteral("1,2"), QStringLiteral("--num-steps"), QStringLiteral("2")});
+    QVERIFY(proc.waitForFinished(60'000));
+    const QByteArray err = proc.readAllStandardError();
+    QVERIFY2(proc.exitCode() == 4, err.constData());
+    QVERIFY2(err.contains("accumlab: error: "), err.constData());
 }
 
 void TestAutorun::badFlagIsBadInput()
