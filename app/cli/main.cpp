@@ -583,7 +583,7 @@ int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync
         ++written;
     }
     const StepResult &last = engine.lastStep();
-    out << nlohmann::json{{"windows", engine.lastStep().step + 1},
+    nlohmann::json report{{"windows", engine.lastStep().step + 1},
                           {"micro_batches", engine.microBatches()},
                           {"optimizer_steps", engine.optimizerSteps()},
                           {"optimizer_state_step", engine.optimizerStateStep()},
@@ -594,9 +594,17 @@ int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync
                           {"device", engine.deviceName()},
                           {"resumed_from", resumed},
                           {"checkpoints_written", written},
-                          {"params_sha256", engine.paramsSha256()}}
-               .dump(2)
-        << std::endl;
+                          {"params_sha256", engine.paramsSha256()}};
+    // float16: which path ran and, with the scaler, its counters (as the sweep's points carry them).
+    if (c.dtype == DType::Float16)
+        report["float16_path"] = engine.float16Path();
+    if (c.lossScaler.enabled) {
+        const LossScalerState ls = engine.lossScalerState();
+        report["loss_scale"] = ls.scale;
+        report["skipped_windows"] = ls.skippedWindows;
+        report["unscale_calls"] = ls.unscaleCalls;
+    }
+    out << report.dump(2) << std::endl;
     return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+
 #include <fstream>
 #include <random>
 
@@ -134,6 +136,14 @@ private slots:
         QCOMPARE(from.value("micro_index").toInt(), expectedFrom % kAccum);
         QCOMPARE(resumed.json.value("micro_batches").toInt(), kTotalMicro);
         QCOMPARE(resumed.json.value("params_sha256").toString(), uninterruptedSha(optimizer, world));
+        if (optimizer.endsWith(QLatin1String("+float16"))) {
+            // The scaler's counters carried on: every window unscaled once, the scale grown
+            // every two clean windows from 65536.
+            QVERIFY(resumed.json.value("float16_path").toString().startsWith(QLatin1String("float16")));
+            QCOMPARE(resumed.json.value("unscale_calls").toInt(), kWindows);
+            QCOMPARE(resumed.json.value("skipped_windows").toInt(), 0);
+            QCOMPARE(resumed.json.value("loss_scale").toDouble(), 65536.0 * std::pow(2.0, kWindows / 2));
+        }
     }
 
     void refusals_data()
