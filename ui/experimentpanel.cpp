@@ -526,9 +526,11 @@ void ExperimentPanel::showResult()
 
 void ExperimentPanel::showCurves()
 {
-    m_chart->removeAllSeries();
-    for (auto *axis : m_chart->axes())
-        m_chart->removeAxis(axis);
+    m_chart->removeAllSeries(); // deletes the series
+    for (auto *axis : m_chart->axes()) {
+        m_chart->removeAxis(axis); // hands the axis back to the caller, who deletes it
+        delete axis;
+    }
     m_chart->setTitle(QString());
     // Axis ticks in the reader's digits, as on the lab's charts (Qt Charts formats them with
     // the chart's locale); redrawn on every language or digit change.
