@@ -199,14 +199,21 @@ void TestAutorun::firstStartFitsTheScreen()
         QCOMPARE(image.size(), QSize(1280, 800));
 }
 
+namespace {
+QProcessEnvironment withoutDisplay()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QLatin1String(v));
+    return env;
+}
+} // namespace
+
 void TestAutorun::noDisplayRunsTheLesson()
 {
     QTemporaryDir dir;
     QProcess proc;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-        env.remove(QLatin1String(v));
-    proc.setProcessEnvironment(env);
+    proc.setProcessEnvironment(withoutDisplay());
     proc.setWorkingDirectory(dir.path());
     proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
                {QStringLiteral("--accum-grid"), QStringLiteral("1,2"), QStringLiteral("--num-steps"), QStringLiteral("2")});
@@ -224,10 +231,7 @@ void TestAutorun::noDisplayExportFailureIsWriteFailed()
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("outputs/accum-curve.json"))); // a folder in the file's place
     QProcess proc;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-        env.remove(QLatin1String(v));
-    proc.setProcessEnvironment(env);
+    proc.setProcessEnvironment(withoutDisplay());
     proc.setWorkingDirectory(dir.path());
     proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
                {QStringLiteral("--accum-grid"), QStringLiteral("1,2"), QStringLiteral("--num-steps"), QStringLiteral("2")});
@@ -254,16 +258,6 @@ void TestAutorun::badFlagIsBadInput()
     QCOMPARE(omp.exitCode(), 2);
     QVERIFY(omp.readAllStandardError().contains("OMP_NUM_THREADS='100000000' is not a thread count"));
 }
-
-namespace {
-QProcessEnvironment withoutDisplay()
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
-        env.remove(QLatin1String(v));
-    return env;
-}
-} // namespace
 
 // Usage and the version print at once, with no display, and never start the lesson.
 void TestAutorun::helpAndVersionNeedNoDisplay_data()
