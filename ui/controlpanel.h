@@ -4,7 +4,7 @@
 // teacher chose in classroom mode. GUI thread only.
 #pragma once
 
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 
 #include <QHash>
 #include <QList>

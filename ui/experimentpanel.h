@@ -6,7 +6,7 @@
 // stores a figure. GUI thread only.
 #pragma once
 
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 #include "ui/updates.h"
 
 #include "core/experiments.h"

@@ -5,7 +5,7 @@
 // worker thread); it does no tensor work itself. GUI thread only.
 #pragma once
 
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 #include "ui/updates.h"
 
 #include <QMainWindow>

@@ -3,7 +3,7 @@
 // found. Kept out of main() so that tests/ui/tst_commandline can read every flag's effect.
 #pragma once
 
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 
 #include "core/lesson.h"
 

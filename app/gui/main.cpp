@@ -14,7 +14,7 @@
 #include "app/gui/autorun.h"
 #include "app/gui/commandline.h"
 
-#include "ui/filereading.h"
+#include "ui/session/filereading.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/memoryview.h"

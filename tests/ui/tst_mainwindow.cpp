@@ -18,7 +18,7 @@
 #include "ui/mainwindow.h"
 #include "ui/throughputchart.h"
 #include "ui/memoryview.h"
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 #include "ui/quizwidget.h"
 #include "ui/tradeoffchart.h"
 

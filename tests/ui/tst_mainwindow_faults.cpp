@@ -6,7 +6,7 @@
 #include "ui/enginecontroller.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 #include "ui/throughputchart.h"
 
 #include "core/export.h"

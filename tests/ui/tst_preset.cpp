@@ -1,7 +1,7 @@
 // Lesson presets as files: every field round-trips, a preset saved before the window state was
 // kept (no language, budget, page or experiment) still loads and leaves the window as it is,
 // and names the window does not know are refused in words.
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

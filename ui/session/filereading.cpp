@@ -1,6 +1,6 @@
 // Bounded reads of regular files: open with O_NONBLOCK (a FIFO's open would otherwise wait
 // for a writer), fstat the descriptor, read at most the bound plus one byte.
-#include "ui/filereading.h"
+#include "ui/session/filereading.h"
 
 #include <QCoreApplication>
 #include <QLocale>

@@ -1,5 +1,5 @@
 // Preset <-> JSON. Enum values use core's names ("sgd", "float32", ...), as the CLI does.
-#include "ui/preset.h"
+#include "ui/session/preset.h"
 
 #include "ui/controlpanel.h"
 #include "ui/language.h"

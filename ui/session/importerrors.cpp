@@ -1,5 +1,5 @@
 // One translated sentence per CurveErrorCode.
-#include "ui/importerrors.h"
+#include "ui/session/importerrors.h"
 
 #include "ui/language.h"
 

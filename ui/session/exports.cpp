@@ -1,5 +1,5 @@
 // The exports.
-#include "ui/exports.h"
+#include "ui/session/exports.h"
 
 #include "core/export.h"
 #include "core/skill.h"
