@@ -55,10 +55,8 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -95,10 +93,6 @@ constexpr int kEquivalenceDebounceMs = 400;
 constexpr int kMicroCoalesceMs = 15;      // GUI side: at most one buffer repaint per frame
 constexpr int kScreenshotSettleMs = 150;  // let the charts lay out before grabbing
 const QSize kDefaultSize(1280, 800);
-const char *const kSettingsPreset = "session/preset";
-const char *const kSettingsGeometry = "session/geometry";
-const char *const kSettingsFolder = "exports/lastFolder";
-const char *const kSettingsZoom = "view/zoom";
 constexpr double kZoomStep = 1.15;           // one Ctrl+= or Ctrl+-
 constexpr double kMinZoom = 0.6, kMaxZoom = 3.0;
 
@@ -113,7 +107,7 @@ constexpr int kDialogTitleRoom = 120;
 constexpr int kChartMinHeight = 250;
 } // namespace
 
-MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_persist(persistSettings)
+MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_settings(persistSettings)
 {
     setObjectName(QStringLiteral("accumlabMainWindow"));
     // A message box on a screen nobody sees would wait for ever.
@@ -699,8 +693,7 @@ void MainWindow::setZoom(double zoom)
     QCoreApplication::sendPostedEvents(nullptr, QEvent::ApplicationFontChange);
     m_zoom = zoom;
     updateActions();
-    if (m_persist)
-        QSettings().setValue(QLatin1String(kSettingsZoom), m_zoom);
+    m_settings.setZoom(m_zoom);
 }
 
 // ---- equivalence -----------------------------------------------------------------------
@@ -850,17 +843,6 @@ bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QS
 
 bool MainWindow::saveScreenshot(const QString &path, QString *error) { return writeFileSafely(path, widgetPng(this), error); }
 
-QString MainWindow::lastFolder() const
-{
-    const QString stored = QSettings().value(QLatin1String(kSettingsFolder)).toString();
-    return stored.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) : stored;
-}
-
-void MainWindow::rememberFolder(const QString &path) const
-{
-    QSettings().setValue(QLatin1String(kSettingsFolder), QFileInfo(path).absolutePath());
-}
-
 bool MainWindow::importCurve(const QString &path)
 {
     const QString name = QFileInfo(path).fileName();
@@ -900,22 +882,22 @@ QString MainWindow::fileFilter(FileKind kind)
 
 void MainWindow::importCurveDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import accum-curve.json"), lastFolder(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import accum-curve.json"), m_settings.lastFolder(),
                                                       fileFilter(FileKind::Json));
     if (path.isEmpty())
         return;
-    rememberFolder(path);
+    m_settings.rememberFolderOf(path);
     importCurve(path);
 }
 
 void MainWindow::exportCurveDialog()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export accum-curve.json"),
-                                                      QDir(lastFolder()).filePath(QLatin1String(kCurveFileName)),
+                                                      QDir(m_settings.lastFolder()).filePath(QLatin1String(kCurveFileName)),
                                                       fileFilter(FileKind::Json));
     if (path.isEmpty())
         return;
-    rememberFolder(path);
+    m_settings.rememberFolderOf(path);
     QString error;
     if (!exportCurveJson(path, &error))
         showError(error);
@@ -926,11 +908,11 @@ void MainWindow::exportCurveDialog()
 void MainWindow::exportSkillDialog()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export skill markdown"),
-                                                      QDir(lastFolder()).filePath(QLatin1String(kSkillFileName)),
+                                                      QDir(m_settings.lastFolder()).filePath(QLatin1String(kSkillFileName)),
                                                       fileFilter(FileKind::Markdown));
     if (path.isEmpty())
         return;
-    rememberFolder(path);
+    m_settings.rememberFolderOf(path);
     QString error;
     if (!exportSkillMarkdown(path, &error))
         showError(error);
@@ -940,10 +922,10 @@ void MainWindow::exportSkillDialog()
 
 void MainWindow::exportChartsDialog()
 {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the chart PNGs"), lastFolder());
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the chart PNGs"), m_settings.lastFolder());
     if (folder.isEmpty())
         return;
-    QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    m_settings.setLastFolder(folder);
     const QStringList scales{tr("%1× (as on screen)").arg(count(1)), tr("%1× (for slides)").arg(count(2)),
                              tr("%1×").arg(count(3))};
     bool chosen = false;
@@ -1011,19 +993,19 @@ void MainWindow::onSessionFinished(const SessionUpdate &update)
 
 void MainWindow::saveSessionDialog()
 {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder to save the session in"), lastFolder());
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder to save the session in"), m_settings.lastFolder());
     if (folder.isEmpty())
         return;
-    QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    m_settings.setLastFolder(folder);
     saveSession(folder);
 }
 
 void MainWindow::resumeSessionDialog()
 {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of the session to resume"), lastFolder());
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of the session to resume"), m_settings.lastFolder());
     if (folder.isEmpty())
         return;
-    QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    m_settings.setLastFolder(folder);
     QString error;
     if (!resumeSession(folder, &error))
         showError(error);
@@ -1127,10 +1109,10 @@ bool MainWindow::savePresetFile(const QString &path, QString *error) const
 
 void MainWindow::openPresetDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open preset"), lastFolder(), fileFilter(FileKind::Preset));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open preset"), m_settings.lastFolder(), fileFilter(FileKind::Preset));
     if (path.isEmpty())
         return;
-    rememberFolder(path);
+    m_settings.rememberFolderOf(path);
     QString error;
     if (!loadPresetFile(path, &error))
         showError(error);
@@ -1138,11 +1120,11 @@ void MainWindow::openPresetDialog()
 
 void MainWindow::savePresetDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save preset"), QDir(lastFolder()).filePath(tr("lesson.json")),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save preset"), QDir(m_settings.lastFolder()).filePath(tr("lesson.json")),
                                                       fileFilter(FileKind::Preset));
     if (path.isEmpty())
         return;
-    rememberFolder(path);
+    m_settings.rememberFolderOf(path);
     QString error;
     if (!savePresetFile(path, &error))
         showError(error);
@@ -1189,30 +1171,23 @@ void MainWindow::chooseHiddenControlsDialog()
     saveSettings();
 }
 
-void MainWindow::saveSettings() const
+void MainWindow::saveSettings()
 {
-    if (!m_persist)
-        return;
-    QSettings settings;
-    settings.setValue(QLatin1String(kSettingsPreset), QString::fromUtf8(presetToJson(currentPreset())));
-    settings.setValue(QLatin1String(kSettingsGeometry), saveGeometry());
+    m_settings.setPreset(currentPreset());
+    m_settings.setGeometry(saveGeometry());
 }
 
 void MainWindow::loadSettings()
 {
-    if (!m_persist)
-        return;
-    QSettings settings;
-    const QByteArray json = settings.value(QLatin1String(kSettingsPreset)).toString().toUtf8();
-    if (!json.isEmpty()) {
-        if (auto preset = presetFromJson(json, nullptr)) {
-            const QSignalBlocker block(m_controls);
-            m_controls->setPreset(*preset);
-        }
+    if (!m_settings.persists())
+        return; // nothing was kept: the window stays as the constructor fitted it
+    if (const auto preset = m_settings.preset()) {
+        const QSignalBlocker block(m_controls);
+        m_controls->setPreset(*preset);
     }
-    if (!restoreGeometry(settings.value(QLatin1String(kSettingsGeometry)).toByteArray()))
+    if (!restoreGeometry(m_settings.geometry()))
         fitTheScreen();
-    setZoom(settings.value(QLatin1String(kSettingsZoom), 1.0).toDouble());
+    setZoom(m_settings.zoom());
 }
 
 void MainWindow::fitTheScreen()

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ui/session/preset.h"
+#include "ui/session/settingsstore.h"
 #include "ui/updates.h"
 
 #include <QMainWindow>
@@ -45,7 +46,8 @@ class ThroughputChart;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // With persistSettings false (autorun, tests) nothing is written to QSettings.
+    // With persistSettings false (autorun, --no-write, tests) nothing is read from or written to
+    // QSettings (see SettingsStore).
     explicit MainWindow(bool persistSettings = true, QWidget *parent = nullptr);
     ~MainWindow() override;
 
@@ -167,10 +169,8 @@ private:
     void onSessionFinished(const SessionUpdate &update);
     void onPlayingChanged(bool playing);
     void updateActions();
-    void saveSettings() const;
+    void saveSettings();
     void loadSettings();
-    QString lastFolder() const;
-    void rememberFolder(const QString &path) const;
 public:
     // The equivalence check the panel runs for the controls' settings (core's one mapping).
     EquivalenceConfig equivalenceConfig() const;
@@ -197,7 +197,7 @@ private:
     void chooseHiddenControlsDialog();
     void showAbout();
 
-    bool m_persist = true;
+    SettingsStore m_settings;
     EngineController *m_controller = nullptr;
     ControlPanel *m_controls = nullptr;
     QScrollArea *m_controlsScroll = nullptr;
