@@ -158,6 +158,7 @@ void LanguageManager::initialize(const QString &override, bool persist)
     if (ok)
         language = storedLanguage;
     const UiLanguage overridden = fromCode(override, &ok);
+    m_overridden = ok;
     if (ok)
         language = overridden;
     m_latinDigits = settings.value(QLatin1String(kSettingsLatinDigits), false).toBool();

@@ -58,6 +58,9 @@ public:
     // Start-up choice: `override` (from --lang, may be empty), else the stored choice, else the
     // system locale. With `persist`, an override is stored as the new choice.
     void initialize(const QString &override, bool persist);
+    // Whether initialize() was given a language (--lang): it then wins over the language a
+    // saved session closed in, too.
+    bool overridden() const { return m_overridden; }
 
     UiLanguage language() const { return m_language; }
     bool rightToLeft() const { return isRightToLeft(m_language); }
@@ -87,6 +90,7 @@ private:
     UiLanguage m_language = QStringLiteral("en");
     bool m_latinDigits = false;
     bool m_persist = false;
+    bool m_overridden = false;
     bool m_applied = false;
     bool m_qtTranslationLoaded = false;
     QString m_fontFamily;

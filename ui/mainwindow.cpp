@@ -1068,6 +1068,14 @@ Preset MainWindow::currentPreset() const
 
 void MainWindow::applyPreset(const Preset &preset)
 {
+    showPreset(preset);
+    applyConfigNow();
+    requestEquivalenceNow();
+    updateActions();
+}
+
+void MainWindow::showPreset(const Preset &preset)
+{
     m_controls->setPreset(preset);
     if (!preset.language.isEmpty())
         LanguageManager::instance()->setLanguage(preset.language);
@@ -1077,9 +1085,6 @@ void MainWindow::applyPreset(const Preset &preset)
         m_experimentPanel->setCurrentExperiment(preset.experiment);
     if (const int page = presetPages().indexOf(preset.page); page >= 0)
         showPage(static_cast<Page>(page));
-    applyConfigNow();
-    requestEquivalenceNow();
-    updateActions();
 }
 
 bool MainWindow::loadPresetFile(const QString &path, QString *error)
@@ -1181,9 +1186,13 @@ void MainWindow::loadSettings()
 {
     if (!m_settings.persists())
         return; // nothing was kept: the window stays as the constructor fitted it
-    if (const auto preset = m_settings.preset()) {
+    if (auto preset = m_settings.preset()) {
+        // A language named on the command line (--lang) wins over the one the session closed in.
+        if (LanguageManager::instance()->overridden())
+            preset->language.clear();
+        // The constructor builds the engine once, after this; edits would start the debounce.
         const QSignalBlocker block(m_controls);
-        m_controls->setPreset(*preset);
+        showPreset(*preset);
     }
     if (!restoreGeometry(m_settings.geometry()))
         fitTheScreen();

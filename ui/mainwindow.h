@@ -170,6 +170,8 @@ private:
     void onPlayingChanged(bool playing);
     void updateActions();
     void saveSettings();
+    // Start-up: the saved session's preset (as applyPreset shows one, but before the engine is
+    // first built), geometry and zoom.
     void loadSettings();
 public:
     // The equivalence check the panel runs for the controls' settings (core's one mapping).
@@ -181,6 +183,9 @@ private:
     // Classroom mode's share of the room: the controls' column down to what is left in it, the
     // buffers and the verdict more of the lab's height. Needs the window laid out.
     void shareClassroomRoom();
+    // A preset on the widgets: the controls, the language, the memory budget, the experiment and
+    // the page; the engine hears of it from applyPreset (or the constructor).
+    void showPreset(const Preset &preset);
     void showError(const QString &message);
     // A status-bar message kept as how to say it, so a language or digit switch says it again.
     void say(std::function<QString()> message);

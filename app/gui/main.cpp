@@ -130,7 +130,8 @@ int main(int argc, char **argv)
             QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, detour.path());
             break;
         }
-    // Language: --lang, else the stored choice, else the system locale. An interactive --lang
+    // Language: --lang, else the stored choice, else the system locale; the window's saved
+    // session then opens in its own language unless --lang named one. An interactive --lang
     // is remembered; automated runs (autorun, screenshots) leave the settings alone.
     ui::LanguageManager::instance()->initialize(flags.lang, /*persist=*/!automated);
 

@@ -44,6 +44,7 @@
 #include <QRegularExpression>
 #include <QAbstractItemView>
 #include <QSet>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStatusBar>
@@ -164,6 +165,8 @@ private slots:
     void presetKeepsWhereTheLessonOpens();
     void sessionFromTheFileMenu_data();
     void sessionFromTheFileMenu();
+    void savedSessionOpensWhereItClosed_data();
+    void savedSessionOpensWhereItClosed();
     void everyControlHasAName_data();
     void everyControlHasAName();
     void cleanup();
@@ -172,6 +175,8 @@ private slots:
 void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true); // QSettings go to a test location
+    QCoreApplication::setOrganizationName(QStringLiteral("AccumLab"));
+    QCoreApplication::setApplicationName(QStringLiteral("AccumLabMainWindowTest"));
 }
 
 void TestMainWindow::slidersReachTheEngine_data()
@@ -1074,6 +1079,54 @@ void TestMainWindow::presetKeepsWhereTheLessonOpens()
     QCOMPARE(w.currentPage(), MainWindow::ExperimentsPage);
     QCOMPARE(w.experimentPanel()->currentExperiment(), QStringLiteral("batchnorm"));
     QCOMPARE(w.memoryView()->budgetBytes(), budget);
+}
+
+// The window's own settings keep where the lesson was, too: the next start opens in the language
+// it closed in (unless --lang names one), on its page, with its experiment, memory budget and
+// controls, and builds its engine once.
+void TestMainWindow::savedSessionOpensWhereItClosed_data()
+{
+    QTest::addColumn<QString>("commandLine"); // the next start's --lang, empty when none
+    QTest::addColumn<QString>("language");
+    QTest::newRow("as it closed") << QString() << QStringLiteral("fa");
+    QTest::newRow("--lang en wins") << QStringLiteral("en") << QStringLiteral("en");
+}
+
+void TestMainWindow::savedSessionOpensWhereItClosed()
+{
+    QFETCH(QString, commandLine);
+    QFETCH(QString, language);
+    LanguageManager *languages = LanguageManager::instance();
+    QSettings().clear();
+    const auto forget = qScopeGuard([languages] {
+        languages->initialize(QString(), /*persist=*/false);
+        QFile::remove(QSettings().fileName());
+    });
+    qint64 budget = 0;
+    {
+        MainWindow closing(true);
+        Preset p = closing.currentPreset();
+        p.config.accumSteps = 8;
+        closing.applyPreset(p);
+        closing.memoryView()->setBudgetBytes(qint64(3) << 20);
+        budget = closing.memoryView()->budgetBytes();
+        closing.showExperiment(QStringLiteral("no-division"));
+        switchLanguage(QStringLiteral("fa"));
+    } // closing saves the session
+    switchLanguage(QStringLiteral("en"));
+    languages->initialize(commandLine, /*persist=*/false);
+
+    MainWindow w(true);
+    QSignalSpy configured(w.controller(), &EngineController::engineConfigured);
+    QCOMPARE(languages->language(), language);
+    QCOMPARE(w.currentPage(), MainWindow::ExperimentsPage);
+    QCOMPARE(w.experimentPanel()->currentExperiment(), QStringLiteral("no-division"));
+    QCOMPARE(w.memoryView()->budgetBytes(), budget);
+    QCOMPARE(w.controlPanel()->config().accumSteps, 8);
+    QVERIFY(configured.wait(kWaitMs));
+    QCOMPARE(configured.first().first().value<EngineInfo>().config.accumSteps, 8);
+    // No second build follows (debounced edits would come after 150 ms).
+    QVERIFY(!configured.wait(1500));
 }
 
 // Every control a keyboard reaches, on every page and tab, has a name a screen reader says
