@@ -387,6 +387,57 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
     pruneOlderGenerations(dir, gen);
 }
 
+AccumConfig checkpointConfig(const fs::path &dir)
+{
+    const json latest = readLatest(dir);
+    const FileReader shared(dir / latest["generation"].get<std::string>() / rankFileName(0));
+    const json &m = shared.manifest;
+    AccumConfig c;
+    try {
+        const json &s = m.at("config");
+        c.preset = presetFromString(s.at("model").get<std::string>());
+        const ModelShape saved{m.at("model").at("in_features").get<int64_t>(), m.at("model").at("hidden").get<int64_t>(),
+                               m.at("model").at("classes").get<int64_t>()};
+        const ModelShape preset = shapeOf(c.preset);
+        if (saved.inFeatures != preset.inFeatures || saved.hidden != preset.hidden || saved.classes != preset.classes)
+            c.shape = saved;
+        c.microBatch = s.at("micro_batch").get<int64_t>();
+        c.accumSteps = s.at("accum_steps").get<int64_t>();
+        c.worldSize = m.at("world_size").get<int64_t>();
+        OptimizerConfig &o = c.optimizer;
+        o.kind = optimizerFromString(s.at("optimizer").get<std::string>());
+        o.lr = s.at("lr").get<double>();
+        o.momentum = s.at("momentum").get<double>();
+        o.weightDecay = s.at("weight_decay").get<double>();
+        o.adamWeightDecay = s.at("adam_weight_decay").get<double>();
+        o.beta1 = s.at("beta1").get<double>();
+        o.beta2 = s.at("beta2").get<double>();
+        o.eps = s.at("eps").get<double>();
+        o.clipNorm = s.at("clip_norm").get<double>();
+        o.lrWarmup = s.at("lr_warmup").get<int64_t>();
+        c.scaling = scalingFromString(s.at("scaling").get<std::string>());
+        c.stepEveryMicro = s.at("step_every_micro").get<bool>();
+        c.bug = accumBugFromString(s.at("bug").get<std::string>());
+        c.noSync = s.at("no_sync").get<bool>();
+        c.labels = labelsFromString(s.at("labels").get<std::string>());
+        c.lossScaler.enabled = s.at("loss_scaling").get<bool>();
+        c.lossScaler.initScale = s.at("scaler_init_scale").get<double>();
+        c.lossScaler.growthInterval = s.at("scaler_growth_interval").get<int64_t>();
+        c.lossScaler.bug = scalerBugFromString(s.at("scaler_bug").get<std::string>());
+        c.seed = s.at("seed").get<uint64_t>();
+        c.dtype = dtypeFromString(m.at("dtype").get<std::string>());
+        // The device it ran on: "cpu", or "cuda:<index>" (a resume asks for CUDA again).
+        const auto device = s.at("device").get<std::string>();
+        c.device = device.rfind("cuda", 0) == 0 ? DeviceRequest::Cuda : deviceFromString(device);
+        validate(c);
+    } catch (const json::exception &) {
+        refuse("not-a-checkpoint", shared.path);
+    } catch (const ConfigError &) { // a setting this build does not know, or out of its range
+        refuse("not-a-checkpoint", shared.path);
+    }
+    return c;
+}
+
 CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, ResumeBug bug)
 {
     const AccumConfig &c = engine.config();

@@ -11,10 +11,11 @@
 // rank's file holds its own gradient buffers and open window. A generation becomes the latest
 // only once every rank's file is written (latest.json is replaced by rename), so a process
 // killed while writing leaves the previous checkpoint whole.
-// Not here: the loss scaler's state (the manifest reserves an optional "loss_scaler" section,
-// null today, refused when present) and any Qt. Plain C++ (no torch).
+// Rank 0's manifest also holds the loss scaler's state ("loss_scaler", null without a scaler).
+// Not here: any Qt. Plain C++ (no torch).
 #pragma once
 
+#include "core/config.h"
 #include "core/errors.h"
 
 #include <cstdint>
@@ -60,6 +61,12 @@ void saveCheckpoint(AccumEngine &engine, const std::filesystem::path &dir);
 // version, or of another model shape, dtype, world size or setting; the engine is untouched then.
 CheckpointSummary loadCheckpoint(AccumEngine &engine, const std::filesystem::path &dir,
                                  ResumeBug bug = ResumeBug::None);
+
+// The settings of the run the latest checkpoint in `dir` belongs to (every setting a resume
+// compares, the model's widths, the dtype and the world size), so that a window can build that
+// run's engine and resume it. Throws CheckpointError as loadCheckpoint does, and
+// "checkpoint/not-a-checkpoint" for settings this build does not know or accept.
+AccumConfig checkpointConfig(const std::filesystem::path &dir);
 
 // The rank file of `rank` in the latest generation (for tests and messages); throws as
 // loadCheckpoint does when there is no checkpoint.

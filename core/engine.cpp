@@ -293,24 +293,7 @@ struct AccumEngine::Impl {
             e.accumSteps = n;
             e.microLoss = skipped ? std::nan("") : raw.detach().to(torch::kFloat64).item<double>();
             e.gradNorms = lastMicro ? hostNorms : toVector(optimizer->gradNorms());
-            if (referenceWindow == windowsDone && !referenceGrads.empty()) {
-                torch::NoGradGuard noGrad;
-                const auto &grads = optimizer->grads();
-                std::vector<torch::Tensor> parts; // P dots, then P squared norms of the reference
-                for (size_t i = 0; i < grads.size(); ++i)
-                    parts.push_back((grads[i].to(torch::kFloat64) * referenceGrads[i]).sum());
-                for (const auto &g : referenceGrads)
-                    parts.push_back(g.pow(2).sum());
-                const auto host = toVector(torch::stack(parts)); // (2P,) one transfer
-                const size_t P = grads.size();
-                double dot = 0.0, ref2 = 0.0;
-                for (size_t i = 0; i < P; ++i) {
-                    e.fills.push_back(host[P + i] > 0.0 ? host[i] / host[P + i] : 0.0);
-                    dot += host[i];
-                    ref2 += host[P + i];
-                }
-                e.fillTotal = ref2 > 0.0 ? dot / ref2 : 0.0;
-            }
+            measureFills(e);
             e.synced = doSync;
             e.optimizerStepped = stepped;
             e.syncCalls = syncCalls;
@@ -362,6 +345,29 @@ struct AccumEngine::Impl {
         if (observer)
             observer->onStep(last);
         return true;
+    }
+
+    // The buffers' fills of `e` (MicroBatchEvent::fills), when the window's reference is known.
+    void measureFills(MicroBatchEvent &e)
+    {
+        if (referenceWindow != windowsDone || referenceGrads.empty())
+            return;
+        torch::NoGradGuard noGrad;
+        const auto &grads = optimizer->grads();
+        std::vector<torch::Tensor> parts; // P dots, then P squared norms of the reference
+        for (size_t i = 0; i < grads.size(); ++i)
+            parts.push_back((grads[i].to(torch::kFloat64) * referenceGrads[i]).sum());
+        for (const auto &g : referenceGrads)
+            parts.push_back(g.pow(2).sum());
+        const auto host = toVector(torch::stack(parts)); // (2P,) one transfer
+        const size_t P = grads.size();
+        double dot = 0.0, ref2 = 0.0;
+        for (size_t i = 0; i < P; ++i) {
+            e.fills.push_back(host[P + i] > 0.0 ? host[i] / host[P + i] : 0.0);
+            dot += host[i];
+            ref2 += host[P + i];
+        }
+        e.fillTotal = ref2 > 0.0 ? dot / ref2 : 0.0;
     }
 
     std::vector<double> referenceNorms()
@@ -436,12 +442,39 @@ StepResult AccumEngine::step(EngineObserver *observer, const CancelToken *cancel
 
 std::vector<double> AccumEngine::referenceGradNorms() { return d->referenceNorms(); }
 
+std::optional<MicroBatchEvent> AccumEngine::openWindowSnapshot()
+{
+    if (!d->open || d->micro == 0)
+        return std::nullopt;
+    if (d->referenceWindow != d->windowsDone)
+        d->referenceNorms(); // the fills' reference for this window (restored windows have none)
+    MicroBatchEvent e;
+    e.step = d->windowsDone;
+    e.microIndex = d->micro - 1;
+    e.accumSteps = d->config.accumSteps;
+    // The last micro-batch's loss as it ran (restored with the window); NaN when it did not run.
+    e.microLoss = d->windowLosses.empty() ? std::nan("") : d->windowLosses.back().to(torch::kFloat64).item<double>();
+    e.gradNorms = toVector(d->optimizer->gradNorms());
+    d->measureFills(e);
+    e.syncCalls = d->syncCalls;
+    e.optimizerSteps = d->optimizerSteps;
+    e.optimizerStateStep = d->optimizer->stateStep();
+    e.microBatches = d->microBatches;
+    e.float16Path = toString(d->halfMode);
+    if (d->scaler) {
+        e.lossScaling = true;
+        e.scalerState = d->scaler->state();
+    }
+    return e;
+}
+
 const StepResult &AccumEngine::lastStep() const { return d->last; }
 int64_t AccumEngine::microIndex() const { return d->open ? d->micro : 0; }
 int64_t AccumEngine::syncCalls() const { return d->syncCalls; }
 int64_t AccumEngine::optimizerSteps() const { return d->optimizerSteps; }
 int64_t AccumEngine::optimizerStateStep() const { return d->optimizer->stateStep(); }
 int64_t AccumEngine::microBatches() const { return d->microBatches; }
+int64_t AccumEngine::windowsDone() const { return d->windowsDone; }
 SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
 void AccumEngine::setProbe(WindowProbe *probe) { d->probe = probe; }
 void AccumEngine::copyParametersFrom(const AccumEngine &other)

@@ -10,6 +10,7 @@
 #include "core/observer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ public:
     // window's samples are every rank's: the ranks' references are averaged in one all-reduce,
     // so every rank calls it together (core/thread_ranks.h; the process ranks never do).
     std::vector<double> referenceGradNorms();
+    // The open window as its last micro-batch left it (gradient norms, fills against the
+    // window's full-batch gradient, its loss, counters; nothing is run again), for a view of a
+    // resumed run; nothing when no micro-batch of a window is in the buffers.
+    std::optional<MicroBatchEvent> openWindowSnapshot();
 
     // Result of the last completed window (meaningful after the first step()).
     const StepResult &lastStep() const;
@@ -53,6 +58,7 @@ public:
     int64_t optimizerSteps() const;
     int64_t optimizerStateStep() const; // AdamW's state step; SGD's count of step() calls
     int64_t microBatches() const;
+    int64_t windowsDone() const;       // completed windows (a skipped float16 window counts)
     // The collectives the gradient sync has issued (all-reduces, bytes, ms); zero for one rank.
     SyncStats syncStats() const;
 

@@ -26,7 +26,7 @@ if [[ $which == asan || $which == all ]]; then
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_init_order=1:detect_stack_use_after_return=0" \
   LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$supp/ubsan.supp" \
-    ctest --test-dir build-asan --output-on-failure --timeout 900
+    ctest --test-dir build-asan --output-on-failure --timeout 900 -j"$jobs"
 fi
 
 if [[ $which == tsan || $which == all ]]; then

@@ -21,7 +21,7 @@ scripts/setup.sh
 timed "set-up"
 scripts/build.sh
 timed "build"
-ctest --test-dir build --output-on-failure --timeout 600
+ctest --test-dir build --output-on-failure --timeout 600 -j"$(nproc 2>/dev/null || echo 2)"
 timed "suite"
 if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
   scripts/torch2-check.sh

@@ -464,6 +464,10 @@
         <source>The memory run was cancelled.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>There is no run to save: the lab&apos;s settings were refused.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EquivalencePanel</name>
@@ -1177,6 +1181,46 @@
     </message>
     <message>
         <source>%1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save session…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save the lab&apos;s run where it stands, even inside a window, as a checkpoint folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resume session…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue a saved run exactly where it stopped, with its settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 windows done and %2 micro-batches into the next</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 windows done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resumed the session from %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the session to %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder to save the session in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder of the session to resume</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

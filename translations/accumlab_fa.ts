@@ -464,6 +464,10 @@
         <source>The memory run was cancelled.</source>
         <translation>اجرای حافظه لغو شد.</translation>
     </message>
+    <message>
+        <source>There is no run to save: the lab&apos;s settings were refused.</source>
+        <translation>اجرایی برای ذخیره نیست: تنظیمات آزمایشگاه پذیرفته نشد.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EquivalencePanel</name>
@@ -1178,6 +1182,46 @@
     <message>
         <source>The lab&apos;s settings are back as they were before the experiment.</source>
         <translation>تنظیمات آزمایشگاه به حالت پیش از آزمایش برگشت.</translation>
+    </message>
+    <message>
+        <source>Save session…</source>
+        <translation>ذخیره‌ی جلسه…</translation>
+    </message>
+    <message>
+        <source>Save the lab&apos;s run where it stands, even inside a window, as a checkpoint folder</source>
+        <translation>اجرای آزمایشگاه را همان‌جا که هست، حتی درون یک پنجره، در پوشه‌ی نقطه‌ی ذخیره نگه می‌دارد</translation>
+    </message>
+    <message>
+        <source>Resume session…</source>
+        <translation>ادامه‌ی جلسه…</translation>
+    </message>
+    <message>
+        <source>Continue a saved run exactly where it stopped, with its settings</source>
+        <translation>اجرای ذخیره‌شده را درست از همان‌جا که ایستاد، با تنظیمات خودش، ادامه می‌دهد</translation>
+    </message>
+    <message>
+        <source>%1 windows done and %2 micro-batches into the next</source>
+        <translation>%1 پنجره تمام شده و %2 میکروبچ از پنجره‌ی بعد</translation>
+    </message>
+    <message>
+        <source>%1 windows done</source>
+        <translation>%1 پنجره تمام شده</translation>
+    </message>
+    <message>
+        <source>Resumed the session from %1: %2</source>
+        <translation>جلسه از %1 ادامه یافت: %2</translation>
+    </message>
+    <message>
+        <source>Saved the session to %1: %2</source>
+        <translation>جلسه در %1 ذخیره شد: %2</translation>
+    </message>
+    <message>
+        <source>Folder to save the session in</source>
+        <translation>پوشه‌ای برای ذخیره‌ی جلسه</translation>
+    </message>
+    <message>
+        <source>Folder of the session to resume</source>
+        <translation>پوشه‌ی جلسه‌ای که ادامه می‌یابد</translation>
     </message>
 </context>
 <context>

@@ -2,10 +2,13 @@
 // scale to show (whole-number labels on a placeholder range would read "0 0 1 1 1"), yet it
 // keeps its labels' room: Qt Charts sizes a vertical axis by its labels and takes the width of
 // "..." from its title, so an axis with hidden labels elided its own title to "...". The labels
-// are therefore drawn in a transparent colour rather than hidden.
+// are therefore drawn in a transparent colour rather than hidden, and a value axis's hidden
+// labels carry two decimals ("0.00"): whole-number labels ("0", "1") are narrower than the "..."
+// Qt Charts reserves, which elided the title all the same in some fonts' metrics.
 #pragma once
 
 #include <QtCharts/QAbstractAxis>
+#include <QtCharts/QValueAxis>
 
 namespace accumlab::ui {
 
@@ -14,8 +17,14 @@ inline bool scaleShown(const QAbstractAxis *axis) { return axis->labelsColor().a
 inline void showScale(QAbstractAxis *axis, bool shown)
 {
     static const char *const kColor = "accumlabScaleColor"; // the labels' colour while shown
+    static const char *const kFormat = "accumlabScaleFormat"; // a value axis's format while shown
     if (!axis->property(kColor).isValid())
         axis->setProperty(kColor, axis->labelsColor());
+    if (auto *values = qobject_cast<QValueAxis *>(axis)) {
+        if (!axis->property(kFormat).isValid())
+            axis->setProperty(kFormat, values->labelFormat());
+        values->setLabelFormat(shown ? axis->property(kFormat).toString() : QStringLiteral("%.2f"));
+    }
     axis->setLabelsColor(shown ? axis->property(kColor).value<QColor>() : QColor(Qt::transparent));
 }
 

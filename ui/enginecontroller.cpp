@@ -25,6 +25,11 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::experimentFinished, this, &EngineController::onExperimentFinished);
     connect(m_worker, &EngineWorker::memoryLabFinished, this, &EngineController::onMemoryLabFinished);
     connect(m_worker, &EngineWorker::jobStarted, this, &EngineController::jobStarted);
+    connect(m_worker, &EngineWorker::sessionFinished, this, [this](const SessionUpdate &update) {
+        if (update.ok && update.action == SessionAction::Resume)
+            m_config = update.config;
+        emit sessionFinished(update);
+    });
     m_thread.setObjectName(QStringLiteral("accumlab-engine"));
     m_thread.start();
 }
@@ -73,6 +78,22 @@ void EngineController::setPace(int microBatchesPerSecond)
 void EngineController::stepMicroBatch()
 {
     QMetaObject::invokeMethod(m_worker, [w = m_worker, t = m_token] { w->microStep(t); }, Qt::QueuedConnection);
+}
+
+quint64 EngineController::saveSession(const QString &folder)
+{
+    const quint64 serial = ++m_sessionSerial;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, folder, serial] { w->saveSession(folder, serial); },
+                              Qt::QueuedConnection);
+    return serial;
+}
+
+quint64 EngineController::resumeSession(const AccumConfig &config, const QString &folder)
+{
+    const quint64 serial = ++m_sessionSerial;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, config, folder, serial] { w->resumeSession(config, folder, serial); },
+                              Qt::QueuedConnection);
+    return serial;
 }
 
 void EngineController::reset()

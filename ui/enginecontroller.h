@@ -50,6 +50,11 @@ public:
     // thread; the answer, a result or an error in words, arrives as memoryLabFinished().
     quint64 runMemoryLab(const MemoryLabRequest &request);
     bool isMemoryLabRunning() const { return m_memoryLabsInFlight > 0; }
+    // Saves teaching mode's run into a checkpoint folder, or resumes the run of one (`config`:
+    // core's checkpointConfig of it); the answer arrives as sessionFinished() with the returned
+    // serial. A resume that loads becomes the controller's config (engineConfigured follows).
+    quint64 saveSession(const QString &folder);
+    quint64 resumeSession(const AccumConfig &config, const QString &folder);
     // Cancels the running job and all queued ones; teaching mode pauses.
     void cancel();
 
@@ -71,6 +76,7 @@ signals:
     void memoryLabFinished(const accumlab::ui::MemoryLabUpdate &update);
     // The worker has begun `job` (serial 0 for a sweep): the job is in its running phase.
     void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
+    void sessionFinished(const accumlab::ui::SessionUpdate &update);
 
 private:
     void onEngineConfigured(const EngineInfo &info);
@@ -91,6 +97,7 @@ private:
     quint64 m_experimentSerial = 0;
     int m_experimentsInFlight = 0;
     quint64 m_memoryLabSerial = 0;
+    quint64 m_sessionSerial = 0;
     int m_memoryLabsInFlight = 0;
 };
 

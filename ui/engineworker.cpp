@@ -4,6 +4,7 @@
 // engine checks between micro-batches (core/observer.h).
 #include "ui/engineworker.h"
 
+#include "core/checkpoint.h"
 #include "core/device.h"
 #include "core/distributed.h"
 #include "core/engine.h"
@@ -150,13 +151,42 @@ bool EngineWorker::ensureEngine()
         emit teachingError(EngineError::from(ex));
         return false;
     }
+    announceEngine();
+    return true;
+}
+
+void EngineWorker::announceEngine()
+{
     EngineInfo info;
     info.config = m_engine->config();
     info.device = QString::fromStdString(m_engine->deviceName());
     for (const auto &n : m_engine->parameterNames())
         info.parameterNames << QString::fromStdString(n);
     emit engineConfigured(info);
-    return true;
+}
+
+MicroBatchUpdate EngineWorker::toUpdate(const MicroBatchEvent &e)
+{
+    MicroBatchUpdate u;
+    u.step = e.step;
+    u.microIndex = e.microIndex;
+    u.accumSteps = e.accumSteps;
+    u.microLoss = e.microLoss;
+    u.gradNorms = toQVector(e.gradNorms);
+    u.fills = toQVector(e.fills);
+    u.fillTotal = e.fillTotal;
+    u.synced = e.synced;
+    u.optimizerStepped = e.optimizerStepped;
+    u.syncCalls = e.syncCalls;
+    u.optimizerSteps = e.optimizerSteps;
+    u.optimizerStateStep = e.optimizerStateStep;
+    u.microBatches = e.microBatches;
+    u.float16Path = QString::fromStdString(e.float16Path);
+    u.lossScaling = e.lossScaling;
+    u.lossScale = e.scalerState.scale;
+    u.skippedWindows = e.scalerState.skippedWindows;
+    u.unscaleCalls = e.scalerState.unscaleCalls;
+    return u;
 }
 
 void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
@@ -169,27 +199,8 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
             m_reference = toQVector(m_engine->referenceGradNorms());
         TeachingObserver observer;
         m_engine->microStep(&observer, cancel.get());
-        const MicroBatchEvent &e = observer.m_event;
-        MicroBatchUpdate u;
-        u.step = e.step;
-        u.microIndex = e.microIndex;
-        u.accumSteps = e.accumSteps;
-        u.microLoss = e.microLoss;
-        u.gradNorms = toQVector(e.gradNorms);
+        MicroBatchUpdate u = toUpdate(observer.m_event);
         u.referenceNorms = m_reference;
-        u.fills = toQVector(e.fills);
-        u.fillTotal = e.fillTotal;
-        u.synced = e.synced;
-        u.optimizerStepped = e.optimizerStepped;
-        u.syncCalls = e.syncCalls;
-        u.optimizerSteps = e.optimizerSteps;
-        u.optimizerStateStep = e.optimizerStateStep;
-        u.microBatches = e.microBatches;
-        u.float16Path = QString::fromStdString(e.float16Path);
-        u.lossScaling = e.lossScaling;
-        u.lossScale = e.scalerState.scale;
-        u.skippedWindows = e.scalerState.skippedWindows;
-        u.unscaleCalls = e.scalerState.unscaleCalls;
         emitMicroThrottled(u);
         if (const auto &r = observer.m_step) {
             // One point per optimizer window (at most one per micro-batch, so at Play's
@@ -205,6 +216,75 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
         setPlaying(false, 1);
         emit teachingError(EngineError::from(ex));
     }
+}
+
+void EngineWorker::saveSession(const QString &folder, quint64 serial)
+{
+    setPlaying(false, 1);
+    flushPendingMicro(); // the view shows the state being saved
+    SessionUpdate u;
+    u.serial = serial;
+    u.action = SessionAction::Save;
+    u.folder = folder;
+    if (!ensureEngine()) {
+        // ensureEngine has said why the settings were refused.
+        u.error = EngineError::said(tr("There is no run to save: the lab's settings were refused."));
+        emit sessionFinished(u);
+        return;
+    }
+    try {
+        saveCheckpoint(*m_engine, folder.toStdString());
+        u.ok = true;
+    } catch (const std::exception &ex) {
+        u.error = EngineError::from(ex);
+    }
+    u.config = m_engine->config();
+    u.microBatches = m_engine->microBatches();
+    u.windowsDone = m_engine->windowsDone();
+    u.microIndex = m_engine->microIndex();
+    u.paramsSha256 = QString::fromStdString(m_engine->paramsSha256());
+    emit sessionFinished(u);
+}
+
+void EngineWorker::resumeSession(const AccumConfig &config, const QString &folder, quint64 serial)
+{
+    setPlaying(false, 1);
+    SessionUpdate u;
+    u.serial = serial;
+    u.action = SessionAction::Resume;
+    u.folder = folder;
+    try {
+        // Teaching mode is one process (ensureEngine): a checkpoint of several ranks is refused
+        // by loadCheckpoint in words (its world size).
+        AccumConfig oneRank = config;
+        oneRank.worldSize = 1;
+        auto engine = std::make_unique<AccumEngine>(oneRank);
+        const CheckpointSummary summary = loadCheckpoint(*engine, folder.toStdString());
+        m_config = config;
+        m_engine = std::move(engine);
+        m_hasPending = false;
+        m_reference.clear();
+        announceEngine();
+        // The open window as the checkpoint left it: its partial sums against its full-batch
+        // gradient, so the bars stand where they stood when it was saved.
+        if (m_engine->microIndex() > 0) {
+            m_reference = toQVector(m_engine->referenceGradNorms());
+            if (const auto snapshot = m_engine->openWindowSnapshot()) {
+                MicroBatchUpdate view = toUpdate(*snapshot);
+                view.referenceNorms = m_reference;
+                emit microBatchDone(view);
+            }
+        }
+        u.ok = true;
+        u.config = m_engine->config();
+        u.microBatches = summary.microBatches;
+        u.windowsDone = summary.windowsDone;
+        u.microIndex = summary.microIndex;
+        u.paramsSha256 = QString::fromStdString(m_engine->paramsSha256());
+    } catch (const std::exception &ex) {
+        u.error = EngineError::from(ex); // the running engine is untouched
+    }
+    emit sessionFinished(u);
 }
 
 void EngineWorker::emitMicroThrottled(const MicroBatchUpdate &update)

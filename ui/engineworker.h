@@ -43,6 +43,12 @@ public:
     void runExperiment(const QString &id, const ExperimentOptions &options, quint64 serial,
                        std::shared_ptr<const CancelToken> cancel);
     void runMemoryLab(const MemoryLabRequest &request, quint64 serial, std::shared_ptr<const CancelToken> cancel);
+    // Teaching mode's run as a checkpoint (core/checkpoint.h) in `folder`, wherever it stands,
+    // inside a window or at its end; and that run resumed from one: an engine of `config` (the
+    // checkpoint's settings, core's checkpointConfig) replaces the current one only when the
+    // checkpoint loaded. Play stops first. The answer is sessionFinished.
+    void saveSession(const QString &folder, quint64 serial);
+    void resumeSession(const AccumConfig &config, const QString &folder, quint64 serial);
 
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
@@ -60,9 +66,12 @@ signals:
     void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
     void memoryLabFinished(const accumlab::ui::MemoryLabUpdate &update);
     void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
+    void sessionFinished(const accumlab::ui::SessionUpdate &update);
 
 private:
     bool ensureEngine();
+    void announceEngine();
+    static MicroBatchUpdate toUpdate(const MicroBatchEvent &e);
     void emitMicroThrottled(const MicroBatchUpdate &update);
     void flushPendingMicro();
     void playTick();

@@ -23,6 +23,7 @@
 #include "ui/stallprobe.h"
 #include "ui/throughputchart.h"
 
+#include "core/checkpoint.h"
 #include "core/curve_io.h"
 #include "core/experiments.h"
 #include "core/lesson.h"
@@ -150,6 +151,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::sweepPointDone, this, &MainWindow::onSweepPoint);
     connect(m_controller, &EngineController::sweepFinished, this, &MainWindow::onSweepFinished);
     connect(m_controller, &EngineController::equivalenceFinished, this, &MainWindow::onEquivalence);
+    connect(m_controller, &EngineController::sessionFinished, this, &MainWindow::onSessionFinished);
     // The memory lab runs the teaching controls' model, dtype, device and optimizer at the
     // memory tab's own effective batch and budget.
     // A run can take a while (the wide model's trade-off sweep on a laptop): Stop cancels it.
@@ -330,6 +332,8 @@ void MainWindow::buildActions()
     m_importCurveAction = make("importCurveAction", &MainWindow::importCurveDialog);
     m_exportSkillAction = make("exportSkillAction", &MainWindow::exportSkillDialog);
     m_exportChartsAction = make("exportChartsAction", &MainWindow::exportChartsDialog);
+    m_saveSessionAction = make("saveSessionAction", &MainWindow::saveSessionDialog);
+    m_resumeSessionAction = make("resumeSessionAction", &MainWindow::resumeSessionDialog);
     m_quitAction = make("quitAction", &QWidget::close);
     m_classroomAction = make("classroomAction", [this](bool on) {
         m_controls->setClassroomMode(on, m_controls->hiddenControls());
@@ -376,6 +380,9 @@ void MainWindow::buildActions()
     m_fileMenu = menuBar()->addMenu(QString());
     m_fileMenu->addAction(m_openPresetAction);
     m_fileMenu->addAction(m_savePresetAction);
+    m_fileMenu->addSeparator();
+    m_fileMenu->addAction(m_saveSessionAction);
+    m_fileMenu->addAction(m_resumeSessionAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_importCurveAction);
     m_fileMenu->addAction(m_exportCurveAction);
@@ -527,6 +534,10 @@ void MainWindow::retranslateUi()
     m_importCurveAction->setToolTip(tr("Overlay a saved curve (AccumLab's or the lesson's) on the throughput chart"));
     m_exportSkillAction->setText(tr("Export skill markdown…"));
     m_exportChartsAction->setText(tr("Export charts as PNG…"));
+    m_saveSessionAction->setText(tr("Save session…"));
+    m_saveSessionAction->setToolTip(tr("Save the lab's run where it stands, even inside a window, as a checkpoint folder"));
+    m_resumeSessionAction->setText(tr("Resume session…"));
+    m_resumeSessionAction->setToolTip(tr("Continue a saved run exactly where it stopped, with its settings"));
     m_quitAction->setText(tr("&Quit"));
     m_classroomAction->setText(tr("&Classroom mode"));
     m_hiddenControlsAction->setText(tr("Controls hidden in classroom mode…"));
@@ -633,6 +644,8 @@ void MainWindow::updateActions()
     m_exportCurveAction->setEnabled(!sweeping && m_lastSweep.has_value());
     m_exportSkillAction->setEnabled(!sweeping && m_lastSweep.has_value() && m_lastEquivalence.has_value());
     m_openPresetAction->setEnabled(!sweeping);
+    m_saveSessionAction->setEnabled(!sweeping);
+    m_resumeSessionAction->setEnabled(!sweeping);
     m_controls->setSweepRunning(sweeping);
     m_classroomAction->setChecked(m_controls->classroomMode());
     m_fullScreenAction->setChecked(isFullScreen());
@@ -944,6 +957,76 @@ void MainWindow::exportChartsDialog()
         showError(error);
     else
         say([this, files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });
+}
+
+void MainWindow::saveSession(const QString &folder)
+{
+    m_configTimer->stop(); // a pending edit would rebuild the run before it is saved
+    m_controller->saveSession(folder);
+}
+
+bool MainWindow::resumeSession(const QString &folder, QString *error)
+{
+    AccumConfig config;
+    try {
+        config = checkpointConfig(folder.toStdString());
+    } catch (const std::exception &ex) {
+        if (error)
+            *error = EngineError::from(ex).localized();
+        return false;
+    }
+    m_configTimer->stop(); // the resumed run replaces pending edits
+    m_controller->resumeSession(config, folder);
+    return true;
+}
+
+void MainWindow::onSessionFinished(const SessionUpdate &update)
+{
+    if (!update.ok) {
+        showError(update.error.localized());
+        emit sessionFinished(false);
+        return;
+    }
+    if (update.action == SessionAction::Resume) {
+        // The controls show the resumed run's settings without rebuilding it.
+        Preset preset = m_controls->preset();
+        preset.config = update.config;
+        {
+            const QSignalBlocker block(m_controls);
+            m_controls->setPreset(preset);
+        }
+        requestEquivalenceNow();
+    }
+    const bool resumed = update.action == SessionAction::Resume;
+    say([this, resumed, u = update] {
+        const QString where = u.microIndex > 0
+                                  ? tr("%1 windows done and %2 micro-batches into the next")
+                                        .arg(count(u.windowsDone), count(u.microIndex))
+                                  : tr("%1 windows done").arg(count(u.windowsDone));
+        return (resumed ? tr("Resumed the session from %1: %2") : tr("Saved the session to %1: %2"))
+            .arg(filePath(u.folder), where);
+    });
+    emit sessionFinished(true);
+}
+
+void MainWindow::saveSessionDialog()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder to save the session in"), lastFolder());
+    if (folder.isEmpty())
+        return;
+    QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    saveSession(folder);
+}
+
+void MainWindow::resumeSessionDialog()
+{
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of the session to resume"), lastFolder());
+    if (folder.isEmpty())
+        return;
+    QSettings().setValue(QLatin1String(kSettingsFolder), folder);
+    QString error;
+    if (!resumeSession(folder, &error))
+        showError(error);
 }
 
 // ---- guided experiments and quiz ----------------------------------------------------------

@@ -119,6 +119,12 @@ public:
     // At `scale` times the charts' size on screen (2: sharp on a slide).
     bool exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale = 2);
     bool saveScreenshot(const QString &path, QString *error);
+    // A session: the lab's teaching run, wherever it stands (inside a window or at its end),
+    // saved as a checkpoint folder (core/checkpoint.h), and resumed from one with the controls
+    // set to its run. Both answer with sessionFinished(); resumeSession returns false (and says
+    // why, in `error`) when the folder holds no checkpoint this build can read.
+    void saveSession(const QString &folder);
+    bool resumeSession(const QString &folder, QString *error);
 
     // Errors go to stderr instead of a message box (the scripted mode; by default on the
     // offscreen platform, where a message box would wait for ever).
@@ -130,6 +136,7 @@ signals:
     // `completed`: the sweep ran to its end (not cancelled, no error); lastSweep() holds it.
     void sweepFinished(bool completed);
     void equivalenceUpdated();
+    void sessionFinished(bool ok);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -157,6 +164,7 @@ private:
     void onSweepPoint(const SweepPointUpdate &update);
     void onSweepFinished(const SweepDoneUpdate &update);
     void onEquivalence(const EquivalenceUpdate &update);
+    void onSessionFinished(const SessionUpdate &update);
     void onPlayingChanged(bool playing);
     void updateActions();
     void saveSettings() const;
@@ -184,6 +192,8 @@ private:
     void importCurveDialog();
     void exportSkillDialog();
     void exportChartsDialog();
+    void saveSessionDialog();
+    void resumeSessionDialog();
     void chooseHiddenControlsDialog();
     void showAbout();
 
@@ -228,6 +238,8 @@ private:
     QAction *m_importCurveAction = nullptr;
     QAction *m_exportSkillAction = nullptr;
     QAction *m_exportChartsAction = nullptr;
+    QAction *m_saveSessionAction = nullptr;
+    QAction *m_resumeSessionAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_classroomAction = nullptr;
     QAction *m_hiddenControlsAction = nullptr;

@@ -19,6 +19,7 @@ void registerUpdateTypes()
     qRegisterMetaType<ExperimentUpdate>();
     qRegisterMetaType<MemoryLabUpdate>();
     qRegisterMetaType<EngineJob>();
+    qRegisterMetaType<SessionUpdate>();
 }
 
 QString EngineError::localized() const

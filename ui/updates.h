@@ -126,6 +126,21 @@ struct MemoryLabUpdate {
     MicroBatchFinding finding;   // kind Finder
 };
 
+// A session of teaching mode saved to, or resumed from, a checkpoint folder (core/checkpoint.h).
+enum class SessionAction { Save, Resume };
+struct SessionUpdate {
+    quint64 serial = 0;      // the request this answers
+    SessionAction action = SessionAction::Save;
+    QString folder;          // the checkpoint folder
+    bool ok = false;
+    EngineError error;       // why it was refused; empty when ok
+    AccumConfig config;      // the run saved or resumed (AccumEngine::config())
+    qint64 microBatches = 0; // where the run stands: micro-batches done,
+    qint64 windowsDone = 0;  // completed windows,
+    qint64 microIndex = 0;   // micro-batches in the open window (0: at a window's end)
+    QString paramsSha256;    // AccumEngine::paramsSha256(), to compare runs
+};
+
 // A job the worker has just begun, after its cancel check: the start of that phase.
 enum class EngineJob { Sweep, Equivalence, Experiment, MemoryLab };
 
@@ -144,3 +159,4 @@ Q_DECLARE_METATYPE(accumlab::ui::EquivalenceUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::ExperimentUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::MemoryLabUpdate)
 Q_DECLARE_METATYPE(accumlab::ui::EngineJob)
+Q_DECLARE_METATYPE(accumlab::ui::SessionUpdate)

@@ -86,6 +86,111 @@ private slots:
         QCOMPARE(QString::fromStdString(sha256Hex(input.constData(), size_t(input.size()))), digest);
     }
 
+    // core's checkpointConfig reads back the run a checkpoint belongs to: an engine of that
+    // config resumes it (every setting the resume compares is equal), for each kind of setting.
+    void runConfigReadsBack_data()
+    {
+        QTest::addColumn<QString>("change");
+        for (const char *change : {"defaults", "adamw clip decay", "momentum", "float16 scaler", "wide", "shape",
+                                   "random labels", "undivided", "never-zero", "step every micro", "sync every micro",
+                                   "scaler bug", "float64", "seed"})
+            QTest::newRow(change) << QString::fromLatin1(change);
+    }
+    void runConfigReadsBack()
+    {
+        QFETCH(QString, change);
+        AccumConfig c = runConfig(OptimizerKind::Sgd);
+        if (change == "adamw clip decay") {
+            c.optimizer.kind = OptimizerKind::AdamW;
+            c.optimizer.clipNorm = 0.5;
+            c.optimizer.adamWeightDecay = 0.05;
+            c.optimizer.beta1 = 0.8;
+            c.optimizer.beta2 = 0.99;
+            c.optimizer.eps = 1e-6;
+        } else if (change == "momentum") {
+            c.optimizer.kind = OptimizerKind::Momentum;
+            c.optimizer.momentum = 0.7;
+            c.optimizer.weightDecay = 0.001;
+        } else if (change == "float16 scaler") {
+            c.dtype = DType::Float16;
+            c.lossScaler.enabled = true;
+            c.lossScaler.initScale = 1024;
+            c.lossScaler.growthInterval = 3;
+        } else if (change == "wide") {
+            c.preset = ModelPreset::Wide;
+        } else if (change == "shape") {
+            c.shape = ModelShape{5, 7, 3};
+        } else if (change == "random labels") {
+            c.labels = LabelKind::Random;
+        } else if (change == "undivided") {
+            c.scaling = Scaling::None;
+        } else if (change == "never-zero") {
+            c.bug = AccumBug::NeverZero;
+        } else if (change == "step every micro") {
+            c.stepEveryMicro = true;
+        } else if (change == "sync every micro") {
+            c.noSync = false;
+        } else if (change == "scaler bug") {
+            c.dtype = DType::Float16;
+            c.lossScaler.enabled = true;
+            c.lossScaler.bug = ScalerBug::LogScaledLoss;
+        } else if (change == "float64") {
+            c.dtype = DType::Float64;
+        } else if (change == "seed") {
+            c.seed = 123456789012345ULL;
+        }
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        {
+            AccumEngine e(c);
+            runMicro(e, 6);
+            saveCheckpoint(e, dir);
+        }
+        const AccumConfig back = checkpointConfig(dir);
+        QCOMPARE(refusal(back, dir), std::string());
+        const ModelShape a = c.modelShape(), b = back.modelShape();
+        QCOMPARE(b.inFeatures, a.inFeatures);
+        QCOMPARE(b.hidden, a.hidden);
+        QCOMPARE(b.classes, a.classes);
+        QCOMPARE(back.shape.has_value(), c.shape.has_value());
+        QCOMPARE(back.worldSize, c.worldSize);
+        QVERIFY(back.device == DeviceRequest::Cpu);
+    }
+    // Settings this build does not know are refused in words, not guessed.
+    void runConfigRefusesUnknownSettings_data()
+    {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::newRow("optimizer") << "\"optimizer\":\"sgd\"" << "\"optimizer\":\"lamb\"";
+        QTest::newRow("micro-batch out of range") << "\"micro_batch\":3" << "\"micro_batch\":0";
+        QTest::newRow("missing setting") << "\"labels\":\"teacher\"," << "";
+    }
+    void runConfigRefusesUnknownSettings()
+    {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        {
+            AccumEngine e(runConfig(OptimizerKind::Sgd));
+            runMicro(e, 2);
+            saveCheckpoint(e, dir);
+        }
+        // The manifest is one line of JSON before the data; its checksum covers only the data.
+        const fs::path file = latestRankFile(dir, 0);
+        std::string bytes = readAll(file);
+        const auto at = bytes.find(from.toStdString());
+        QVERIFY(at != std::string::npos && at < bytes.find('\n'));
+        bytes.replace(at, size_t(from.size()), to.toStdString());
+        writeAll(file, bytes);
+        try {
+            checkpointConfig(dir);
+            QFAIL("read a setting this build does not accept");
+        } catch (const CheckpointError &ex) {
+            QCOMPARE(ex.code(), std::string("checkpoint/not-a-checkpoint"));
+        }
+    }
+
     void resumeIsBitIdentical_data()
     {
         QTest::addColumn<int>("kind");

@@ -1,16 +1,22 @@
 // The worker thread and its controller: start, per-micro-batch updates, sweep points,
 // finished, cancel mid-sweep within 200 ms, cancel in every kind of job the controller runs
 // with the same kind of job then running to its end, destroying the controller mid-run, the
-// out-of-memory demo answering in words on a machine without CUDA.
+// out-of-memory demo answering in words on a machine without CUDA; a teaching session saved
+// and resumed at any micro-batch continuing bit for bit, and a resume the checkpoint refuses
+// leaving the running engine as it was.
 #include "common.h"
 
 #include "ui/enginecontroller.h"
 #include "ui/engineworker.h"
 
+#include "core/checkpoint.h"
 #include "core/device.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <memory>
@@ -57,6 +63,24 @@ EquivalenceConfig longEquivalence()
     return e;
 }
 
+// Queues `n` micro-batches of teaching mode, as n presses of Step; the worker runs queued
+// calls in order, so a session request queued after them sees all of them done.
+void stepTeaching(EngineController &controller, int n)
+{
+    for (int i = 0; i < n; ++i)
+        controller.stepMicroBatch();
+}
+
+// Saves the controller's teaching run into `folder` and returns the answer.
+SessionUpdate saveSession(EngineController &controller, const QString &folder)
+{
+    QSignalSpy spy(&controller, &EngineController::sessionFinished);
+    controller.saveSession(folder);
+    if (!spy.wait(kWaitMs))
+        return {};
+    return spy.at(0).first().value<SessionUpdate>();
+}
+
 } // namespace
 
 class TestEngineController : public QObject {
@@ -75,6 +99,9 @@ private slots:
     void memoryLabBadInputIsAnErrorInWords();
     void destroyMidRun();
     void equivalenceAnswersWithSerial();
+    void sessionResumesBitForBit_data();
+    void sessionResumesBitForBit();
+    void refusedResumeKeepsTheRun();
 };
 
 void TestEngineController::configureReportsEngineConfig()
@@ -435,6 +462,126 @@ void TestEngineController::equivalenceAnswersWithSerial()
     QCOMPARE(b.serial, second);
     QVERIFY(b.ok && !b.result.holds);
     ACCUMLAB_COMPARE_REL(b.result.gradRatio, 4.0, 1e-4); // undivided: 4 chunks sum to 4x
+}
+
+void TestEngineController::sessionResumesBitForBit_data()
+{
+    QTest::addColumn<QString>("optimizer");
+    QTest::addColumn<bool>("float16");
+    QTest::addColumn<int>("savedAt"); // micro-batches before the save (windows of 4)
+    QTest::newRow("sgd, inside a window") << "sgd" << false << 6;
+    QTest::newRow("momentum, first micro-batch") << "momentum" << false << 1;
+    QTest::newRow("adamw, at a window's end") << "adamw" << false << 8;
+    QTest::newRow("adamw, inside a window") << "adamw" << false << 7;
+    QTest::newRow("adamw float16 + scaler, inside a window") << "adamw" << true << 6;
+}
+
+// Save at `savedAt`, go on 7 micro-batches; another controller resumes the save and goes on
+// the same 7: the parameters are bit-identical (params_sha256), the resumed view stands where
+// the saved run stood, and the controls' run is the checkpoint's.
+void TestEngineController::sessionResumesBitForBit()
+{
+    QFETCH(QString, optimizer);
+    QFETCH(bool, float16);
+    QFETCH(int, savedAt);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString saved = dir.filePath(QStringLiteral("saved"));
+    AccumConfig c = smallConfig(4);
+    c.optimizer.kind = optimizerFromString(optimizer.toStdString());
+    c.optimizer.lrWarmup = 3;
+    if (float16) {
+        c.dtype = DType::Float16;
+        c.lossScaler.enabled = true;
+        c.lossScaler.growthInterval = 2; // the scale changes within the run
+    }
+    constexpr int kAfter = 7;
+
+    EngineController first;
+    first.setConfig(c);
+    stepTeaching(first, savedAt);
+    const SessionUpdate atSave = saveSession(first, saved);
+    QVERIFY2(atSave.ok, qPrintable(atSave.error.english()));
+    QCOMPARE(atSave.microBatches, qint64(savedAt));
+    QCOMPARE(atSave.microIndex, qint64(savedAt % 4));
+    stepTeaching(first, kAfter);
+    const SessionUpdate uninterrupted = saveSession(first, dir.filePath(QStringLiteral("a")));
+    QVERIFY(uninterrupted.ok);
+
+    EngineController second;
+    second.setConfig(smallConfig(2)); // another run, replaced by the resumed one
+    QSignalSpy resumed(&second, &EngineController::sessionFinished);
+    QSignalSpy views(&second, &EngineController::microBatchDone);
+    second.resumeSession(checkpointConfig(saved.toStdString()), saved);
+    QVERIFY(resumed.wait(kWaitMs));
+    const auto r = resumed.at(0).first().value<SessionUpdate>();
+    QVERIFY2(r.ok, qPrintable(r.error.english()));
+    QCOMPARE(r.microBatches, qint64(savedAt));
+    QCOMPARE(r.microIndex, qint64(savedAt % 4));
+    QCOMPARE(r.paramsSha256, atSave.paramsSha256);
+    QCOMPARE(second.config().accumSteps, c.accumSteps);
+    QVERIFY(second.config().optimizer.kind == c.optimizer.kind);
+    QVERIFY(second.config().dtype == c.dtype);
+    // Inside a window the bars are shown as the save left them: its micro-batches, its fill.
+    if (savedAt % 4 != 0) {
+        QVERIFY(!views.isEmpty());
+        const auto view = views.last().first().value<MicroBatchUpdate>();
+        QCOMPARE(view.microIndex, qint64(savedAt % 4 - 1));
+        QCOMPARE(view.microBatches, qint64(savedAt));
+        QCOMPARE(view.referenceNorms.size(), 6);
+        QCOMPARE(view.fills.size(), 6);
+        QVERIFY(std::isfinite(view.microLoss));
+        if (!float16) // a float16 window's buffers hold the scaled sum until it closes
+            QVERIFY2(view.fillTotal > 0.0 && view.fillTotal < 1.0, qPrintable(QString::number(view.fillTotal)));
+    }
+    stepTeaching(second, kAfter);
+    const SessionUpdate continued = saveSession(second, dir.filePath(QStringLiteral("b")));
+    QVERIFY(continued.ok);
+    QCOMPARE(continued.microBatches, uninterrupted.microBatches);
+    QCOMPARE(continued.windowsDone, uninterrupted.windowsDone);
+    QCOMPARE(continued.paramsSha256, uninterrupted.paramsSha256);
+}
+
+// A checkpoint of another world size (the CLI's two ranks) is refused in words, and the
+// teaching run goes on as it was; so does a folder without a checkpoint.
+void TestEngineController::refusedResumeKeepsTheRun()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    EngineController controller;
+    controller.setConfig(smallConfig(4));
+    stepTeaching(controller, 3);
+    const SessionUpdate before = saveSession(controller, dir.filePath(QStringLiteral("mine")));
+    QVERIFY(before.ok);
+
+    // The CLI's run of two ranks, as its latest.json says (tst_checkpoint does the same).
+    const QString theirs = dir.filePath(QStringLiteral("theirs"));
+    QVERIFY(saveSession(controller, theirs).ok);
+    QFile latest(QDir(theirs).filePath(QStringLiteral("latest.json")));
+    QVERIFY(latest.open(QIODevice::ReadOnly));
+    QByteArray text = latest.readAll();
+    latest.close();
+    QVERIFY(text.contains("\"world_size\": 1"));
+    text.replace("\"world_size\": 1", "\"world_size\": 2");
+    QVERIFY(latest.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    latest.write(text);
+    latest.close();
+    QSignalSpy answers(&controller, &EngineController::sessionFinished);
+    controller.resumeSession(checkpointConfig(theirs.toStdString()), theirs);
+    controller.resumeSession(smallConfig(4), dir.filePath(QStringLiteral("nothing-here")));
+    QTRY_COMPARE_WITH_TIMEOUT(answers.count(), 2, kWaitMs);
+    for (int i = 0; i < 2; ++i) {
+        const auto refused = answers.at(i).first().value<SessionUpdate>();
+        QVERIFY(!refused.ok);
+        QVERIFY2(!refused.error.code.empty(), qPrintable(refused.error.english()));
+    }
+    QCOMPARE(answers.at(0).first().value<SessionUpdate>().error.code, std::string("checkpoint/world-size-differs"));
+    QCOMPARE(answers.at(1).first().value<SessionUpdate>().error.code, std::string("checkpoint/none"));
+    const SessionUpdate after = saveSession(controller, dir.filePath(QStringLiteral("again")));
+    QVERIFY(after.ok);
+    QCOMPARE(after.microBatches, qint64(3));
+    QCOMPARE(after.paramsSha256, before.paramsSha256);
+    QCOMPARE(controller.config().accumSteps, 4);
 }
 
 QTEST_GUILESS_MAIN(TestEngineController)

@@ -46,6 +46,7 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -161,6 +162,8 @@ private slots:
     void experimentOffersTheLabBack();
     void classroomModeEnlargesWhatTheClassReads();
     void presetKeepsWhereTheLessonOpens();
+    void sessionFromTheFileMenu_data();
+    void sessionFromTheFileMenu();
     void everyControlHasAName_data();
     void everyControlHasAName();
     void cleanup();
@@ -547,6 +550,68 @@ void TestMainWindow::stopCancelsAMemoryRun()
     QCOMPARE(labelText(m, "memoryLabResult"), QStringLiteral("The memory run was cancelled."));
     QVERIFY(button->isEnabled());
     QVERIFY(!stop->isEnabled());
+}
+
+void TestMainWindow::sessionFromTheFileMenu_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("saidSaved");
+    QTest::addColumn<QString>("saidNone");
+    QTest::newRow("English") << "en" << "Saved the session" << "no checkpoint in";
+    QTest::newRow("Persian") << "fa" << "جلسه" << "هیچ نقطه‌ی ذخیره‌ای نیست";
+}
+
+// File > Save session… saves the lab's run six micro-batches in (inside its second window);
+// after the controls changed the run, File > Resume session… puts the controls back to the
+// saved run and the bars where they stood; a folder without a checkpoint is refused in the
+// window's words and changes nothing.
+void TestMainWindow::sessionFromTheFileMenu()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, saidSaved);
+    QFETCH(QString, saidNone);
+    switchLanguage(language);
+    MainWindow w(false);
+    w.setErrorsToTerminal(true);
+    for (const char *name : {"saveSessionAction", "resumeSessionAction"}) {
+        auto *action = w.findChild<QAction *>(QLatin1String(name));
+        QVERIFY2(action && !action->text().isEmpty() && action->isEnabled(), name);
+        QVERIFY2(action->associatedObjects().size() > 0, name); // on the File menu
+    }
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.accumSteps == 4; }));
+    for (int i = 0; i < 6; ++i)
+        w.controller()->stepMicroBatch();
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QSignalSpy finished(&w, &MainWindow::sessionFinished);
+    w.saveSession(dir.path());
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(finished.takeFirst().first().toBool(), true);
+    QVERIFY2(w.statusBar()->currentMessage().contains(saidSaved), qPrintable(w.statusBar()->currentMessage()));
+
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(2);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.accumSteps == 2; }));
+    QString error;
+    QVERIFY2(w.resumeSession(dir.path(), &error), qPrintable(error));
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(finished.takeFirst().first().toBool(), true);
+    QCOMPARE(w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->value(), 4);
+    QCOMPARE(w.controlPanel()->preset().config.accumSteps, 4);
+    QCOMPARE(w.controller()->engineInfo()->config.accumSteps, 4);
+    // No rebuild follows: the resumed run is the one that steps on.
+    QTest::qWait(600);
+    QCOMPARE(w.controller()->config().accumSteps, 4);
+    const QString counter = w.findChild<QLabel *>(QStringLiteral("microBatchesValue"))->text();
+    QTRY_COMPARE_WITH_TIMEOUT(w.findChild<QLabel *>(QStringLiteral("microBatchesValue"))->text(),
+                              w.locale().toString(6), 5'000);
+    Q_UNUSED(counter);
+    const QString progress = w.findChild<QLabel *>(QStringLiteral("progressLabel"))->text();
+    QVERIFY2(progress.contains(w.locale().toString(2)) && progress.contains(w.locale().toString(4)), qPrintable(progress));
+
+    QTemporaryDir empty;
+    QVERIFY(!w.resumeSession(empty.path(), &error));
+    QVERIFY2(error.contains(saidNone), qPrintable(error));
+    QCOMPARE(w.controller()->config().accumSteps, 4);
 }
 
 void TestMainWindow::cleanup()
