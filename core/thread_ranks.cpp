@@ -57,6 +57,15 @@ public:
         m_changed.notify_all();
     }
 
+    // Once every rank of a broken call has returned (none waits here): the next call starts
+    // afresh.
+    void repair()
+    {
+        const std::lock_guard lock(m_mutex);
+        m_broken = false;
+        m_arrived = 0;
+    }
+
 private:
     const int64_t m_world;
     std::mutex m_mutex;
@@ -197,6 +206,30 @@ bool ThreadRanks::microStep(EngineObserver *rank0Observer, const CancelToken *ca
         closed[static_cast<size_t>(e.rank())] = e.microStep(e.rank() == 0 ? rank0Observer : nullptr);
     });
     return closed.front() != 0;
+}
+
+void ThreadRanks::saveCheckpoint(const std::filesystem::path &dir)
+{
+    if (d->failure)
+        std::rethrow_exception(d->failure);
+    try {
+        onEveryRank([&](AccumEngine &e) { accumlab::saveCheckpoint(e, dir); });
+    } catch (...) {
+        if (d->group) { // every rank has returned, and none changed its engine
+            d->group->repair();
+            d->failure = nullptr;
+        }
+        throw;
+    }
+}
+
+CheckpointSummary ThreadRanks::loadCheckpoint(const std::filesystem::path &dir)
+{
+    // No collective: the ranks load their files one after the other, rank 0 last.
+    CheckpointSummary summary;
+    for (int64_t r = worldSize() - 1; r >= 0; --r)
+        summary = accumlab::loadCheckpoint(engine(r), dir);
+    return summary;
 }
 
 std::vector<double> ThreadRanks::referenceGradNorms()

@@ -9,9 +9,11 @@
 // The public surface holds no torch types.
 #pragma once
 
+#include "core/checkpoint.h"
 #include "core/config.h"
 #include "core/observer.h"
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -42,6 +44,15 @@ public:
     // Runs job(engine) on every rank at once (a collective such as saveCheckpoint must be called
     // on every rank), and returns when all are done.
     void onEveryRank(const std::function<void(AccumEngine &)> &job);
+
+    // core/checkpoint.h for every rank: each rank's file of one generation, written at once.
+    // A save reads the engines and changes none, so a failed one (CheckpointError, the previous
+    // checkpoint whole) leaves the group able to go on.
+    void saveCheckpoint(const std::filesystem::path &dir);
+    // Every rank's engine restored from its file of the latest generation (a checkpoint of as
+    // many ranks); rank 0's summary. Throws as loadCheckpoint does, and a group that failed to
+    // load is not fit to run: build a new one.
+    CheckpointSummary loadCheckpoint(const std::filesystem::path &dir);
 
     // A rank that throws breaks the group: the ranks waiting for it stop, and the first rank's
     // own error (rather than the others' stop that followed it) is rethrown, by that call and

@@ -1,7 +1,7 @@
 // Teaching mode's data-parallel ranks as threads (core/thread_ranks.h): a window of N ranks
 // against one rank running the same global batch, the buffers' fills against the full batch
 // of every rank's samples, the sync count with and without no_sync, checkpoints of every
-// rank, a cancel before the ranks start, and a failing rank.
+// rank and a failed save, a cancel before the ranks start, and a failing rank.
 #include "core/thread_ranks.h"
 
 #include "core/checkpoint.h"
@@ -9,6 +9,7 @@
 
 #include "common.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -68,6 +69,7 @@ private slots:
     void windowOfNRanksIsTheGlobalBatch();
     void checkpointOfEveryRankResumes_data();
     void checkpointOfEveryRankResumes();
+    void failedSaveLeavesTheGroupRunning();
     void cancelStopsBeforeAnyRank();
     void failingRankBreaksTheGroup();
 };
@@ -138,21 +140,44 @@ void TestThreadRanks::checkpointOfEveryRankResumes()
     ThreadRanks straight(c);
     for (int64_t i = 0; i < savedAt; ++i)
         straight.microStep();
-    straight.onEveryRank([&](AccumEngine &e) { saveCheckpoint(e, path); });
+    straight.saveCheckpoint(path);
     for (int64_t i = savedAt; i < kWindows * kAccum; ++i)
         straight.microStep();
 
     ThreadRanks resumed(c);
-    std::vector<CheckpointSummary> found(static_cast<size_t>(world));
-    resumed.onEveryRank([&](AccumEngine &e) { found[static_cast<size_t>(e.rank())] = loadCheckpoint(e, path); });
-    for (const CheckpointSummary &s : found) {
-        QCOMPARE(s.microBatches, savedAt);
-        QCOMPARE(s.worldSize, world);
-    }
+    const CheckpointSummary found = resumed.loadCheckpoint(path);
+    QCOMPARE(found.microBatches, savedAt);
+    QCOMPARE(found.worldSize, world);
+    for (int64_t r = 0; r < world; ++r)
+        QCOMPARE(resumed.engine(r).microBatches(), savedAt);
     for (int64_t i = savedAt; i < kWindows * kAccum; ++i)
         resumed.microStep();
     for (int64_t r = 0; r < world; ++r)
         QCOMPARE(resumed.engine(r).paramsSha256(), straight.engine(r).paramsSha256());
+}
+
+// A save that cannot write (its folder would be inside a file) is refused in words, and the
+// ranks go on in step: their next window is the one an unsaved group runs.
+void TestThreadRanks::failedSaveLeavesTheGroupRunning()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("a-file"));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.close();
+    const AccumConfig c = rankConfig(2, true);
+    ThreadRanks ranks(c);
+    ThreadRanks unsaved(c);
+    ranks.microStep();
+    unsaved.microStep();
+    QVERIFY_THROWS_EXCEPTION(CheckpointError, ranks.saveCheckpoint(std::filesystem::path(file.toStdString()) / "run"));
+    for (int64_t i = 1; i < kAccum; ++i) {
+        ranks.microStep();
+        unsaved.microStep();
+    }
+    QCOMPARE(ranks.rank0().optimizerSteps(), 1);
+    QCOMPARE(ranks.rank0().paramsSha256(), unsaved.rank0().paramsSha256());
 }
 
 // The token is read once, before any rank starts: a cancelled step runs no rank at all, and the
