@@ -392,11 +392,26 @@ struct AccumEngine::Impl {
         auto x = data->inputs(torch::cat(windowX), y); // x: (micro * accum, in)
         FusedOptimizer refBuffers(ref->parameters(), config.optimizer); // only for its flat norms
         torch::cross_entropy_loss(ref->forward(x), y).backward();
-        referenceGrads.clear();
-        for (const auto &g : refBuffers.grads())
-            referenceGrads.push_back(g.detach().to(torch::kFloat64).clone()); // the fills' reference
         referenceWindow = windowsDone;
-        return toVector(refBuffers.gradNorms());
+        referenceGrads.clear();
+        if (config.worldSize == 1) {
+            for (const auto &g : refBuffers.grads())
+                referenceGrads.push_back(g.detach().to(torch::kFloat64).clone()); // the fills' reference
+            return toVector(refBuffers.gradNorms());
+        }
+        // With several ranks the window's full batch is every rank's shard. The shards are equal,
+        // so the mean of the ranks' full-shard gradients is the full-batch gradient: one
+        // all-reduce, which every rank enters together (core/thread_ranks.h does).
+        auto mean = refBuffers.flatGrad().detach().to(torch::kFloat64).clone(); // (total,)
+        sync->allReduceMean(mean);
+        std::vector<torch::Tensor> norms;
+        int64_t offset = 0;
+        for (const auto &g : refBuffers.grads()) {
+            referenceGrads.push_back(mean.narrow(/*dim=*/0, offset, g.numel()).view(g.sizes()));
+            norms.push_back(referenceGrads.back().norm());
+            offset += g.numel();
+        }
+        return toVector(torch::stack(norms)); // (P,) one transfer
     }
 };
 

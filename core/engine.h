@@ -42,7 +42,9 @@ public:
 
     // Per parameter tensor, the L2 norm of the full-batch gradient of the current window's
     // samples at the window-start parameters (the marker the accumulated bars should reach).
-    // Computed on a copy of the model; opens a window if none is open.
+    // Computed on a copy of the model; opens a window if none is open. With several ranks the
+    // window's samples are every rank's: the ranks' references are averaged in one all-reduce,
+    // so every rank calls it together (core/thread_ranks.h; the process ranks never do).
     std::vector<double> referenceGradNorms();
     // The open window as its last micro-batch left it (gradient norms, fills against the
     // window's full-batch gradient, its loss, counters; nothing is run again), for a view of a

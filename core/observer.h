@@ -36,7 +36,9 @@ struct MicroBatchEvent {
     // Per parameter tensor, the buffer's projection onto the window's full-batch gradient g:
     // <buffer, g> / <g, g>. Linear in the buffer, so each micro-batch adds its own share and a
     // correct window ends at exactly 1 (N without division); empty until referenceGradNorms()
-    // was asked for this window. fillTotal: the same over all tensors at once.
+    // was asked for this window. With several ranks g is the full batch of every rank's
+    // samples: before the window's sync a rank's buffers hold only its own share; after it, the
+    // mean, so a correct window still ends at 1. fillTotal: the same over all tensors at once.
     std::vector<double> fills;
     double fillTotal = 0.0;
     bool synced = false;           // a gradient sync ran after this micro-batch

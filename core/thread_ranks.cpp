@@ -1,10 +1,13 @@
 // Data-parallel ranks as threads of one process, for a viewer that cannot start processes for
-// every check (the desktop app's equivalence panel): each rank is a thread with its own engine,
-// and their gradient buffers meet in an in-process all-reduce. The sum runs in rank order, so
-// a check gives the same figures on every run. The real process group (c10d over Gloo,
-// core/c10d_sync.h) is what the sweep and the CLI use; this only replaces the wire.
-#include "core/equivalence.h"
+// every check or every micro-batch (the desktop app's equivalence panel and teaching mode):
+// each rank is a thread with its own engine, and their gradient buffers meet in an in-process
+// all-reduce. The sum runs in rank order, so a check gives the same figures on every run. The
+// real process group (c10d over Gloo, core/c10d_sync.h) is what the sweep and the CLI use;
+// this only replaces the wire.
+#include "core/thread_ranks.h"
 
+#include "core/engine.h"
+#include "core/equivalence.h"
 #include "core/grad_sync.h"
 
 #include <condition_variable>
@@ -54,6 +57,15 @@ public:
         m_changed.notify_all();
     }
 
+    // Once every rank of a broken call has returned (none waits here): the next call starts
+    // afresh.
+    void repair()
+    {
+        const std::lock_guard lock(m_mutex);
+        m_broken = false;
+        m_arrived = 0;
+    }
+
 private:
     const int64_t m_world;
     std::mutex m_mutex;
@@ -78,31 +90,10 @@ private:
     int64_t m_world;
 };
 
-} // namespace
-
-EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const CancelToken *cancel)
+// The first rank's own failure, rather than the others' stop (Cancelled) that followed it;
+// nothing when every rank succeeded.
+void rethrowFirstFailure(const std::vector<std::exception_ptr> &errors)
 {
-    if (config.worldSize <= 1)
-        return runEquivalence(config, cancel);
-    validate(config);
-    ThreadGroup group(config.worldSize);
-    std::vector<EquivalenceResult> results(static_cast<size_t>(config.worldSize));
-    std::vector<std::exception_ptr> errors(results.size());
-    std::vector<std::thread> ranks;
-    for (int64_t r = 0; r < config.worldSize; ++r) {
-        ranks.emplace_back([&, r] {
-            try {
-                results[static_cast<size_t>(r)] =
-                    runEquivalence(config, cancel, std::make_shared<ThreadRankSync>(group, r, config.worldSize));
-            } catch (...) {
-                errors[static_cast<size_t>(r)] = std::current_exception();
-                group.breakGroup();
-            }
-        });
-    }
-    for (auto &t : ranks)
-        t.join();
-    // The first rank's own failure, rather than the others' stop that followed it.
     for (const auto &e : errors) {
         if (!e)
             continue;
@@ -117,7 +108,139 @@ EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const
     for (const auto &e : errors)
         if (e)
             std::rethrow_exception(e);
+}
+
+// Runs job(r) for every rank r of `group` at once: ranks 1..world-1 on threads of their own,
+// rank 0 on the caller's. A rank that throws breaks the group, so that none waits for it.
+void runRanks(ThreadGroup &group, int64_t world, const std::function<void(int64_t)> &job)
+{
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(world));
+    auto guarded = [&](int64_t r) {
+        try {
+            job(r);
+        } catch (...) {
+            errors[static_cast<size_t>(r)] = std::current_exception();
+            group.breakGroup();
+        }
+    };
+    std::vector<std::thread> ranks;
+    try {
+        for (int64_t r = 1; r < world; ++r)
+            ranks.emplace_back(guarded, r);
+    } catch (...) { // no thread to be had: the started ranks stop at their first collective
+        group.breakGroup();
+        for (auto &t : ranks)
+            t.join();
+        throw;
+    }
+    guarded(0);
+    for (auto &t : ranks)
+        t.join();
+    rethrowFirstFailure(errors);
+}
+
+} // namespace
+
+EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const CancelToken *cancel)
+{
+    if (config.worldSize <= 1)
+        return runEquivalence(config, cancel);
+    validate(config);
+    ThreadGroup group(config.worldSize);
+    std::vector<EquivalenceResult> results(static_cast<size_t>(config.worldSize));
+    runRanks(group, config.worldSize, [&](int64_t r) {
+        results[static_cast<size_t>(r)] =
+            runEquivalence(config, cancel, std::make_shared<ThreadRankSync>(group, r, config.worldSize));
+    });
     return results.front();
+}
+
+struct ThreadRanks::Impl {
+    std::unique_ptr<ThreadGroup> group; // null with one rank; outlives the engines' syncs
+    std::vector<std::unique_ptr<AccumEngine>> engines; // index = rank
+    std::exception_ptr failure;         // what broke the group
+};
+
+ThreadRanks::ThreadRanks(const AccumConfig &config) : d(std::make_unique<Impl>())
+{
+    validate(config);
+    const int64_t world = config.worldSize;
+    if (world == 1) {
+        d->engines.push_back(std::make_unique<AccumEngine>(config));
+        return;
+    }
+    d->group = std::make_unique<ThreadGroup>(world);
+    for (int64_t r = 0; r < world; ++r)
+        d->engines.push_back(std::make_unique<AccumEngine>(config, std::make_shared<ThreadRankSync>(*d->group, r, world)));
+}
+
+ThreadRanks::~ThreadRanks() = default;
+
+int64_t ThreadRanks::worldSize() const { return static_cast<int64_t>(d->engines.size()); }
+AccumEngine &ThreadRanks::rank0() { return *d->engines.front(); }
+const AccumEngine &ThreadRanks::rank0() const { return *d->engines.front(); }
+AccumEngine &ThreadRanks::engine(int64_t rank) { return *d->engines.at(static_cast<size_t>(rank)); }
+
+void ThreadRanks::onEveryRank(const std::function<void(AccumEngine &)> &job)
+{
+    if (!d->group) { // one rank: nothing to meet, nothing to break
+        job(rank0());
+        return;
+    }
+    if (d->failure)
+        std::rethrow_exception(d->failure);
+    try {
+        runRanks(*d->group, worldSize(), [&](int64_t r) { job(engine(r)); });
+    } catch (...) {
+        d->failure = std::current_exception();
+        throw;
+    }
+}
+
+bool ThreadRanks::microStep(EngineObserver *rank0Observer, const CancelToken *cancel)
+{
+    if (cancel && cancel->cancelled())
+        throw Cancelled{};
+    std::vector<char> closed(static_cast<size_t>(worldSize()), 0);
+    onEveryRank([&](AccumEngine &e) {
+        closed[static_cast<size_t>(e.rank())] = e.microStep(e.rank() == 0 ? rank0Observer : nullptr);
+    });
+    return closed.front() != 0;
+}
+
+void ThreadRanks::saveCheckpoint(const std::filesystem::path &dir)
+{
+    if (d->failure)
+        std::rethrow_exception(d->failure);
+    try {
+        onEveryRank([&](AccumEngine &e) { accumlab::saveCheckpoint(e, dir); });
+    } catch (...) {
+        if (d->group) { // every rank has returned, and none changed its engine
+            d->group->repair();
+            d->failure = nullptr;
+        }
+        throw;
+    }
+}
+
+CheckpointSummary ThreadRanks::loadCheckpoint(const std::filesystem::path &dir)
+{
+    // No collective: the ranks load their files one after the other, rank 0 last.
+    CheckpointSummary summary;
+    for (int64_t r = worldSize() - 1; r >= 0; --r)
+        summary = accumlab::loadCheckpoint(engine(r), dir);
+    return summary;
+}
+
+std::vector<double> ThreadRanks::referenceGradNorms()
+{
+    std::vector<double> norms;
+    onEveryRank([&](AccumEngine &e) {
+        auto mine = e.referenceGradNorms();
+        if (e.rank() == 0)
+            norms = std::move(mine);
+    });
+    return norms;
 }
 
 } // namespace accumlab

@@ -206,6 +206,10 @@
         <source>%1 · no loss scaler</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>micro-batch %1 of %2 on each of %3 ranks in optimizer window %4, bars of rank %5%6</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ControlPanel</name>
@@ -426,10 +430,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; teaching mode runs one.</source>
-        <translation></translation>
-    </message>
-    <message>
         <source>Loss scaler</source>
         <translation type="unfinished"></translation>
     </message>
@@ -443,6 +443,10 @@
     </message>
     <message>
         <source>Like PyTorch&apos;s GradScaler: the loss is multiplied by a scale before backward, the buffers are unscaled once per window, and a window with an Inf or NaN is skipped and the scale halved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel and teaching mode run as many ranks as threads of the app, and teaching mode&apos;s bars show rank 0&apos;s buffers.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -206,6 +206,10 @@
         <source>%1 · no loss scaler</source>
         <translation>%1 · بدون مقیاس‌دهنده‌ی زیان</translation>
     </message>
+    <message>
+        <source>micro-batch %1 of %2 on each of %3 ranks in optimizer window %4, bars of rank %5%6</source>
+        <translation>میکروبچ %1 از %2 روی هر یک از %3 رنک در پنجره‌ی %4 بهینه‌ساز، میله‌های رنک %5%6</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ControlPanel</name>
@@ -426,10 +430,6 @@
         <translation>زمان‌بندی نرخ یادگیری پس از هر میکروبچ جلو می‌رود</translation>
     </message>
     <message>
-        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; teaching mode runs one.</source>
-        <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ پنل هم‌ارزی همین تعداد رنک را به‌صورت رشته‌های درون برنامه بررسی می‌کند؛ حالت تدریس با یک رنک اجرا می‌شود.</translation>
-    </message>
-    <message>
         <source>Loss scaler</source>
         <translation>مقیاس‌دهنده‌ی زیان</translation>
     </message>
@@ -444,6 +444,10 @@
     <message>
         <source>Like PyTorch&apos;s GradScaler: the loss is multiplied by a scale before backward, the buffers are unscaled once per window, and a window with an Inf or NaN is skipped and the scale halved.</source>
         <translation>مانند GradScaler در PyTorch: زیان پیش از پس‌انتشار در یک مقیاس ضرب می‌شود، مقیاس بافرها در هر پنجره یک بار برگردانده می‌شود، و پنجره‌ای که Inf یا NaN دارد کنار گذاشته و مقیاس نصف می‌شود.</translation>
+    </message>
+    <message>
+        <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel and teaching mode run as many ranks as threads of the app, and teaching mode&apos;s bars show rank 0&apos;s buffers.</source>
+        <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ پنل هم‌ارزی و حالت تدریس همین تعداد رنک را به‌صورت رشته‌های درون برنامه اجرا می‌کنند، و میله‌های حالت تدریس بافرهای رنک صفر را نشان می‌دهند.</translation>
     </message>
 </context>
 <context>

@@ -41,6 +41,7 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
     layout->addWidget(m_ratioLabel);
     m_progressLabel = new QLabel;
     m_progressLabel->setObjectName(QStringLiteral("progressLabel"));
+    m_progressLabel->setWordWrap(true); // with ranks it names them and whose bars show
     layout->addWidget(m_progressLabel);
     m_countersWidget = new QWidget;
     m_countersWidget->setObjectName(QStringLiteral("countersWidget"));
@@ -97,6 +98,7 @@ void AccumulationPanel::setEngine(const EngineInfo &info)
 {
     m_bufferView->setParameterNames(info.parameterNames);
     m_bufferView->setConfig(info.config);
+    m_worldSize = info.config.worldSize;
     m_last.reset();
     showLast();
 }
@@ -132,9 +134,16 @@ void AccumulationPanel::showLast()
     m_ratioLabel->setText(closed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
                                        .arg(loc.toString(ratio, 'f', 2), loc.toString(u.accumSteps))
                                  : tr("accumulated / full batch = %1× so far").arg(loc.toString(ratio, 'f', 2)));
-    m_progressLabel->setText(tr("micro-batch %1 of %2 in optimizer window %3%4")
-                                 .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(u.step + 1),
-                                      u.optimizerStepped ? tr(" — optimizer stepped") : QString()));
+    const QString stepped = u.optimizerStepped ? tr(" — optimizer stepped") : QString();
+    // With several ranks each fills its own buffers; the bars are rank 0's, averaged with the
+    // others' at the window's sync.
+    m_progressLabel->setText(
+        m_worldSize > 1
+            ? tr("micro-batch %1 of %2 on each of %3 ranks in optimizer window %4, bars of rank %5%6")
+                  .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(m_worldSize),
+                       loc.toString(u.step + 1), loc.toString(0), stepped)
+            : tr("micro-batch %1 of %2 in optimizer window %3%4")
+                  .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(u.step + 1), stepped));
     m_counterValues[MicroBatches]->setText(loc.toString(u.microBatches));
     m_counterValues[OptimizerSteps]->setText(loc.toString(u.optimizerSteps));
     m_counterValues[StateStep]->setText(loc.toString(u.optimizerStateStep));

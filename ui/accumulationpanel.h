@@ -63,6 +63,7 @@ private:
     QLabel *m_counterValues[CounterCount] = {};
     QLabel *m_float16Counters = nullptr; // float16 only: the path that ran and the loss scaler's counters
     std::optional<MicroBatchUpdate> m_last;
+    qint64 m_worldSize = 1; // teaching mode's ranks; the bars and counters are rank 0's
     bool m_classroom = false;
 };
 

@@ -344,8 +344,8 @@ void ControlPanel::retranslateUi()
     m_noSyncCheck->setText(tr("sync only on the last micro-batch"));
     m_noSyncCheck->setToolTip(tr("Like DDP's no_sync(): non-final micro-batches skip the gradient all-reduce."));
     m_worldSlider->setToolTip(tr("Run sweep starts this many real rank processes on this machine, which all-reduce "
-                                 "their gradients over c10d (Gloo); the equivalence panel checks as many ranks as threads of the app; "
-                                 "teaching mode runs one."));
+                                 "their gradients over c10d (Gloo); the equivalence panel and teaching mode run as many ranks as threads of "
+                                 "the app, and teaching mode's bars show rank 0's buffers."));
     m_dtypeCombo->setItemText(0, tr("float32"));
     m_dtypeCombo->setItemText(1, tr("float64"));
     m_dtypeCombo->setItemText(2, tr("bfloat16"));

@@ -9,6 +9,7 @@
 #include "core/distributed.h"
 #include "core/engine.h"
 #include "core/experiments.h"
+#include "core/thread_ranks.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -131,7 +132,7 @@ void EngineWorker::configureTeaching(const AccumConfig &config)
 
 void EngineWorker::resetTeaching()
 {
-    m_engine.reset();
+    m_ranks.reset();
     m_reference.clear();
     m_hasPending = false;
     ensureEngine();
@@ -139,13 +140,12 @@ void EngineWorker::resetTeaching()
 
 bool EngineWorker::ensureEngine()
 {
-    if (m_engine)
+    if (m_ranks)
         return true;
     try {
-        // Teaching mode runs one process; the sweep starts real ranks (runSweep below).
-        AccumConfig oneRank = m_config;
-        oneRank.worldSize = 1;
-        m_engine = std::make_unique<AccumEngine>(oneRank);
+        // Teaching mode's ranks are threads of this process; the sweep starts real rank
+        // processes (runSweep below).
+        m_ranks = std::make_unique<ThreadRanks>(m_config);
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
         emit teachingError(EngineError::from(ex));
@@ -157,10 +157,11 @@ bool EngineWorker::ensureEngine()
 
 void EngineWorker::announceEngine()
 {
+    const AccumEngine &engine = m_ranks->rank0();
     EngineInfo info;
-    info.config = m_engine->config();
-    info.device = QString::fromStdString(m_engine->deviceName());
-    for (const auto &n : m_engine->parameterNames())
+    info.config = engine.config();
+    info.device = QString::fromStdString(engine.deviceName());
+    for (const auto &n : engine.parameterNames())
         info.parameterNames << QString::fromStdString(n);
     emit engineConfigured(info);
 }
@@ -194,11 +195,12 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
     if (!ensureEngine())
         return;
     try {
-        // A new window: the marker is the full-batch gradient of the window's samples.
-        if (m_engine->microIndex() == 0)
-            m_reference = toQVector(m_engine->referenceGradNorms());
+        // A new window: the marker is the full-batch gradient of the window's samples, every
+        // rank's. The bars and counters are rank 0's.
+        if (m_ranks->rank0().microIndex() == 0)
+            m_reference = toQVector(m_ranks->referenceGradNorms());
         TeachingObserver observer;
-        m_engine->microStep(&observer, cancel.get());
+        m_ranks->microStep(&observer, cancel.get());
         MicroBatchUpdate u = toUpdate(observer.m_event);
         u.referenceNorms = m_reference;
         emitMicroThrottled(u);
@@ -206,7 +208,7 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
             // One point per optimizer window (at most one per micro-batch, so at Play's
             // bounded rate), the losses as the engine measured them.
             StepBatchUpdate step;
-            step.effectiveBatch = m_engine->config().effectiveBatch();
+            step.effectiveBatch = m_ranks->rank0().config().effectiveBatch(); // micro x accum x ranks
             step.losses.append(QPointF(static_cast<double>(r->step), r->loss));
             step.logged.append(QPointF(static_cast<double>(r->step), r->loggedLoss));
             emit teachingStepDone(step);
@@ -233,16 +235,17 @@ void EngineWorker::saveSession(const QString &folder, quint64 serial)
         return;
     }
     try {
-        saveCheckpoint(*m_engine, folder.toStdString());
+        m_ranks->saveCheckpoint(folder.toStdString()); // every rank's file
         u.ok = true;
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex);
     }
-    u.config = m_engine->config();
-    u.microBatches = m_engine->microBatches();
-    u.windowsDone = m_engine->windowsDone();
-    u.microIndex = m_engine->microIndex();
-    u.paramsSha256 = QString::fromStdString(m_engine->paramsSha256());
+    const AccumEngine &engine = m_ranks->rank0();
+    u.config = engine.config();
+    u.microBatches = engine.microBatches();
+    u.windowsDone = engine.windowsDone();
+    u.microIndex = engine.microIndex();
+    u.paramsSha256 = QString::fromStdString(engine.paramsSha256());
     emit sessionFinished(u);
 }
 
@@ -254,33 +257,31 @@ void EngineWorker::resumeSession(const AccumConfig &config, const QString &folde
     u.action = SessionAction::Resume;
     u.folder = folder;
     try {
-        // Teaching mode is one process (ensureEngine): a checkpoint of several ranks is refused
-        // by loadCheckpoint in words (its world size).
-        AccumConfig oneRank = config;
-        oneRank.worldSize = 1;
-        auto engine = std::make_unique<AccumEngine>(oneRank);
-        const CheckpointSummary summary = loadCheckpoint(*engine, folder.toStdString());
+        // As many ranks as the checkpoint has (config.worldSize), each loading its own file.
+        auto ranks = std::make_unique<ThreadRanks>(config);
+        const CheckpointSummary summary = ranks->loadCheckpoint(folder.toStdString());
         m_config = config;
-        m_engine = std::move(engine);
+        m_ranks = std::move(ranks);
         m_hasPending = false;
         m_reference.clear();
         announceEngine();
         // The open window as the checkpoint left it: its partial sums against its full-batch
         // gradient, so the bars stand where they stood when it was saved.
-        if (m_engine->microIndex() > 0) {
-            m_reference = toQVector(m_engine->referenceGradNorms());
-            if (const auto snapshot = m_engine->openWindowSnapshot()) {
+        AccumEngine &engine = m_ranks->rank0();
+        if (engine.microIndex() > 0) {
+            m_reference = toQVector(m_ranks->referenceGradNorms());
+            if (const auto snapshot = engine.openWindowSnapshot()) {
                 MicroBatchUpdate view = toUpdate(*snapshot);
                 view.referenceNorms = m_reference;
                 emit microBatchDone(view);
             }
         }
         u.ok = true;
-        u.config = m_engine->config();
+        u.config = engine.config();
         u.microBatches = summary.microBatches;
         u.windowsDone = summary.windowsDone;
         u.microIndex = summary.microIndex;
-        u.paramsSha256 = QString::fromStdString(m_engine->paramsSha256());
+        u.paramsSha256 = QString::fromStdString(engine.paramsSha256());
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex); // the running engine is untouched
     }

@@ -1,10 +1,12 @@
 // The engine's side of the thread boundary. An EngineWorker lives in the controller's
-// QThread and owns the teaching-mode AccumEngine; sweeps, equivalence checks, guided
-// experiments and the out-of-memory demo build their own engines inside core. Threading
-// contract: every member is touched only by the worker thread (the controller calls in
-// through queued invocations); the only state shared with
-// the GUI thread is the CancelToken each job receives, which is atomic. Results leave as
-// value structs (ui/updates.h) through queued signals, at a bounded rate.
+// QThread and owns teaching mode's ranks (core/thread_ranks.h: the Ranks setting's engines,
+// rank 0 the one shown); sweeps, equivalence checks, guided experiments and the
+// out-of-memory demo build their own engines inside core. Threading contract: every member is
+// touched only by the worker thread (the controller calls in through queued invocations);
+// during a teaching call the other ranks run on threads of core's, joined before it returns.
+// The only state shared with the GUI thread is the CancelToken each job receives, which is
+// atomic. Results leave as value structs (ui/updates.h) through queued signals, at a bounded
+// rate.
 #pragma once
 
 #include "ui/updates.h"
@@ -19,7 +21,7 @@
 class QTimer;
 
 namespace accumlab {
-class AccumEngine;
+class ThreadRanks;
 }
 
 namespace accumlab::ui {
@@ -44,9 +46,10 @@ public:
                        std::shared_ptr<const CancelToken> cancel);
     void runMemoryLab(const MemoryLabRequest &request, quint64 serial, std::shared_ptr<const CancelToken> cancel);
     // Teaching mode's run as a checkpoint (core/checkpoint.h) in `folder`, wherever it stands,
-    // inside a window or at its end; and that run resumed from one: an engine of `config` (the
-    // checkpoint's settings, core's checkpointConfig) replaces the current one only when the
-    // checkpoint loaded. Play stops first. The answer is sessionFinished.
+    // inside a window or at its end, one file per rank; and that run resumed from one: ranks of
+    // `config` (the checkpoint's settings and world size, core's checkpointConfig) replace the
+    // current ones only when the checkpoint loaded. Play stops first. The answer is
+    // sessionFinished.
     void saveSession(const QString &folder, quint64 serial);
     void resumeSession(const AccumConfig &config, const QString &folder, quint64 serial);
 
@@ -77,7 +80,7 @@ private:
     void playTick();
 
     AccumConfig m_config;
-    std::unique_ptr<AccumEngine> m_engine;
+    std::unique_ptr<ThreadRanks> m_ranks; // teaching mode's run
     QVector<double> m_reference;          // full-batch norms of the open window
     QTimer *m_playTimer = nullptr;
     QTimer *m_flushTimer = nullptr;

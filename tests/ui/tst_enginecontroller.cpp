@@ -1,9 +1,9 @@
-// The worker thread and its controller: start, per-micro-batch updates, sweep points,
-// finished, cancel mid-sweep within 200 ms, cancel in every kind of job the controller runs
-// with the same kind of job then running to its end, destroying the controller mid-run, the
-// out-of-memory demo answering in words on a machine without CUDA; a teaching session saved
-// and resumed at any micro-batch continuing bit for bit, and a resume the checkpoint refuses
-// leaving the running engine as it was.
+// The worker thread and its controller: start, per-micro-batch updates, teaching mode on the
+// chosen number of ranks, sweep points, finished, cancel mid-sweep within 200 ms, cancel in
+// every kind of job the controller runs with the same kind of job then running to its end,
+// destroying the controller mid-run, the out-of-memory demo answering in words on a machine
+// without CUDA; a teaching session saved and resumed at any micro-batch continuing bit for
+// bit, and a resume the checkpoint refuses leaving the running engine as it was.
 #include "common.h"
 
 #include "ui/enginecontroller.h"
@@ -11,6 +11,7 @@
 
 #include "core/checkpoint.h"
 #include "core/device.h"
+#include "core/engine.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -92,7 +93,8 @@ private slots:
     void sweepEmitsPointsAndFinishes();
     void sweepOnRealRanks_data();
     void sweepOnRealRanks();
-    void teachingModeRunsOneRank();
+    void teachingModeRunsTheChosenRanks_data();
+    void teachingModeRunsTheChosenRanks();
     void cancelMidSweepWithin200ms();
     void cancelInEveryPhase_data();
     void cancelInEveryPhase();
@@ -223,16 +225,57 @@ void TestEngineController::sweepOnRealRanks()
     }
 }
 
-void TestEngineController::teachingModeRunsOneRank()
+// The Ranks setting reaches teaching mode: the worker runs that many ranks (threads meeting
+// in an all-reduce), and Step shows rank 0: its sync count, its optimizer steps, its bars
+// against the window's full batch of every rank's samples, the marker one rank's engine
+// computes for that global batch.
+void TestEngineController::teachingModeRunsTheChosenRanks_data()
 {
+    QTest::addColumn<int>("world");
+    QTest::addColumn<bool>("noSync");
+    QTest::newRow("1 rank no-sync on") << 1 << true;
+    QTest::newRow("2 ranks no-sync on") << 2 << true;
+    QTest::newRow("2 ranks no-sync off") << 2 << false;
+    QTest::newRow("4 ranks no-sync on") << 4 << true;
+}
+
+void TestEngineController::teachingModeRunsTheChosenRanks()
+{
+    QFETCH(int, world);
+    QFETCH(bool, noSync);
+    constexpr int kAccum = 3;
+    constexpr int kWindows = 2;
     EngineController controller;
-    QSignalSpy spy(&controller, &EngineController::engineConfigured);
-    AccumConfig c = smallConfig(2);
-    c.worldSize = 3;
+    QSignalSpy configured(&controller, &EngineController::engineConfigured);
+    QSignalSpy stepped(&controller, &EngineController::teachingStepDone);
+    AccumConfig c = smallConfig(kAccum);
+    c.worldSize = world;
+    c.noSync = noSync;
     controller.setConfig(c);
-    QVERIFY(spy.wait(10'000));
-    QCOMPARE(controller.engineInfo()->config.worldSize, 1);
-    QCOMPARE(controller.engineInfo()->config.accumSteps, 2);
+    QVERIFY(configured.wait(10'000));
+    QCOMPARE(controller.engineInfo()->config.worldSize, world);
+    // The full batch of the first window: micro x ranks samples per micro-batch on one rank.
+    AccumConfig global = c;
+    global.microBatch = c.microBatch * world;
+    global.worldSize = 1;
+    const std::vector<double> marker = AccumEngine(global).referenceGradNorms();
+
+    std::vector<MicroBatchUpdate> updates;
+    connect(&controller, &EngineController::microBatchDone, this, [&](const MicroBatchUpdate &u) { updates.push_back(u); });
+    for (int i = 0; i < kAccum * kWindows; ++i) {
+        controller.stepMicroBatch();
+        QTRY_COMPARE_WITH_TIMEOUT(qsizetype(updates.size()), qsizetype(i + 1), 10'000);
+    }
+    QCOMPARE(size_t(updates.front().referenceNorms.size()), marker.size());
+    for (size_t i = 0; i < marker.size(); ++i)
+        ACCUMLAB_COMPARE_REL(updates.front().referenceNorms[qsizetype(i)], marker[i], 1e-5);
+    const MicroBatchUpdate &last = updates.back();
+    QCOMPARE(last.syncCalls, noSync ? kWindows : kWindows * kAccum);
+    QCOMPARE(last.optimizerSteps, kWindows);
+    QCOMPARE(last.microBatches, kWindows * kAccum); // rank 0's own
+    ACCUMLAB_COMPARE_REL(last.fillTotal, 1.0, 1e-5);
+    QTRY_COMPARE_WITH_TIMEOUT(stepped.count(), kWindows, 10'000);
+    QCOMPARE(stepped.last().first().value<StepBatchUpdate>().effectiveBatch, c.microBatch * kAccum * world);
 }
 
 void TestEngineController::cancelMidSweepWithin200ms()
@@ -469,27 +512,32 @@ void TestEngineController::sessionResumesBitForBit_data()
     QTest::addColumn<QString>("optimizer");
     QTest::addColumn<bool>("float16");
     QTest::addColumn<int>("savedAt"); // micro-batches before the save (windows of 4)
-    QTest::newRow("sgd, inside a window") << "sgd" << false << 6;
-    QTest::newRow("momentum, first micro-batch") << "momentum" << false << 1;
-    QTest::newRow("adamw, at a window's end") << "adamw" << false << 8;
-    QTest::newRow("adamw, inside a window") << "adamw" << false << 7;
-    QTest::newRow("adamw float16 + scaler, inside a window") << "adamw" << true << 6;
+    QTest::addColumn<int>("world");   // teaching mode's ranks, one file each
+    QTest::newRow("sgd, inside a window") << "sgd" << false << 6 << 1;
+    QTest::newRow("momentum, first micro-batch") << "momentum" << false << 1 << 1;
+    QTest::newRow("adamw, at a window's end") << "adamw" << false << 8 << 1;
+    QTest::newRow("adamw, inside a window") << "adamw" << false << 7 << 1;
+    QTest::newRow("adamw float16 + scaler, inside a window") << "adamw" << true << 6 << 1;
+    QTest::newRow("sgd, 2 ranks, inside a window") << "sgd" << false << 6 << 2;
+    QTest::newRow("adamw, 4 ranks, at a window's end") << "adamw" << false << 8 << 4;
 }
 
 // Save at `savedAt`, go on 7 micro-batches; another controller resumes the save and goes on
 // the same 7: the parameters are bit-identical (params_sha256), the resumed view stands where
-// the saved run stood, and the controls' run is the checkpoint's.
+// the saved run stood, and the controls' run is the checkpoint's, its ranks (one file each) too.
 void TestEngineController::sessionResumesBitForBit()
 {
     QFETCH(QString, optimizer);
     QFETCH(bool, float16);
     QFETCH(int, savedAt);
+    QFETCH(int, world);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString saved = dir.filePath(QStringLiteral("saved"));
     AccumConfig c = smallConfig(4);
     c.optimizer.kind = optimizerFromString(optimizer.toStdString());
     c.optimizer.lrWarmup = 3;
+    c.worldSize = world;
     if (float16) {
         c.dtype = DType::Float16;
         c.lossScaler.enabled = true;
@@ -522,6 +570,8 @@ void TestEngineController::sessionResumesBitForBit()
     QCOMPARE(second.config().accumSteps, c.accumSteps);
     QVERIFY(second.config().optimizer.kind == c.optimizer.kind);
     QVERIFY(second.config().dtype == c.dtype);
+    QCOMPARE(second.config().worldSize, c.worldSize);
+    QCOMPARE(second.engineInfo()->config.worldSize, c.worldSize);
     // Inside a window the bars are shown as the save left them: its micro-batches, its fill.
     if (savedAt % 4 != 0) {
         QVERIFY(!views.isEmpty());

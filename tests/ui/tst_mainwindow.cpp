@@ -160,6 +160,8 @@ private slots:
     void ghostBarOnAFixedAxis();
     void lossChartGainsAPointPerStep();
     void ranksReachTheEquivalenceCheck();
+    void ranksReachTeachingMode_data();
+    void ranksReachTeachingMode();
     void experimentOffersTheLabBack();
     void classroomModeEnlargesWhatTheClassReads();
     void presetKeepsWhereTheLessonOpens();
@@ -987,6 +989,32 @@ void TestMainWindow::ranksReachTheEquivalenceCheck()
     QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.scaling == Scaling::None, kWaitMs);
     QVERIFY(!w.lastEquivalence()->holds);
     QCOMPARE(w.lastEquivalence()->config.worldSize, 2);
+}
+
+void TestMainWindow::ranksReachTeachingMode_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::newRow("English") << "en";
+    QTest::newRow("Persian") << "fa";
+}
+
+// The Ranks slider reaches teaching mode: Step runs that many ranks, and the window says whose
+// bars it shows; one window of 4 with no-sync is one sync, and the bars end on the marker.
+void TestMainWindow::ranksReachTeachingMode()
+{
+    QFETCH(QString, language);
+    switchLanguage(language);
+    MainWindow w(false);
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(4);
+    w.findChild<QSlider *>(QStringLiteral("worldSizeSlider"))->setValue(3);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.worldSize == 3 && c.accumSteps == 4; }));
+    for (int i = 0; i < 4; ++i)
+        w.controller()->stepMicroBatch();
+    QTRY_COMPARE_WITH_TIMEOUT(labelText(&w, "microBatchesValue"), w.locale().toString(4), kWaitMs);
+    QCOMPARE(labelText(&w, "syncCallsValue"), w.locale().toString(1));
+    const QString progress = labelText(&w, "progressLabel");
+    QVERIFY2(progress.contains(w.locale().toString(3)), qPrintable(progress));
+    QVERIFY2(labelText(&w, "ratioLabel").contains(w.locale().toString(1.0, 'f', 2)), qPrintable(labelText(&w, "ratioLabel")));
 }
 
 // An experiment's settings land on the controls; the status bar offers the lab back as it was.
