@@ -107,8 +107,11 @@ void TestAutorun::autorunWritesJsonAndScreenshot()
     QProcess proc;
     proc.setWorkingDirectory(dir.path());
     proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY),
-               {QStringLiteral("--autorun"), QStringLiteral("--accum-grid"), QStringLiteral("1,2"),
-                QStringLiteral("--num-steps"), QStringLiteral("3"), QStringLiteral("--export-json"), json,
+               // A sweep long enough for the GUI-stall probe (a 5 ms timer) to tick while it runs,
+               // however busy the machine: three steps of two points could end before its first tick,
+               // and a probe that never ticked rightly prints no figure.
+               {QStringLiteral("--autorun"), QStringLiteral("--accum-grid"), QStringLiteral("1,2,4"),
+                QStringLiteral("--num-steps"), QStringLiteral("30"), QStringLiteral("--export-json"), json,
                 QStringLiteral("--screenshot"), png, QStringLiteral("--window-size"), QStringLiteral("1024x700"),
                 QStringLiteral("--quit")});
     QVERIFY(proc.waitForFinished(60'000));
@@ -123,8 +126,9 @@ void TestAutorun::autorunWritesJsonAndScreenshot()
     QFile f(json);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const CurveFile curve = parseCurveJson(f.readAll().toStdString());
-    QCOMPARE(curve.points.size(), size_t(2));
+    QCOMPARE(curve.points.size(), size_t(3));
     QCOMPARE(curve.points[1].accumSteps, 2);
+    QCOMPARE(curve.points[2].accumSteps, 4);
 
     QVERIFY(QFileInfo(png).size() > 0);
     const QImage image(png);
