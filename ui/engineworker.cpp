@@ -220,6 +220,16 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
     }
 }
 
+// Where a saved or resumed run stands, read from its rank 0.
+void EngineWorker::describeRun(const AccumEngine &engine, SessionUpdate &u)
+{
+    u.config = engine.config();
+    u.microBatches = engine.microBatches();
+    u.windowsDone = engine.windowsDone();
+    u.microIndex = engine.microIndex();
+    u.paramsSha256 = QString::fromStdString(engine.paramsSha256());
+}
+
 void EngineWorker::saveSession(const QString &folder, quint64 serial)
 {
     setPlaying(false, 1);
@@ -240,12 +250,7 @@ void EngineWorker::saveSession(const QString &folder, quint64 serial)
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex);
     }
-    const AccumEngine &engine = m_ranks->rank0();
-    u.config = engine.config();
-    u.microBatches = engine.microBatches();
-    u.windowsDone = engine.windowsDone();
-    u.microIndex = engine.microIndex();
-    u.paramsSha256 = QString::fromStdString(engine.paramsSha256());
+    describeRun(m_ranks->rank0(), u);
     emit sessionFinished(u);
 }
 
@@ -259,7 +264,7 @@ void EngineWorker::resumeSession(const AccumConfig &config, const QString &folde
     try {
         // As many ranks as the checkpoint has (config.worldSize), each loading its own file.
         auto ranks = std::make_unique<ThreadRanks>(config);
-        const CheckpointSummary summary = ranks->loadCheckpoint(folder.toStdString());
+        ranks->loadCheckpoint(folder.toStdString());
         m_config = config;
         m_ranks = std::move(ranks);
         m_hasPending = false;
@@ -277,11 +282,7 @@ void EngineWorker::resumeSession(const AccumConfig &config, const QString &folde
             }
         }
         u.ok = true;
-        u.config = engine.config();
-        u.microBatches = summary.microBatches;
-        u.windowsDone = summary.windowsDone;
-        u.microIndex = summary.microIndex;
-        u.paramsSha256 = QString::fromStdString(engine.paramsSha256());
+        describeRun(engine, u);
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex); // the running engine is untouched
     }

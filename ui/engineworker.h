@@ -75,6 +75,7 @@ private:
     bool ensureEngine();
     void announceEngine();
     static MicroBatchUpdate toUpdate(const MicroBatchEvent &e);
+    static void describeRun(const AccumEngine &engine, SessionUpdate &u);
     void emitMicroThrottled(const MicroBatchUpdate &update);
     void flushPendingMicro();
     void playTick();
