@@ -449,6 +449,14 @@
         <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel and teaching mode run as many ranks as threads of the app, and teaching mode&apos;s bars show rank 0&apos;s buffers.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Controls hidden in classroom mode</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -952,86 +960,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The sweep settings are invalid: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sweep running…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The sweep failed: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sweep stopped after %1 of %2 points.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No sweep has completed yet: run a sweep first.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The skill file needs a completed sweep and an equivalence check.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Export accum-curve.json</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Wrote %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Export skill markdown</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Folder for the chart PNGs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Wrote %1 PNG files to %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Could not open %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Open preset</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Save preset</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>lesson.json</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Controls hidden in classroom mode</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>AccumLab</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>E&amp;xperiments</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1076,18 +1004,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Imported %1: %2 points</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Could not import %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Import accum-curve.json</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>About AccumLab</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1101,22 +1017,6 @@
     </message>
     <message>
         <source>&amp;About AccumLab</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sweep round %1 of %2, point %3 of %4</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>JSON files</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Markdown files</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>AccumLab presets</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1168,26 +1068,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Export chart PNGs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Size of the pictures:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1× (as on screen)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1× (for slides)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1×</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Save session…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1201,30 +1081,6 @@
     </message>
     <message>
         <source>Continue a saved run exactly where it stopped, with its settings</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 windows done and %2 micro-batches into the next</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 windows done</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Resumed the session from %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Saved the session to %1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Folder to save the session in</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Folder of the session to resume</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1487,6 +1343,159 @@
     </message>
     <message>
         <source>Unanswered questions: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::SessionFiles</name>
+    <message>
+        <source>JSON files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Markdown files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>AccumLab presets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save preset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lesson.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No sweep has completed yet: run a sweep first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The skill file needs a completed sweep and an equivalence check.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 points</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Could not import %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Import accum-curve.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export accum-curve.json</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export skill markdown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder for the chart PNGs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1× (as on screen)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1× (for slides)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export chart PNGs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Size of the pictures:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote %1 PNG files to %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 windows done and %2 micro-batches into the next</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 windows done</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resumed the session from %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved the session to %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder to save the session in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder of the session to resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::StatusReporter</name>
+    <message>
+        <source>AccumLab</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::SweepRunner</name>
+    <message>
+        <source>The sweep settings are invalid: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep running…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep round %1 of %2, point %3 of %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sweep failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep stopped after %1 of %2 points.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

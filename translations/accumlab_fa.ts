@@ -449,6 +449,14 @@
         <source>Run sweep starts this many real rank processes on this machine, which all-reduce their gradients over c10d (Gloo); the equivalence panel and teaching mode run as many ranks as threads of the app, and teaching mode&apos;s bars show rank 0&apos;s buffers.</source>
         <translation>«اجرای پیمایش» این تعداد فرایند رنک واقعی را روی همین ماشین راه می‌اندازد که گرادیان‌هایشان را با c10d (Gloo)‎ all-reduce می‌کنند؛ پنل هم‌ارزی و حالت تدریس همین تعداد رنک را به‌صورت رشته‌های درون برنامه اجرا می‌کنند، و میله‌های حالت تدریس بافرهای رنک صفر را نشان می‌دهند.</translation>
     </message>
+    <message>
+        <source>Controls hidden in classroom mode</source>
+        <translation>کنترل‌های پنهان در حالت کلاس</translation>
+    </message>
+    <message>
+        <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
+        <translation>کنترل‌های علامت‌خورده تا وقتی حالت کلاس روشن است پنهان می‌مانند. برای نگه داشتن این انتخاب یک پیش‌تنظیم ذخیره کنید.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::EngineWorker</name>
@@ -952,86 +960,6 @@
         <translation>اجرا</translation>
     </message>
     <message>
-        <source>The sweep settings are invalid: %1</source>
-        <translation>تنظیمات پیمایش نامعتبر است: %1</translation>
-    </message>
-    <message>
-        <source>Sweep running…</source>
-        <translation>پیمایش در حال اجرا…</translation>
-    </message>
-    <message>
-        <source>The sweep failed: %1</source>
-        <translation>پیمایش ناموفق بود: %1</translation>
-    </message>
-    <message>
-        <source>Sweep stopped after %1 of %2 points.</source>
-        <translation>پیمایش پس از %1 نقطه از %2 متوقف شد.</translation>
-    </message>
-    <message>
-        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
-        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه؛ بیشترین توقف رابط کاربری %2 میلی‌ثانیه.</translation>
-    </message>
-    <message>
-        <source>No sweep has completed yet: run a sweep first.</source>
-        <translation>هنوز هیچ پیمایشی کامل نشده است: نخست یک پیمایش اجرا کنید.</translation>
-    </message>
-    <message>
-        <source>The skill file needs a completed sweep and an equivalence check.</source>
-        <translation>فایل دستورالعمل به یک پیمایش کامل و یک بررسی هم‌ارزی نیاز دارد.</translation>
-    </message>
-    <message>
-        <source>Export accum-curve.json</source>
-        <translation>خروجی accum-curve.json</translation>
-    </message>
-    <message>
-        <source>Wrote %1</source>
-        <translation>%1 نوشته شد</translation>
-    </message>
-    <message>
-        <source>Export skill markdown</source>
-        <translation>خروجی دستورالعمل (Markdown)‎</translation>
-    </message>
-    <message>
-        <source>Folder for the chart PNGs</source>
-        <translation>پوشه‌ی فایل‌های PNG نمودارها</translation>
-    </message>
-    <message>
-        <source>Wrote %1 PNG files to %2</source>
-        <translation>%1 فایل PNG در %2 نوشته شد</translation>
-    </message>
-    <message>
-        <source>Could not open %1: %2</source>
-        <translation>باز کردن %1 ممکن نشد: %2</translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
-    <message>
-        <source>Open preset</source>
-        <translation>باز کردن پیش‌تنظیم</translation>
-    </message>
-    <message>
-        <source>Save preset</source>
-        <translation>ذخیره‌ی پیش‌تنظیم</translation>
-    </message>
-    <message>
-        <source>lesson.json</source>
-        <translation>lesson.json</translation>
-    </message>
-    <message>
-        <source>Controls hidden in classroom mode</source>
-        <translation>کنترل‌های پنهان در حالت کلاس</translation>
-    </message>
-    <message>
-        <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
-        <translation>کنترل‌های علامت‌خورده تا وقتی حالت کلاس روشن است پنهان می‌مانند. برای نگه داشتن این انتخاب یک پیش‌تنظیم ذخیره کنید.</translation>
-    </message>
-    <message>
-        <source>AccumLab</source>
-        <translation>آزمایشگاه انباشت</translation>
-    </message>
-    <message>
         <source>E&amp;xperiments</source>
         <translation>آزمایش‌ها</translation>
     </message>
@@ -1076,18 +1004,6 @@
         <translation>یک منحنی ذخیره‌شده (از AccumLab یا از درس) را روی نمودار توان عملیاتی نشان می‌دهد</translation>
     </message>
     <message>
-        <source>Imported %1: %2 points</source>
-        <translation>%1 وارد شد: %2 نقطه</translation>
-    </message>
-    <message>
-        <source>Could not import %1: %2</source>
-        <translation>وارد کردن %1 ممکن نشد: %2</translation>
-    </message>
-    <message>
-        <source>Import accum-curve.json</source>
-        <translation>ورود accum-curve.json</translation>
-    </message>
-    <message>
         <source>About AccumLab</source>
         <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
     </message>
@@ -1104,22 +1020,6 @@
         <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
     </message>
     <message>
-        <source>Sweep round %1 of %2, point %3 of %4</source>
-        <translation>دور %1 از %2 پیمایش، نقطه‌ی %3 از %4</translation>
-    </message>
-    <message>
-        <source>JSON files</source>
-        <translation>فایل‌های JSON</translation>
-    </message>
-    <message>
-        <source>Markdown files</source>
-        <translation>فایل‌های Markdown</translation>
-    </message>
-    <message>
-        <source>AccumLab presets</source>
-        <translation>پیش‌تنظیم‌های AccumLab</translation>
-    </message>
-    <message>
         <source>graphics card %1</source>
         <translation>کارت گرافیک %1</translation>
     </message>
@@ -1134,26 +1034,6 @@
     <message>
         <source>Latin digits (%1)</source>
         <translation>ارقام لاتین: %1</translation>
-    </message>
-    <message>
-        <source>Export chart PNGs</source>
-        <translation>خروجی نمودارها به‌صورت PNG</translation>
-    </message>
-    <message>
-        <source>Size of the pictures:</source>
-        <translation>اندازه‌ی تصویرها:</translation>
-    </message>
-    <message>
-        <source>%1× (as on screen)</source>
-        <translation>%1× (به اندازه‌ی روی صفحه)</translation>
-    </message>
-    <message>
-        <source>%1× (for slides)</source>
-        <translation>%1× (برای اسلاید)</translation>
-    </message>
-    <message>
-        <source>%1×</source>
-        <translation>%1×</translation>
     </message>
     <message>
         <source>Controls</source>
@@ -1202,30 +1082,6 @@
     <message>
         <source>Continue a saved run exactly where it stopped, with its settings</source>
         <translation>اجرای ذخیره‌شده را درست از همان‌جا که ایستاد، با تنظیمات خودش، ادامه می‌دهد</translation>
-    </message>
-    <message>
-        <source>%1 windows done and %2 micro-batches into the next</source>
-        <translation>%1 پنجره تمام شده و %2 میکروبچ از پنجره‌ی بعد</translation>
-    </message>
-    <message>
-        <source>%1 windows done</source>
-        <translation>%1 پنجره تمام شده</translation>
-    </message>
-    <message>
-        <source>Resumed the session from %1: %2</source>
-        <translation>جلسه از %1 ادامه یافت: %2</translation>
-    </message>
-    <message>
-        <source>Saved the session to %1: %2</source>
-        <translation>جلسه در %1 ذخیره شد: %2</translation>
-    </message>
-    <message>
-        <source>Folder to save the session in</source>
-        <translation>پوشه‌ای برای ذخیره‌ی جلسه</translation>
-    </message>
-    <message>
-        <source>Folder of the session to resume</source>
-        <translation>پوشه‌ی جلسه‌ای که ادامه می‌یابد</translation>
     </message>
 </context>
 <context>
@@ -1488,6 +1344,159 @@
     <message>
         <source>Unanswered questions: %1</source>
         <translation>پرسش‌های بی‌پاسخ: %1</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::SessionFiles</name>
+    <message>
+        <source>JSON files</source>
+        <translation>فایل‌های JSON</translation>
+    </message>
+    <message>
+        <source>Markdown files</source>
+        <translation>فایل‌های Markdown</translation>
+    </message>
+    <message>
+        <source>AccumLab presets</source>
+        <translation>پیش‌تنظیم‌های AccumLab</translation>
+    </message>
+    <message>
+        <source>Wrote %1</source>
+        <translation>%1 نوشته شد</translation>
+    </message>
+    <message>
+        <source>Could not open %1: %2</source>
+        <translation>باز کردن %1 ممکن نشد: %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Open preset</source>
+        <translation>باز کردن پیش‌تنظیم</translation>
+    </message>
+    <message>
+        <source>Save preset</source>
+        <translation>ذخیره‌ی پیش‌تنظیم</translation>
+    </message>
+    <message>
+        <source>lesson.json</source>
+        <translation>lesson.json</translation>
+    </message>
+    <message>
+        <source>No sweep has completed yet: run a sweep first.</source>
+        <translation>هنوز هیچ پیمایشی کامل نشده است: نخست یک پیمایش اجرا کنید.</translation>
+    </message>
+    <message>
+        <source>The skill file needs a completed sweep and an equivalence check.</source>
+        <translation>فایل دستورالعمل به یک پیمایش کامل و یک بررسی هم‌ارزی نیاز دارد.</translation>
+    </message>
+    <message>
+        <source>Imported %1: %2 points</source>
+        <translation>%1 وارد شد: %2 نقطه</translation>
+    </message>
+    <message>
+        <source>Could not import %1: %2</source>
+        <translation>وارد کردن %1 ممکن نشد: %2</translation>
+    </message>
+    <message>
+        <source>Import accum-curve.json</source>
+        <translation>ورود accum-curve.json</translation>
+    </message>
+    <message>
+        <source>Export accum-curve.json</source>
+        <translation>خروجی accum-curve.json</translation>
+    </message>
+    <message>
+        <source>Export skill markdown</source>
+        <translation>خروجی دستورالعمل (Markdown)‎</translation>
+    </message>
+    <message>
+        <source>Folder for the chart PNGs</source>
+        <translation>پوشه‌ی فایل‌های PNG نمودارها</translation>
+    </message>
+    <message>
+        <source>%1× (as on screen)</source>
+        <translation>%1× (به اندازه‌ی روی صفحه)</translation>
+    </message>
+    <message>
+        <source>%1× (for slides)</source>
+        <translation>%1× (برای اسلاید)</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1×</translation>
+    </message>
+    <message>
+        <source>Export chart PNGs</source>
+        <translation>خروجی نمودارها به‌صورت PNG</translation>
+    </message>
+    <message>
+        <source>Size of the pictures:</source>
+        <translation>اندازه‌ی تصویرها:</translation>
+    </message>
+    <message>
+        <source>Wrote %1 PNG files to %2</source>
+        <translation>%1 فایل PNG در %2 نوشته شد</translation>
+    </message>
+    <message>
+        <source>%1 windows done and %2 micro-batches into the next</source>
+        <translation>%1 پنجره تمام شده و %2 میکروبچ از پنجره‌ی بعد</translation>
+    </message>
+    <message>
+        <source>%1 windows done</source>
+        <translation>%1 پنجره تمام شده</translation>
+    </message>
+    <message>
+        <source>Resumed the session from %1: %2</source>
+        <translation>جلسه از %1 ادامه یافت: %2</translation>
+    </message>
+    <message>
+        <source>Saved the session to %1: %2</source>
+        <translation>جلسه در %1 ذخیره شد: %2</translation>
+    </message>
+    <message>
+        <source>Folder to save the session in</source>
+        <translation>پوشه‌ای برای ذخیره‌ی جلسه</translation>
+    </message>
+    <message>
+        <source>Folder of the session to resume</source>
+        <translation>پوشه‌ی جلسه‌ای که ادامه می‌یابد</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::StatusReporter</name>
+    <message>
+        <source>AccumLab</source>
+        <translation>آزمایشگاه انباشت</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::SweepRunner</name>
+    <message>
+        <source>The sweep settings are invalid: %1</source>
+        <translation>تنظیمات پیمایش نامعتبر است: %1</translation>
+    </message>
+    <message>
+        <source>Sweep running…</source>
+        <translation>پیمایش در حال اجرا…</translation>
+    </message>
+    <message>
+        <source>Sweep round %1 of %2, point %3 of %4</source>
+        <translation>دور %1 از %2 پیمایش، نقطه‌ی %3 از %4</translation>
+    </message>
+    <message>
+        <source>The sweep failed: %1</source>
+        <translation>پیمایش ناموفق بود: %1</translation>
+    </message>
+    <message>
+        <source>Sweep stopped after %1 of %2 points.</source>
+        <translation>پیمایش پس از %1 نقطه از %2 متوقف شد.</translation>
+    </message>
+    <message>
+        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
+        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه؛ بیشترین توقف رابط کاربری %2 میلی‌ثانیه.</translation>
     </message>
 </context>
 <context>

@@ -10,6 +10,9 @@
 #include <QLocale>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QGridLayout>
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -513,6 +516,45 @@ void ControlPanel::setSweepRunning(bool running)
 {
     for (QGroupBox *box : {m_batchBox, m_trainingBox, m_sweepBox})
         box->setEnabled(!running);
+}
+
+bool ControlPanel::chooseHiddenControls(QWidget *parent)
+{
+    constexpr int kDialogTitleRoom = 120; // room beside the title in its title bar (buttons, margins)
+    QDialog dialog(parent);
+    dialog.setWindowTitle(tr("Controls hidden in classroom mode"));
+    auto *layout = new QVBoxLayout(&dialog);
+    // Never smaller than its contents (it was squeezed below its wrapped introduction and its
+    // sixteen rows on a 768-pixel screen), and the choices in two columns to stay short.
+    layout->setSizeConstraint(QLayout::SetMinimumSize);
+    dialog.setMinimumWidth(dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + kDialogTitleRoom);
+    auto *intro = new QLabel(tr("Checked controls are hidden while classroom mode is on. Save a preset to keep the choice."));
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    auto *grid = new QGridLayout;
+    layout->addLayout(grid);
+    QList<QCheckBox *> boxes;
+    const QStringList keys = controlKeys();
+    const int rows = static_cast<int>((keys.size() + 1) / 2);
+    for (const QString &key : keys) {
+        auto *box = new QCheckBox(controlTitle(key));
+        box->setProperty("key", key);
+        box->setChecked(m_hidden.contains(key));
+        grid->addWidget(box, static_cast<int>(boxes.size()) % rows, static_cast<int>(boxes.size()) / rows);
+        boxes << box;
+    }
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    QStringList chosen;
+    for (QCheckBox *box : boxes)
+        if (box->isChecked())
+            chosen << box->property("key").toString();
+    setClassroomMode(m_classroomMode, chosen);
+    return true;
 }
 
 } // namespace accumlab::ui

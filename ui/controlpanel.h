@@ -63,6 +63,9 @@ public:
     void setClassroomMode(bool enabled, const QStringList &hidden);
     bool classroomMode() const { return m_classroomMode; }
     QStringList hiddenControls() const { return m_hidden; }
+    // A dialog (over `parent`) that lets the teacher check the rows classroom mode hides;
+    // true when the choice was accepted and applied.
+    bool chooseHiddenControls(QWidget *parent);
     // The rows that can be edited while a sweep runs are the pace only.
     void setSweepRunning(bool running);
 

@@ -1,4 +1,5 @@
-// The main window: assembly, teaching mode, the sweep, exports, presets, settings.
+// The main window: assembly of the panels and parts, menus and toolbar, retranslation,
+// presentation (classroom mode, zoom, full screen, keys), pages, presets and settings.
 #include "ui/mainwindow.h"
 
 #include "ui/adaptivesplitter.h"
@@ -7,26 +8,23 @@
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
 #include "ui/experimentpanel.h"
-#include "ui/session/exports.h"
 #include "ui/fontscale.h"
-#include "ui/session/filereading.h"
 #include "ui/gradientbufferview.h"
-#include "ui/session/importerrors.h"
+#include "ui/labrun.h"
 #include "ui/language.h"
-#include "ui/sweeptablemodel.h"
 #include "ui/lessonnavigator.h"
 #include "ui/lessonpanel.h"
 #include "ui/localizedtext.h"
 #include "ui/losschart.h"
 #include "ui/memoryview.h"
 #include "ui/quizwidget.h"
-#include "ui/stallprobe.h"
+#include "ui/session/sessionfiles.h"
+#include "ui/statusreporter.h"
+#include "ui/sweeprunner.h"
+#include "ui/sweeptablemodel.h"
 #include "ui/throughputchart.h"
 
-#include "core/checkpoint.h"
-#include "core/curve_io.h"
 #include "core/experiments.h"
-#include "core/lesson.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,24 +33,13 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QDir>
 #include <QDockWidget>
-#include <QFile>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QGridLayout>
 #include <QGroupBox>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPainter>
-#include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -74,24 +61,12 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include <cstdio>
 #include <iterator>
 
 namespace accumlab::ui {
 
 namespace {
 
-// A file path inside a sentence: isolated left to right, so that a Persian sentence keeps the
-// path's slashes in order ("/tmp/out/accum-curve.json", not "tmp/out/accum-curve.json/").
-QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNativeSeparators(path)); }
-
-// A count for the status bar, in the window's digits.
-QString count(qint64 v) { return figure(static_cast<double>(v), "d"); }
-
-constexpr int kConfigDebounceMs = 150;
-constexpr int kEquivalenceDebounceMs = 400;
-constexpr int kMicroCoalesceMs = 15;      // GUI side: at most one buffer repaint per frame
-constexpr int kScreenshotSettleMs = 150;  // let the charts lay out before grabbing
 const QSize kDefaultSize(1280, 800);
 constexpr double kZoomStep = 1.15;           // one Ctrl+= or Ctrl+-
 constexpr double kMinZoom = 0.6, kMaxZoom = 3.0;
@@ -102,50 +77,38 @@ constexpr int kLessonDockWidth = 340;
 constexpr int kLessonOpenMinWidth = 1400;
 // The smallest chart that shows its tick labels, axis titles and legend whole.
 constexpr int kChartMinWidth = 420;
-// Room beside a dialog's title in its title bar (buttons, margins).
-constexpr int kDialogTitleRoom = 120;
 constexpr int kChartMinHeight = 250;
 } // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_settings(persistSettings)
 {
     setObjectName(QStringLiteral("accumlabMainWindow"));
-    // A message box on a screen nobody sees would wait for ever.
-    m_errorsToTerminal = QGuiApplication::platformName() == QLatin1String("offscreen");
     m_controller = new EngineController(this);
-    m_stallProbe = new StallProbe(this);
-    m_configTimer = new QTimer(this);
-    m_configTimer->setSingleShot(true);
-    m_configTimer->setInterval(kConfigDebounceMs);
-    m_equivalenceTimer = new QTimer(this);
-    m_equivalenceTimer->setSingleShot(true);
-    m_equivalenceTimer->setInterval(kEquivalenceDebounceMs);
-    m_microTimer = new QTimer(this);
-    m_microTimer->setSingleShot(true);
-    m_microTimer->setInterval(kMicroCoalesceMs);
-
     buildUi();
+    m_status = new StatusReporter(this, statusBar());
+    m_lab = new LabRun({m_controller, m_controls, m_accumulationPanel, m_equivalencePanel, m_memoryView, m_lossChart}, this);
+    m_sweep = new SweepRunner({m_controller, m_controls, m_throughputChart, m_lossChart, m_status}, this);
+    m_sweepTable->setModel(m_sweep->model());
+    SessionFiles::Parts files{this, &m_settings, m_status, m_controller, m_lab, m_sweep, m_throughputChart,
+                              {{QStringLiteral("accumlab-throughput.png"), m_throughputChart},
+                               {QStringLiteral("accumlab-loss.png"), m_lossChart},
+                               {QStringLiteral("accumlab-gradient-buffers.png"), bufferView()},
+                               {QStringLiteral("accumlab-memory.png"), m_memoryView}},
+                              [this] { return currentPreset(); }};
+    m_files = new SessionFiles(std::move(files), this);
     buildActions();
 
-    connect(m_configTimer, &QTimer::timeout, this, &MainWindow::applyConfigNow);
-    connect(m_equivalenceTimer, &QTimer::timeout, this, &MainWindow::requestEquivalenceNow);
-    connect(m_microTimer, &QTimer::timeout, this, &MainWindow::showMicroBatch);
-    connect(m_controls, &ControlPanel::configChanged, this, &MainWindow::onConfigEdited);
+    connect(m_lab, &LabRun::configApplied, this, &MainWindow::saveSettings);
+    connect(m_lab, &LabRun::equivalenceUpdated, this, &MainWindow::updateActions);
+    connect(m_sweep, &SweepRunner::finished, this, &MainWindow::updateActions);
+    connect(m_files, &SessionFiles::presetOpened, this, &MainWindow::applyPreset);
     connect(m_controls, &ControlPanel::paceChanged, m_controller, &EngineController::setPace);
     connect(m_controller, &EngineController::engineConfigured, this, &MainWindow::onEngineConfigured);
-    connect(m_controller, &EngineController::microBatchDone, this, &MainWindow::onMicroBatch);
     // Play and Step draw the lab's own windows on the loss chart too, from the engine's StepResult.
     connect(m_controller, &EngineController::teachingStepDone, m_lossChart, &LossChart::appendTeachingStep);
     connect(m_controller, &EngineController::teachingError, this,
-            [this](const EngineError &error) { showError(error.localized()); });
-    connect(m_controller, &EngineController::playingChanged, this, &MainWindow::onPlayingChanged);
-    connect(m_controller, &EngineController::sweepPointStarted, this, &MainWindow::onSweepPointStarted);
-    connect(m_controller, &EngineController::sweepBlockStarted, this, &MainWindow::onSweepBlockStarted);
-    connect(m_controller, &EngineController::stepBatch, m_lossChart, &LossChart::appendLosses);
-    connect(m_controller, &EngineController::sweepPointDone, this, &MainWindow::onSweepPoint);
-    connect(m_controller, &EngineController::sweepFinished, this, &MainWindow::onSweepFinished);
-    connect(m_controller, &EngineController::equivalenceFinished, this, &MainWindow::onEquivalence);
-    connect(m_controller, &EngineController::sessionFinished, this, &MainWindow::onSessionFinished);
+            [this](const EngineError &error) { m_status->showError(error.localized()); });
+    connect(m_controller, &EngineController::playingChanged, this, &MainWindow::updateActions);
     // The memory lab runs the teaching controls' model, dtype, device and optimizer at the
     // memory tab's own effective batch and budget.
     // A run can take a while (the wide model's trade-off sweep on a laptop): Stop cancels it.
@@ -159,8 +122,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     fitTheScreen();
     retranslateUi();
     loadSettings();
-    applyConfigNow();
-    requestEquivalenceNow();
+    m_lab->applyConfigNow();
+    m_lab->requestEquivalenceNow();
     updateActions();
 }
 
@@ -207,11 +170,9 @@ void MainWindow::buildUi()
     chartsScroll->setFrameShape(QFrame::NoFrame);
     chartsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_memoryView = new MemoryView;
-    m_sweepModel = new SweepTableModel(this);
-    m_sweepTable = new QTableView;
+    m_sweepTable = new QTableView; // its model is the sweep runner's
     m_sweepTable->setTabKeyNavigation(false); // Tab leaves the table; arrows move inside it
     m_sweepTable->setObjectName(QStringLiteral("sweepTable"));
-    m_sweepTable->setModel(m_sweepModel);
     m_sweepTable->verticalHeader()->setVisible(false);
     m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -303,31 +264,39 @@ void MainWindow::buildActions()
         connect(a, &QAction::triggered, this, slot);
         return a;
     };
+    // The File menu's entries open SessionFiles' dialogs.
+    auto file = [this](const char *name, void (SessionFiles::*dialog)()) {
+        auto *a = new QAction(this);
+        a->setObjectName(QLatin1String(name));
+        connect(a, &QAction::triggered, m_files, dialog);
+        return a;
+    };
     m_playAction = make("playAction", [this] {
-        applyConfigNow();
+        m_lab->applyConfigNow();
         m_controller->play(m_controls->preset().pace);
     });
     m_pauseAction = make("pauseAction", [this] { m_controller->pause(); });
     m_stepAction = make("stepAction", [this] {
-        if (m_configTimer->isActive())
-            applyConfigNow();
+        if (m_lab->editsPending())
+            m_lab->applyConfigNow();
         m_controller->stepMicroBatch();
     });
-    m_resetAction = make("resetAction", [this] { applyConfigNow(); });
+    m_resetAction = make("resetAction", [this] { m_lab->applyConfigNow(); });
     m_sweepAction = make("sweepAction", [this] {
         QString error;
-        if (!runSweep(&error))
-            showError(error);
+        if (!m_sweep->run(&error))
+            m_status->showError(error);
+        updateActions();
     });
     m_stopAction = make("stopAction", &MainWindow::stopAll);
-    m_openPresetAction = make("openPresetAction", &MainWindow::openPresetDialog);
-    m_savePresetAction = make("savePresetAction", &MainWindow::savePresetDialog);
-    m_exportCurveAction = make("exportCurveAction", &MainWindow::exportCurveDialog);
-    m_importCurveAction = make("importCurveAction", &MainWindow::importCurveDialog);
-    m_exportSkillAction = make("exportSkillAction", &MainWindow::exportSkillDialog);
-    m_exportChartsAction = make("exportChartsAction", &MainWindow::exportChartsDialog);
-    m_saveSessionAction = make("saveSessionAction", &MainWindow::saveSessionDialog);
-    m_resumeSessionAction = make("resumeSessionAction", &MainWindow::resumeSessionDialog);
+    m_openPresetAction = file("openPresetAction", &SessionFiles::openPresetDialog);
+    m_savePresetAction = file("savePresetAction", &SessionFiles::savePresetDialog);
+    m_exportCurveAction = file("exportCurveAction", &SessionFiles::exportCurveDialog);
+    m_importCurveAction = file("importCurveAction", &SessionFiles::importCurveDialog);
+    m_exportSkillAction = file("exportSkillAction", &SessionFiles::exportSkillDialog);
+    m_exportChartsAction = file("exportChartsAction", &SessionFiles::exportChartsDialog);
+    m_saveSessionAction = file("saveSessionAction", &SessionFiles::saveSessionDialog);
+    m_resumeSessionAction = file("resumeSessionAction", &SessionFiles::resumeSessionDialog);
     m_quitAction = make("quitAction", &QWidget::close);
     m_classroomAction = make("classroomAction", [this](bool on) {
         m_controls->setClassroomMode(on, m_controls->hiddenControls());
@@ -335,7 +304,10 @@ void MainWindow::buildActions()
         saveSettings();
     });
     m_classroomAction->setCheckable(true);
-    m_hiddenControlsAction = make("hiddenControlsAction", &MainWindow::chooseHiddenControlsDialog);
+    m_hiddenControlsAction = make("hiddenControlsAction", [this] {
+        if (m_controls->chooseHiddenControls(this))
+            saveSettings();
+    });
     m_fullScreenAction = make("fullScreenAction", [this](bool on) {
         setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
     });
@@ -499,10 +471,7 @@ void MainWindow::changeEvent(QEvent *event)
 void MainWindow::retranslateUi()
 {
     showDevice();
-    if (m_status)
-        statusBar()->showMessage(m_status());
-    else
-        statusBar()->clearMessage();
+    m_status->retranslate();
     setWindowTitle(tr("AccumLab: gradient accumulation on real tensors"));
     m_tabs->setTabText(0, tr("Throughput and loss"));
     m_tabs->widget(0)->setAccessibleName(m_tabs->tabText(0)); // the charts' scroll area
@@ -510,7 +479,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(2, tr("Sweep table"));
     m_sweepTable->setAccessibleName(tr("Sweep table"));
     m_controlsScroll->setAccessibleName(tr("Controls"));
-    m_sweepModel->retranslate();
+    m_sweep->model()->retranslate();
     m_playAction->setText(tr("Play"));
     m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
     m_pauseAction->setText(tr("Pause"));
@@ -565,27 +534,7 @@ void MainWindow::retranslateUi()
     updateActions();
 }
 
-// ---- teaching mode ---------------------------------------------------------------------
-
-void MainWindow::onConfigEdited()
-{
-    m_configTimer->start();
-    m_equivalenceTimer->start();
-    m_equivalencePanel->setPending(equivalenceConfig());
-    m_memoryView->setConfig(m_controls->config());
-}
-
-void MainWindow::applyConfigNow()
-{
-    m_configTimer->stop();
-    const AccumConfig config = m_controls->config();
-    m_controller->setConfig(config);
-    m_memoryView->setConfig(config);
-    m_accumulationPanel->clear();
-    m_lossChart->clearTeaching();
-    m_pendingMicro.reset();
-    saveSettings();
-}
+// ---- the lab's state -------------------------------------------------------------------
 
 void MainWindow::onEngineConfigured(const EngineInfo &info)
 {
@@ -607,24 +556,6 @@ void MainWindow::showDevice()
     m_statusLabel->setText(tr("Runs on: %1").arg(where));
 }
 
-void MainWindow::onMicroBatch(const MicroBatchUpdate &update)
-{
-    // Bursts (Step pressed quickly, a fast pace) collapse into one repaint per frame.
-    m_pendingMicro = update;
-    if (!m_microTimer->isActive())
-        m_microTimer->start();
-}
-
-void MainWindow::showMicroBatch()
-{
-    if (!m_pendingMicro)
-        return;
-    m_accumulationPanel->showMicroBatch(*m_pendingMicro);
-    m_pendingMicro.reset();
-}
-
-void MainWindow::onPlayingChanged(bool) { updateActions(); }
-
 void MainWindow::updateActions()
 {
     const bool sweeping = m_controller->isSweepRunning();
@@ -635,8 +566,9 @@ void MainWindow::updateActions()
     m_resetAction->setEnabled(!sweeping);
     m_sweepAction->setEnabled(!sweeping);
     m_stopAction->setEnabled(sweeping || playing || m_controller->isMemoryLabRunning());
-    m_exportCurveAction->setEnabled(!sweeping && m_lastSweep.has_value());
-    m_exportSkillAction->setEnabled(!sweeping && m_lastSweep.has_value() && m_lastEquivalence.has_value());
+    const bool swept = m_sweep->lastSweep().has_value();
+    m_exportCurveAction->setEnabled(!sweeping && swept);
+    m_exportSkillAction->setEnabled(!sweeping && swept && m_lab->lastEquivalence().has_value());
     m_openPresetAction->setEnabled(!sweeping);
     m_saveSessionAction->setEnabled(!sweeping);
     m_resumeSessionAction->setEnabled(!sweeping);
@@ -696,320 +628,13 @@ void MainWindow::setZoom(double zoom)
     m_settings.setZoom(m_zoom);
 }
 
-// ---- equivalence -----------------------------------------------------------------------
-
-EquivalenceConfig MainWindow::equivalenceConfig() const { return equivalenceConfigOf(m_controls->config()); }
-
-void MainWindow::requestEquivalenceNow()
-{
-    m_equivalenceTimer->stop();
-    const EquivalenceConfig e = equivalenceConfig();
-    m_equivalencePanel->setPending(e);
-    m_latestEquivalenceSerial = m_controller->requestEquivalence(e);
-}
-
-void MainWindow::onEquivalence(const EquivalenceUpdate &update)
-{
-    if (update.serial < m_latestEquivalenceSerial)
-        return; // a newer request is on its way
-    m_answeredEquivalenceSerial = update.serial;
-    m_equivalencePanel->setResult(update);
-    if (update.ok)
-        m_lastEquivalence = update.result;
-    else
-        m_lastEquivalence.reset();
-    updateActions();
-    emit equivalenceUpdated();
-}
-
-// ---- sweep -----------------------------------------------------------------------------
-
-bool MainWindow::runSweep(QString *error)
-{
-    const Preset p = m_controls->preset();
-    SweepConfig s;
-    s.base = p.config;
-    s.numSteps = p.numSteps;
-    s.warmupSteps = p.warmupSteps;
-    s.threads = p.threads;
-    try {
-        s.accumGrid = parseGrid(p.accumGrid.toStdString());
-        validate(s);
-    } catch (const std::exception &ex) {
-        if (error)
-            *error = tr("The sweep settings are invalid: %1").arg(errorSentence(ex));
-        return false;
-    }
-    m_controller->pause();
-    m_throughputChart->startRun();
-    m_lossChart->clear();
-    m_sweepModel->clear();
-    m_sweepPointCount = static_cast<int>(s.accumGrid.size());
-    m_sweepBlocks = static_cast<int>(s.blocks());
-    m_stallProbe->start();
-    m_controller->runSweep(s);
-    say([this] { return tr("Sweep running…"); });
-    updateActions();
-    return true;
-}
-
 void MainWindow::stopAll()
 {
     m_controller->cancel();
     // The cancel also dropped a queued equivalence check; ask again.
-    m_equivalenceTimer->start();
+    m_lab->requestEquivalenceSoon();
 }
 
-void MainWindow::onSweepPointStarted(int index, qint64 accumSteps)
-{
-    const AccumConfig c = m_controls->config();
-    m_lossChart->startSeries(index, accumSteps * c.microBatch * c.worldSize);
-}
-
-void MainWindow::onSweepBlockStarted(int index, int block)
-{
-    say([this, index, block, blocks = m_sweepBlocks, points = m_sweepPointCount] {
-        return tr("Sweep round %1 of %2, point %3 of %4").arg(count(block + 1), count(blocks), count(index + 1), count(points));
-    });
-}
-
-void MainWindow::onSweepPoint(const SweepPointUpdate &u)
-{
-    const SweepPoint &p = u.point;
-    m_throughputChart->addPoint(p);
-    m_lossChart->finishSeries(u.pointIndex, p);
-    m_sweepModel->addPoint(p);
-}
-
-void MainWindow::onSweepFinished(const SweepDoneUpdate &update)
-{
-    m_stallProbe->stop();
-    if (!update.error.isEmpty()) {
-        showError(tr("The sweep failed: %1").arg(update.error.localized()));
-    } else if (update.cancelled) {
-        say([this, done = update.result.points.size(), points = m_sweepPointCount] {
-            return tr("Sweep stopped after %1 of %2 points.").arg(count(static_cast<qint64>(done)), count(points));
-        });
-    } else {
-        m_lastSweep = update.result;
-        say([this, plateau = update.result.plateauSamplesPerSec(), stall = m_stallProbe->maxStallMs()] {
-            return tr("Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.").arg(figure(plateau, "d"), figure(stall, ".1f"));
-        });
-    }
-    updateActions();
-    emit sweepFinished(update.error.isEmpty() && !update.cancelled);
-}
-
-// ---- exports ---------------------------------------------------------------------------
-
-bool MainWindow::exportCurveJson(const QString &path, QString *error) const
-{
-    if (!m_lastSweep) {
-        if (error)
-            *error = tr("No sweep has completed yet: run a sweep first.");
-        return false;
-    }
-    const EquivalenceResult *eq = m_lastEquivalence ? &*m_lastEquivalence : nullptr;
-    return writeFileSafely(path, curveJsonBytes(*m_lastSweep, eq), error);
-}
-
-bool MainWindow::exportSkillMarkdown(const QString &path, QString *error) const
-{
-    if (!m_lastSweep || !m_lastEquivalence) {
-        if (error)
-            *error = tr("The skill file needs a completed sweep and an equivalence check.");
-        return false;
-    }
-    // The recipe in the language the class is reading, in its digits; the JSON export's keys
-    // stay English.
-    return writeFileSafely(path, skillMarkdownBytes(*m_lastEquivalence, *m_lastSweep, contentStyle()), error);
-}
-
-bool MainWindow::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
-{
-    const QList<std::pair<QString, QWidget *>> items{{QStringLiteral("accumlab-throughput.png"), m_throughputChart},
-                                                     {QStringLiteral("accumlab-loss.png"), m_lossChart},
-                                                     {QStringLiteral("accumlab-gradient-buffers.png"), bufferView()},
-                                                     {QStringLiteral("accumlab-memory.png"), m_memoryView}};
-    for (const auto &[name, widget] : items) {
-        const QString path = QDir(folder).filePath(name);
-        if (!writeFileSafely(path, widgetPng(widget, scale), error))
-            return false;
-        if (written)
-            *written << path;
-    }
-    return true;
-}
-
-bool MainWindow::saveScreenshot(const QString &path, QString *error) { return writeFileSafely(path, widgetPng(this), error); }
-
-bool MainWindow::importCurve(const QString &path)
-{
-    const QString name = QFileInfo(path).fileName();
-    QString reason;
-    // A FIFO or /dev/zero is refused before a read could block or fill memory.
-    if (const auto bytes = readRegularFile(path, static_cast<qint64>(kMaxCurveFileBytes), &reason)) {
-        try {
-            const CurveFile curve = parseCurveJson(bytes->toStdString());
-            m_throughputChart->addImportedCurve(name, curve.points);
-            say([this, name, points = curve.points.size()] {
-                return tr("Imported %1: %2 points").arg(filePath(name), count(static_cast<qint64>(points)));
-            });
-            return true;
-        } catch (const CurveFormatError &e) {
-            // core's what() is English for the CLI; its code and arguments are said here in the
-            // user's language, naming the point and field.
-            reason = ImportErrors::reason(e.detail(), locale());
-        }
-    }
-    showError(tr("Could not import %1: %2").arg(name, reason));
-    return false;
-}
-
-QString MainWindow::fileFilter(FileKind kind)
-{
-    // Only the description is translated; the pattern is appended here. Qt reads a filter as
-    // "description (patterns)" with nothing after the closing parenthesis, and a translation
-    // that ended it with a direction mark (as Persian text around Latin tokens wants) made the
-    // dialog list no file at all.
-    switch (kind) {
-    case FileKind::Json: return tr("JSON files") + QStringLiteral(" (*.json)");
-    case FileKind::Markdown: return tr("Markdown files") + QStringLiteral(" (*.md)");
-    case FileKind::Preset: return tr("AccumLab presets") + QStringLiteral(" (*.json)");
-    }
-    return {};
-}
-
-void MainWindow::importCurveDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import accum-curve.json"), m_settings.lastFolder(),
-                                                      fileFilter(FileKind::Json));
-    if (path.isEmpty())
-        return;
-    m_settings.rememberFolderOf(path);
-    importCurve(path);
-}
-
-void MainWindow::exportCurveDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export accum-curve.json"),
-                                                      QDir(m_settings.lastFolder()).filePath(QLatin1String(kCurveFileName)),
-                                                      fileFilter(FileKind::Json));
-    if (path.isEmpty())
-        return;
-    m_settings.rememberFolderOf(path);
-    QString error;
-    if (!exportCurveJson(path, &error))
-        showError(error);
-    else
-        say([this, path] { return tr("Wrote %1").arg(filePath(path)); });
-}
-
-void MainWindow::exportSkillDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export skill markdown"),
-                                                      QDir(m_settings.lastFolder()).filePath(QLatin1String(kSkillFileName)),
-                                                      fileFilter(FileKind::Markdown));
-    if (path.isEmpty())
-        return;
-    m_settings.rememberFolderOf(path);
-    QString error;
-    if (!exportSkillMarkdown(path, &error))
-        showError(error);
-    else
-        say([this, path] { return tr("Wrote %1").arg(filePath(path)); });
-}
-
-void MainWindow::exportChartsDialog()
-{
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder for the chart PNGs"), m_settings.lastFolder());
-    if (folder.isEmpty())
-        return;
-    m_settings.setLastFolder(folder);
-    const QStringList scales{tr("%1× (as on screen)").arg(count(1)), tr("%1× (for slides)").arg(count(2)),
-                             tr("%1×").arg(count(3))};
-    bool chosen = false;
-    const QString scale = QInputDialog::getItem(this, tr("Export chart PNGs"), tr("Size of the pictures:"), scales,
-                                                /*current=*/1, /*editable=*/false, &chosen);
-    if (!chosen)
-        return;
-    QStringList written;
-    QString error;
-    if (!exportChartPngs(folder, &written, &error, static_cast<int>(scales.indexOf(scale)) + 1))
-        showError(error);
-    else
-        say([this, files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });
-}
-
-void MainWindow::saveSession(const QString &folder)
-{
-    m_configTimer->stop(); // a pending edit would rebuild the run before it is saved
-    m_controller->saveSession(folder);
-}
-
-bool MainWindow::resumeSession(const QString &folder, QString *error)
-{
-    AccumConfig config;
-    try {
-        config = checkpointConfig(folder.toStdString());
-    } catch (const std::exception &ex) {
-        if (error)
-            *error = EngineError::from(ex).localized();
-        return false;
-    }
-    m_configTimer->stop(); // the resumed run replaces pending edits
-    m_controller->resumeSession(config, folder);
-    return true;
-}
-
-void MainWindow::onSessionFinished(const SessionUpdate &update)
-{
-    if (!update.ok) {
-        showError(update.error.localized());
-        emit sessionFinished(false);
-        return;
-    }
-    if (update.action == SessionAction::Resume) {
-        // The controls show the resumed run's settings without rebuilding it.
-        Preset preset = m_controls->preset();
-        preset.config = update.config;
-        {
-            const QSignalBlocker block(m_controls);
-            m_controls->setPreset(preset);
-        }
-        requestEquivalenceNow();
-    }
-    const bool resumed = update.action == SessionAction::Resume;
-    say([this, resumed, u = update] {
-        const QString where = u.microIndex > 0
-                                  ? tr("%1 windows done and %2 micro-batches into the next")
-                                        .arg(count(u.windowsDone), count(u.microIndex))
-                                  : tr("%1 windows done").arg(count(u.windowsDone));
-        return (resumed ? tr("Resumed the session from %1: %2") : tr("Saved the session to %1: %2"))
-            .arg(filePath(u.folder), where);
-    });
-    emit sessionFinished(true);
-}
-
-void MainWindow::saveSessionDialog()
-{
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder to save the session in"), m_settings.lastFolder());
-    if (folder.isEmpty())
-        return;
-    m_settings.setLastFolder(folder);
-    saveSession(folder);
-}
-
-void MainWindow::resumeSessionDialog()
-{
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of the session to resume"), m_settings.lastFolder());
-    if (folder.isEmpty())
-        return;
-    m_settings.setLastFolder(folder);
-    QString error;
-    if (!resumeSession(folder, &error))
-        showError(error);
-}
 
 // ---- guided experiments and quiz ----------------------------------------------------------
 
@@ -1047,10 +672,10 @@ void MainWindow::restoreLab()
     m_labBeforeExperiment.reset();
     m_restoreLabButton->setVisible(false);
     m_controls->setPreset(lab);
-    applyConfigNow();
-    requestEquivalenceNow();
+    m_lab->applyConfigNow();
+    m_lab->requestEquivalenceNow();
     updateActions();
-    say([this] { return tr("The lab's settings are back as they were before the experiment."); });
+    m_status->say([] { return tr("The lab's settings are back as they were before the experiment."); });
 }
 
 // ---- presets and settings --------------------------------------------------------------
@@ -1069,8 +694,8 @@ Preset MainWindow::currentPreset() const
 void MainWindow::applyPreset(const Preset &preset)
 {
     showPreset(preset);
-    applyConfigNow();
-    requestEquivalenceNow();
+    m_lab->applyConfigNow();
+    m_lab->requestEquivalenceNow();
     updateActions();
 }
 
@@ -1085,95 +710,6 @@ void MainWindow::showPreset(const Preset &preset)
         m_experimentPanel->setCurrentExperiment(preset.experiment);
     if (const int page = presetPages().indexOf(preset.page); page >= 0)
         showPage(static_cast<Page>(page));
-}
-
-bool MainWindow::loadPresetFile(const QString &path, QString *error)
-{
-    QString reason;
-    const auto bytes = readRegularFile(path, kMaxPresetFileBytes, &reason);
-    if (!bytes) {
-        if (error)
-            *error = tr("Could not open %1: %2").arg(path, reason);
-        return false;
-    }
-    QString parseError;
-    const auto preset = presetFromJson(*bytes, &parseError);
-    if (!preset) {
-        if (error)
-            *error = tr("%1: %2").arg(path, parseError);
-        return false;
-    }
-    applyPreset(*preset);
-    return true;
-}
-
-bool MainWindow::savePresetFile(const QString &path, QString *error) const
-{
-    return writeFileSafely(path, presetToJson(currentPreset()), error);
-}
-
-void MainWindow::openPresetDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open preset"), m_settings.lastFolder(), fileFilter(FileKind::Preset));
-    if (path.isEmpty())
-        return;
-    m_settings.rememberFolderOf(path);
-    QString error;
-    if (!loadPresetFile(path, &error))
-        showError(error);
-}
-
-void MainWindow::savePresetDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save preset"), QDir(m_settings.lastFolder()).filePath(tr("lesson.json")),
-                                                      fileFilter(FileKind::Preset));
-    if (path.isEmpty())
-        return;
-    m_settings.rememberFolderOf(path);
-    QString error;
-    if (!savePresetFile(path, &error))
-        showError(error);
-    else
-        say([this, path] { return tr("Wrote %1").arg(filePath(path)); });
-}
-
-void MainWindow::chooseHiddenControlsDialog()
-{
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Controls hidden in classroom mode"));
-    auto *layout = new QVBoxLayout(&dialog);
-    // Never smaller than its contents (it was squeezed below its wrapped introduction and its
-    // sixteen rows on a 768-pixel screen), and the choices in two columns to stay short.
-    layout->setSizeConstraint(QLayout::SetMinimumSize);
-    dialog.setMinimumWidth(dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + kDialogTitleRoom);
-    auto *intro = new QLabel(tr("Checked controls are hidden while classroom mode is on. Save a preset to keep the choice."));
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
-    auto *grid = new QGridLayout;
-    layout->addLayout(grid);
-    QList<QCheckBox *> boxes;
-    const QStringList hidden = m_controls->hiddenControls();
-    const QStringList keys = ControlPanel::controlKeys();
-    const int rows = static_cast<int>((keys.size() + 1) / 2);
-    for (const QString &key : keys) {
-        auto *box = new QCheckBox(m_controls->controlTitle(key));
-        box->setProperty("key", key);
-        box->setChecked(hidden.contains(key));
-        grid->addWidget(box, static_cast<int>(boxes.size()) % rows, static_cast<int>(boxes.size()) / rows);
-        boxes << box;
-    }
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    layout->addWidget(buttons);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    QStringList chosen;
-    for (QCheckBox *box : boxes)
-        if (box->isChecked())
-            chosen << box->property("key").toString();
-    m_controls->setClassroomMode(m_controls->classroomMode(), chosen);
-    saveSettings();
 }
 
 void MainWindow::saveSettings()
@@ -1255,26 +791,6 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         }
     }
     return QMainWindow::eventFilter(watched, event);
-}
-
-void MainWindow::say(std::function<QString()> message)
-{
-    m_status = std::move(message);
-    statusBar()->showMessage(m_status());
-}
-
-void MainWindow::showError(const QString &message)
-{
-    m_lastError = message;
-    // Already said in the window's language; a language switch clears it rather than
-    // leave a sentence in the other language.
-    m_status = nullptr;
-    statusBar()->showMessage(message);
-    if (m_errorsToTerminal) {
-        std::fprintf(stderr, "accumlab: %s\n", qPrintable(message));
-        return;
-    }
-    QMessageBox::warning(this, tr("AccumLab"), message);
 }
 
 } // namespace accumlab::ui

@@ -1,8 +1,12 @@
-// AccumLab's window: the controls, the gradient buffers filling in teaching mode, the
-// equivalence panel, the throughput and loss charts of a full-speed sweep, the memory view,
-// the guided experiments and the quiz (pages beside the lab), exports, presets and the
-// classroom mode. It owns the EngineController (and through it the
-// worker thread); it does no tensor work itself. GUI thread only.
+// AccumLab's window: lays out the controls, the lab (gradient buffers, equivalence panel,
+// charts, memory view, sweep table), the guided experiments and the quiz, and the lesson dock;
+// builds the menus and the toolbar; retranslates them; and keeps the presentation (classroom
+// mode, zoom, full screen, the window-wide keys) and the settings it closes with. The work
+// behind it lives in its parts: LabRun (the teaching run and its check, debounced),
+// SweepRunner (the sweep and its progress), SessionFiles (the File menu's files and dialogs),
+// StatusReporter (the status bar and errors) and LessonNavigator (lesson links). It owns the
+// EngineController (and through it the worker thread); it does no tensor work itself. GUI
+// thread only.
 #pragma once
 
 #include "ui/session/preset.h"
@@ -11,7 +15,6 @@
 
 #include <QMainWindow>
 
-#include <functional>
 #include <optional>
 
 class QAction;
@@ -23,24 +26,25 @@ class QScrollArea;
 class QStackedWidget;
 class QTableView;
 class QTabWidget;
-class QTimer;
 
 namespace accumlab::ui {
 
 class AccumulationPanel;
 class ControlPanel;
-class SweepTableModel;
 class EngineController;
 class EquivalencePanel;
 class ExperimentPanel;
 struct ExperimentSettings;
 class GradientBufferView;
+class LabRun;
 class LessonNavigator;
 class LessonPanel;
 class LossChart;
 class MemoryView;
 class QuizWidget;
-class StallProbe;
+class SessionFiles;
+class StatusReporter;
+class SweepRunner;
 class ThroughputChart;
 
 class MainWindow : public QMainWindow {
@@ -59,8 +63,13 @@ public:
     ThroughputChart *throughputChart() const { return m_throughputChart; }
     LossChart *lossChart() const { return m_lossChart; }
     MemoryView *memoryView() const { return m_memoryView; }
-    StallProbe *stallProbe() const { return m_stallProbe; }
     LessonPanel *lessonPanel() const { return m_lessonPanel; }
+    // The window's parts: the teaching run and its check, the sweep, the File menu's work and
+    // the status bar.
+    LabRun *lab() const { return m_lab; }
+    SweepRunner *sweep() const { return m_sweep; }
+    SessionFiles *files() const { return m_files; }
+    StatusReporter *status() const { return m_status; }
     QTabWidget *tabs() const { return m_tabs; }
     // The pages right of the controls: the lab (buffers, equivalence, charts), the guided
     // experiments and the quiz.
@@ -93,52 +102,12 @@ public:
     bool canRestoreLab() const { return m_labBeforeExperiment.has_value(); }
     void restoreLab();
 
+    // A preset on the window (the controls, the language, the memory budget, the experiment and
+    // the page) and the engine rebuilt from it; the preset the window shows.
     void applyPreset(const Preset &preset);
     Preset currentPreset() const;
-    bool loadPresetFile(const QString &path, QString *error);
-    bool savePresetFile(const QString &path, QString *error) const;
-
-    // Applies pending control edits to the engine now instead of after the debounce.
-    void applyConfigNow();
-    void requestEquivalenceNow();
-    // Starts a sweep with the controls' settings; false (and `error`) when they are invalid.
-    bool runSweep(QString *error = nullptr);
+    // Stop: cancels Play, a sweep or a memory run (and asks again for the check it dropped).
     void stopAll();
-
-    const std::optional<SweepResult> &lastSweep() const { return m_lastSweep; }
-    const std::optional<EquivalenceResult> &lastEquivalence() const { return m_lastEquivalence; }
-    // The file dialogs' filters, in the UI language: a translated description and the pattern.
-    enum class FileKind { Json, Markdown, Preset };
-    static QString fileFilter(FileKind kind);
-    bool exportCurveJson(const QString &path, QString *error) const;
-    // Overlays an accum-curve.json (ours or the lesson's) on the throughput chart; a file the
-    // reader refuses is reported in words (status bar, and a message box on screen). Returns
-    // whether it was imported.
-    bool importCurve(const QString &path);
-    const QString &lastError() const { return m_lastError; }
-    bool exportSkillMarkdown(const QString &path, QString *error) const;
-    // Writes throughput, loss, buffers and memory PNGs into `folder`.
-    // At `scale` times the charts' size on screen (2: sharp on a slide).
-    bool exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale = 2);
-    bool saveScreenshot(const QString &path, QString *error);
-    // A session: the lab's teaching run, wherever it stands (inside a window or at its end),
-    // saved as a checkpoint folder (core/checkpoint.h), and resumed from one with the controls
-    // set to its run. Both answer with sessionFinished(); resumeSession returns false (and says
-    // why, in `error`) when the folder holds no checkpoint this build can read.
-    void saveSession(const QString &folder);
-    bool resumeSession(const QString &folder, QString *error);
-
-    // Errors go to stderr instead of a message box (the scripted mode; by default on the
-    // offscreen platform, where a message box would wait for ever).
-    void setErrorsToTerminal(bool on) { m_errorsToTerminal = on; }
-    // Whether an equivalence check asked for has not answered yet.
-    bool equivalencePending() const { return m_answeredEquivalenceSerial < m_latestEquivalenceSerial; }
-
-signals:
-    // `completed`: the sweep ran to its end (not cancelled, no error); lastSweep() holds it.
-    void sweepFinished(bool completed);
-    void equivalenceUpdated();
-    void sessionFinished(bool ok);
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -156,28 +125,13 @@ private:
     void buildActions();
     void retranslateUi();
     void syncLanguageActions();
-    void onConfigEdited();
-    void onMicroBatch(const MicroBatchUpdate &update);
-    void showMicroBatch();
     void onEngineConfigured(const EngineInfo &info);
     void showDevice();
-    void onSweepPointStarted(int index, qint64 accumSteps);
-    void onSweepBlockStarted(int index, int block);
-    void onSweepPoint(const SweepPointUpdate &update);
-    void onSweepFinished(const SweepDoneUpdate &update);
-    void onEquivalence(const EquivalenceUpdate &update);
-    void onSessionFinished(const SessionUpdate &update);
-    void onPlayingChanged(bool playing);
     void updateActions();
     void saveSettings();
     // Start-up: the saved session's preset (as applyPreset shows one, but before the engine is
     // first built), geometry and zoom.
     void loadSettings();
-public:
-    // The equivalence check the panel runs for the controls' settings (core's one mapping).
-    EquivalenceConfig equivalenceConfig() const;
-
-private:
     // Classroom mode's enlargements and the hidden controls' room, once per switch.
     void applyClassroomLayout();
     // Classroom mode's share of the room: the controls' column down to what is left in it, the
@@ -186,20 +140,6 @@ private:
     // A preset on the widgets: the controls, the language, the memory budget, the experiment and
     // the page; the engine hears of it from applyPreset (or the constructor).
     void showPreset(const Preset &preset);
-    void showError(const QString &message);
-    // A status-bar message kept as how to say it, so a language or digit switch says it again.
-    void say(std::function<QString()> message);
-
-    // Dialog-driven actions.
-    void openPresetDialog();
-    void savePresetDialog();
-    void exportCurveDialog();
-    void importCurveDialog();
-    void exportSkillDialog();
-    void exportChartsDialog();
-    void saveSessionDialog();
-    void resumeSessionDialog();
-    void chooseHiddenControlsDialog();
     void showAbout();
 
     SettingsStore m_settings;
@@ -211,7 +151,10 @@ private:
     QWidget *m_lastLessonTarget = nullptr;
     LessonNavigator *m_navigator = nullptr;
     bool m_shownOnce = false;
-    bool m_errorsToTerminal = false;
+    StatusReporter *m_status = nullptr;
+    LabRun *m_lab = nullptr;
+    SweepRunner *m_sweep = nullptr;
+    SessionFiles *m_files = nullptr;
     AccumulationPanel *m_accumulationPanel = nullptr;
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
@@ -222,14 +165,8 @@ private:
     LossChart *m_lossChart = nullptr;
     MemoryView *m_memoryView = nullptr;
     QTableView *m_sweepTable = nullptr;
-    SweepTableModel *m_sweepModel = nullptr;
-    std::function<QString()> m_status; // the status bar's message, said in the current language
     QLabel *m_statusLabel = nullptr;
     QString m_device; // LibTorch's name of the engine's device ("cpu", "cuda:0"); empty before the first run
-    StallProbe *m_stallProbe = nullptr;
-    QTimer *m_configTimer = nullptr;       // debounces control edits into the engine
-    QTimer *m_equivalenceTimer = nullptr;  // debounces the equivalence check
-    QTimer *m_microTimer = nullptr;        // coalesces bursts of micro-batch updates
 
     QAction *m_playAction = nullptr;
     QAction *m_pauseAction = nullptr;
@@ -272,15 +209,6 @@ private:
     QMenu *m_helpMenu = nullptr;
     QAction *m_aboutAction = nullptr;
     QToolBar *m_toolBar = nullptr;
-
-    std::optional<MicroBatchUpdate> m_pendingMicro;
-    std::optional<SweepResult> m_lastSweep;
-    std::optional<EquivalenceResult> m_lastEquivalence;
-    quint64 m_latestEquivalenceSerial = 0;
-    quint64 m_answeredEquivalenceSerial = 0;
-    int m_sweepPointCount = 0;
-    int m_sweepBlocks = 1; // timed rounds of the running sweep
-    QString m_lastError;
 };
 
 } // namespace accumlab::ui

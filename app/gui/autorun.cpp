@@ -4,6 +4,10 @@
 #include "ui/enginecontroller.h"
 #include "ui/experimentpanel.h"
 #include "ui/mainwindow.h"
+#include "ui/session/sessionfiles.h"
+#include "ui/sweeprunner.h"
+#include "ui/labrun.h"
+#include "ui/statusreporter.h"
 #include "ui/memoryview.h"
 #include "ui/controlpanel.h"
 #include "ui/stallprobe.h"
@@ -36,8 +40,8 @@ void say(const QString &message) { std::fprintf(stderr, "accumlab: %s\n", qPrint
 
 AutorunDriver::AutorunDriver(ui::MainWindow *window, QObject *parent) : QObject(parent), m_window(window)
 {
-    connect(window, &ui::MainWindow::sweepFinished, this, &AutorunDriver::onSweepFinished);
-    connect(window, &ui::MainWindow::equivalenceUpdated, this, &AutorunDriver::onEquivalenceUpdated);
+    connect(window->sweep(), &ui::SweepRunner::finished, this, &AutorunDriver::onSweepFinished);
+    connect(window->lab(), &ui::LabRun::equivalenceUpdated, this, &AutorunDriver::onEquivalenceUpdated);
     connect(window->experimentPanel(), &ui::ExperimentPanel::experimentFinished, this,
             &AutorunDriver::onExperimentFinished);
 }
@@ -45,7 +49,7 @@ AutorunDriver::AutorunDriver(ui::MainWindow *window, QObject *parent) : QObject(
 void AutorunDriver::start(const AutorunOptions &options)
 {
     m_options = options;
-    m_window->setErrorsToTerminal(true);
+    m_window->status()->setErrorsToTerminal(true);
     if (options.autorun) {
         QTimer::singleShot(kAutorunStartDelayMs, this, &AutorunDriver::startRuns);
     } else if (options.memoryRuns.isEmpty()) {
@@ -73,14 +77,14 @@ void AutorunDriver::startRuns()
         m_window->experimentPanel()->runCurrent();
         return;
     }
-    m_window->applyConfigNow();
+    m_window->lab()->applyConfigNow();
     // One teaching window first, so the buffers show a measured accumulation, then the
     // equivalence check; the worker runs its queue in order, all before the sweep starts.
     for (int64_t i = 0; i < m_window->controlPanel()->config().accumSteps; ++i)
         m_window->controller()->stepMicroBatch();
-    m_window->requestEquivalenceNow();
+    m_window->lab()->requestEquivalenceNow();
     QString error;
-    if (!m_window->runSweep(&error))
+    if (!m_window->sweep()->run(&error))
         fail(kExitBadInput, error);
 }
 
@@ -104,7 +108,7 @@ void AutorunDriver::onSweepFinished(bool completed)
     if (!completed)
         m_exit = kExitFailed; // the window has said why on stderr
     m_sweepDone = true;
-    if (!m_window->equivalencePending())
+    if (!m_window->lab()->equivalencePending())
         finish();
 }
 
@@ -142,19 +146,19 @@ void AutorunDriver::finish()
     const bool ran = m_running;
     m_running = false;
     if (ran) {
-        if (m_window->lastSweep() && m_exit == 0)
-            std::printf("%s", sweepTable(*m_window->lastSweep()).c_str());
+        if (m_window->sweep()->lastSweep() && m_exit == 0)
+            std::printf("%s", sweepTable(*m_window->sweep()->lastSweep()).c_str());
         // Only a measured figure: a run in which the probe never ticked (an experiment) prints none.
-        const ui::StallProbe *probe = m_window->stallProbe();
+        const ui::StallProbe *probe = m_window->sweep()->stallProbe();
         if (probe->ticks() > 0)
             std::printf("gui-max-stall-ms: %.1f (over %lld ticks)\n", probe->maxStallMs(),
                         static_cast<long long>(probe->ticks()));
-        if (m_window->lastEquivalence())
-            std::printf("equivalence: %s\n", m_window->lastEquivalence()->holds ? "holds" : "does not hold");
+        if (m_window->lab()->lastEquivalence())
+            std::printf("equivalence: %s\n", m_window->lab()->lastEquivalence()->holds ? "holds" : "does not hold");
         std::fflush(stdout);
         QString error;
         if (!m_options.exportJson.isEmpty()) {
-            if (m_window->exportCurveJson(m_options.exportJson, &error)) {
+            if (m_window->files()->exportCurveJson(m_options.exportJson, &error)) {
                 std::printf("wrote %s\n", qPrintable(m_options.exportJson));
             } else {
                 say(error);
@@ -166,7 +170,7 @@ void AutorunDriver::finish()
     QTimer::singleShot(ran ? kScreenshotSettleMs : 0, this, [this, ran] {
         if (!m_options.screenshot.isEmpty()) {
             QString error;
-            if (m_window->saveScreenshot(m_options.screenshot, &error)) {
+            if (m_window->files()->saveScreenshot(m_options.screenshot, &error)) {
                 if (ran)
                     std::printf("wrote %s\n", qPrintable(m_options.screenshot));
             } else {

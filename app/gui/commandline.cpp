@@ -197,6 +197,10 @@ void presetFromFlags(const Flags &f, ui::Preset &p)
         p.config.optimizer.lr = *f.lr;
 }
 
+bool automated(const Flags &f) { return f.autorun || !f.screenshot.isEmpty(); }
+
+bool persistsSettings(const Flags &f) { return !automated(f) && !f.noWrite; }
+
 bool presetsControls(const Flags &f)
 {
     return !f.accumGrid.isEmpty() || f.numSteps > 0 || f.microBatch > 0 || f.threads >= 0 || f.seed || f.lr;

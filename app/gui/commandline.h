@@ -49,6 +49,12 @@ bool wantsHelpOrVersion(const QStringList &args);
 // the learning-rate slider has fixed stops): a flag they would change is refused.
 bool fitsTheControls(const Flags &f, QString *error);
 
+// Whether the run is scripted (--autorun or --screenshot): no dialog, the result on stdout.
+bool automated(const Flags &f);
+// Whether this session may keep what it chose (the language, the window's preset, geometry
+// and zoom) for the next start: not with --no-write, not in a scripted run.
+bool persistsSettings(const Flags &f);
+
 // Whether any flag presets a control, and the preset with those flags applied over `p`.
 bool presetsControls(const Flags &f);
 void presetFromFlags(const Flags &f, ui::Preset &p);

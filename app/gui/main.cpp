@@ -17,6 +17,7 @@
 #include "ui/session/filereading.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
+#include "ui/session/sessionfiles.h"
 #include "ui/memoryview.h"
 
 #include "core/export.h"
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
             return kExitBadInput;
         }
     }
-    const bool automated = flags.autorun || !flags.screenshot.isEmpty();
+    const bool automated = gui::automated(flags);
     if (!hasDisplay()) {
         if (!automated)
             return runHeadlessLesson(flags);
@@ -132,11 +133,13 @@ int main(int argc, char **argv)
         }
     // Language: --lang, else the stored choice, else the system locale; the window's saved
     // session then opens in its own language unless --lang named one. An interactive --lang
-    // is remembered; automated runs (autorun, screenshots) leave the settings alone.
-    ui::LanguageManager::instance()->initialize(flags.lang, /*persist=*/!automated);
+    // is remembered; automated runs (autorun, screenshots) and --no-write leave the settings
+    // alone.
+    const bool persist = gui::persistsSettings(flags);
+    ui::LanguageManager::instance()->initialize(flags.lang, persist);
 
-    ui::MainWindow window(/*persistSettings=*/!automated && !flags.noWrite);
-    if (!flags.presetFile.isEmpty() && !window.loadPresetFile(flags.presetFile, &error)) {
+    ui::MainWindow window(/*persistSettings=*/persist);
+    if (!flags.presetFile.isEmpty() && !window.files()->loadPresetFile(flags.presetFile, &error)) {
         std::fprintf(stderr, "accumlab: %s\n", qPrintable(error));
         if (automated)
             return kExitBadInput;

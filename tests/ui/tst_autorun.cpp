@@ -8,6 +8,8 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QDirIterator>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -35,6 +37,7 @@ private slots:
     void experimentPrintsNoStallItDidNotMeasure();
     void settingsFileThatIsNoFile_data();
     void settingsFileThatIsNoFile();
+    void noWriteKeepsNoLanguage();
 };
 
 // An autorun experiment does not arm the stall probe: it prints no gui-max-stall-ms (it used to
@@ -366,6 +369,58 @@ void TestAutorun::pagesForScreenshots()
     QVERIFY(bad.waitForFinished(30'000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(bad.readAllStandardError().contains("--page takes lab, memory, table, experiments or quiz"));
+}
+
+namespace {
+// Every settings file under `config` that names a UI language.
+QStringList filesKeepingALanguage(const QString &config)
+{
+    QStringList found;
+    QDirIterator it(config, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        if (f.open(QIODevice::ReadOnly) && f.readAll().contains("language"))
+            found << f.fileName();
+    }
+    return found;
+}
+
+// The window started as a teacher would (no --screenshot, so it stays open), killed after
+// `waitMs`, or as soon as a settings file names a language when `untilKept`. Returns how long
+// it ran.
+qint64 startAndKill(const QString &config, const QStringList &args, int waitMs, bool untilKept)
+{
+    QProcess proc;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), config);
+    proc.setProcessEnvironment(env);
+    QElapsedTimer clock;
+    clock.start();
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), args);
+    proc.waitForStarted();
+    while (clock.elapsed() < waitMs && proc.state() == QProcess::Running &&
+           !(untilKept && !filesKeepingALanguage(config).isEmpty()))
+        QTest::qWait(50);
+    const qint64 took = clock.elapsed();
+    proc.kill();
+    proc.waitForFinished();
+    return took;
+}
+} // namespace
+
+// --no-write keeps nothing for the next start, the --lang choice included (it once remembered
+// the language while the window kept nothing else). The control: the same start without
+// --no-write keeps the language; the --no-write start then runs twice as long and keeps none.
+void TestAutorun::noWriteKeepsNoLanguage()
+{
+    QTemporaryDir kept;
+    const qint64 tookMs = startAndKill(kept.path(), {QStringLiteral("--lang"), QStringLiteral("fa")}, 120'000, true);
+    QVERIFY2(!filesKeepingALanguage(kept.path()).isEmpty(), "the control start kept no language");
+    QTemporaryDir none;
+    startAndKill(none.path(), {QStringLiteral("--no-write"), QStringLiteral("--lang"), QStringLiteral("fa")},
+                 int(2 * tookMs + 1000), false);
+    const QStringList files = filesKeepingALanguage(none.path());
+    QVERIFY2(files.isEmpty(), qPrintable(files.join(QLatin1Char(' '))));
 }
 
 QTEST_GUILESS_MAIN(TestAutorun)

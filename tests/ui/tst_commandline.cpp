@@ -1,6 +1,7 @@
 // The desktop app's command line (app/gui/commandline.h): every lesson flag presets the
 // window's controls as given (read back from a real ControlPanel), reaches the terminal
 // lesson the same way, and a value the controls would clamp or snap is refused in words.
+// --no-write and the scripted runs keep no setting, the language included.
 #include "app/gui/commandline.h"
 
 #include "ui/controlpanel.h"
@@ -21,6 +22,8 @@ private slots:
     void headlessLessonTakesTheFlags();
     void helpOrVersion_data();
     void helpOrVersion();
+    void keepsSettingsOnlyWhenAllowed_data();
+    void keepsSettingsOnlyWhenAllowed();
 };
 
 namespace {
@@ -186,6 +189,34 @@ void TestCommandLine::helpOrVersion()
     QFETCH(QString, line);
     QFETCH(bool, expected);
     QCOMPARE(gui::wantsHelpOrVersion(argv(line)), expected);
+}
+
+void TestCommandLine::keepsSettingsOnlyWhenAllowed_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<bool>("automated");
+    QTest::addColumn<bool>("persists");
+    QTest::newRow("a plain start") << "" << false << true;
+    QTest::newRow("--lang fa") << "--lang fa" << false << true;
+    QTest::newRow("--no-write --lang fa") << "--no-write --lang fa" << false << false;
+    QTest::newRow("--no-write") << "--no-write" << false << false;
+    QTest::newRow("--autorun") << "--autorun" << true << false;
+    QTest::newRow("--screenshot") << "--screenshot a.png" << true << false;
+    QTest::newRow("--autorun --lang fa") << "--autorun --lang fa" << true << false;
+}
+
+// main() hands persistsSettings() to the language and to the window alike: a --no-write run
+// once remembered its --lang for the next start.
+void TestCommandLine::keepsSettingsOnlyWhenAllowed()
+{
+    QFETCH(QString, line);
+    QFETCH(bool, automated);
+    QFETCH(bool, persists);
+    gui::Flags flags;
+    QString error;
+    QVERIFY2(parse(line, flags, &error), qPrintable(error));
+    QCOMPARE(gui::automated(flags), automated);
+    QCOMPARE(gui::persistsSettings(flags), persists);
 }
 
 QTEST_MAIN(TestCommandLine)

@@ -13,6 +13,8 @@
 #include "ui/language.h"
 #include "ui/lessonpanel.h"
 #include "ui/mainwindow.h"
+#include "ui/session/sessionfiles.h"
+#include "ui/labrun.h"
 #include "ui/memoryview.h"
 #include "ui/throughputchart.h"
 
@@ -225,7 +227,7 @@ void TestLanguage::digitsFollowTheLocale()
     QVERIFY2(!hasLatinDigit(identity->text()), qPrintable(identity->text()));
 
     // A counter the worker fills: micro-batches seen after two Steps.
-    w.applyConfigNow();
+    w.lab()->applyConfigNow();
     QLabel *counter = w.findChild<QLabel *>(QStringLiteral("microBatchesValue"));
     QAction *step = menuAction(w, "stepAction");
     step->trigger();
@@ -366,9 +368,9 @@ void TestLanguage::fileFiltersListFilesInEveryLanguage_data()
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("listed");
     for (const QString &lang : {QStringLiteral("en"), QStringLiteral("fa")}) {
-        QTest::addRow("%s json", qPrintable(lang)) << lang << int(MainWindow::FileKind::Json) << "a.json";
-        QTest::addRow("%s markdown", qPrintable(lang)) << lang << int(MainWindow::FileKind::Markdown) << "b.md";
-        QTest::addRow("%s preset", qPrintable(lang)) << lang << int(MainWindow::FileKind::Preset) << "a.json";
+        QTest::addRow("%s json", qPrintable(lang)) << lang << int(SessionFiles::FileKind::Json) << "a.json";
+        QTest::addRow("%s markdown", qPrintable(lang)) << lang << int(SessionFiles::FileKind::Markdown) << "b.md";
+        QTest::addRow("%s preset", qPrintable(lang)) << lang << int(SessionFiles::FileKind::Preset) << "a.json";
     }
 }
 
@@ -384,7 +386,7 @@ void TestLanguage::fileFiltersListFilesInEveryLanguage()
         QFile f(dir.filePath(QString::fromLatin1(name)));
         QVERIFY(f.open(QIODevice::WriteOnly));
     }
-    const QString filter = MainWindow::fileFilter(MainWindow::FileKind(kind));
+    const QString filter = SessionFiles::fileFilter(SessionFiles::FileKind(kind));
     if (language == QLatin1String("fa"))
         QVERIFY2(filter.contains(QRegularExpression(QStringLiteral("[\\x{0600}-\\x{06FF}]"))), qPrintable(filter));
     QFileDialog dialog(nullptr, QString(), dir.path());

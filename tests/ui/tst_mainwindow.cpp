@@ -16,6 +16,10 @@
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
 #include "ui/mainwindow.h"
+#include "ui/sweeprunner.h"
+#include "ui/session/sessionfiles.h"
+#include "ui/labrun.h"
+#include "ui/statusreporter.h"
 #include "ui/throughputchart.h"
 #include "ui/memoryview.h"
 #include "ui/session/preset.h"
@@ -62,7 +66,7 @@ constexpr int kWaitMs = 30'000;
 // Applies the edits, then waits until the worker reports the engine it built from them.
 bool waitForEngine(MainWindow &w, const std::function<bool(const AccumConfig &)> &matches)
 {
-    w.applyConfigNow();
+    w.lab()->applyConfigNow();
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < kWaitMs) {
@@ -239,9 +243,9 @@ void TestMainWindow::bugListReachesTheEngineAndTheCheck()
     combo->setCurrentIndex(combo->findData(bug));
     QVERIFY(w.currentPreset().config.bug == planted);
     QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return c.bug == planted && c.accumSteps == 4; }));
-    w.applyConfigNow();
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.bug == planted, kWaitMs);
-    QCOMPARE(w.lastEquivalence()->holds, planted == AccumBug::None);
+    w.lab()->applyConfigNow();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.bug == planted, kWaitMs);
+    QCOMPARE(w.lab()->lastEquivalence()->holds, planted == AccumBug::None);
     QString error;
     const std::optional<Preset> back = presetFromJson(presetToJson(w.currentPreset()), &error);
     QVERIFY2(back, qPrintable(error));
@@ -294,7 +298,7 @@ void TestMainWindow::memoryViewMarksOutOfMemory()
 {
     MainWindow w(false);
     w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(16);
-    w.applyConfigNow();
+    w.lab()->applyConfigNow();
     MemoryView *m = w.memoryView();
     // The default budget holds the lesson's 32 samples: the effective batch of 512 in one pass does not fit.
     QVERIFY(m->microBatchFits());
@@ -473,7 +477,7 @@ void TestMainWindow::refusalInTheWindowsWords()
     MainWindow w(false);
     w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(grid);
     QString error;
-    QVERIFY(!w.runSweep(&error));
+    QVERIFY(!w.sweep()->run(&error));
     QVERIFY2(error.contains(expected), qPrintable(error));
     if (persian)
         QVERIFY2(strayLatinWords(error.toStdString()).empty(), qPrintable(error));
@@ -579,7 +583,7 @@ void TestMainWindow::sessionFromTheFileMenu()
     QFETCH(QString, saidNone);
     switchLanguage(language);
     MainWindow w(false);
-    w.setErrorsToTerminal(true);
+    w.status()->setErrorsToTerminal(true);
     for (const char *name : {"saveSessionAction", "resumeSessionAction"}) {
         auto *action = w.findChild<QAction *>(QLatin1String(name));
         QVERIFY2(action && !action->text().isEmpty() && action->isEnabled(), name);
@@ -590,8 +594,8 @@ void TestMainWindow::sessionFromTheFileMenu()
         w.controller()->stepMicroBatch();
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QSignalSpy finished(&w, &MainWindow::sessionFinished);
-    w.saveSession(dir.path());
+    QSignalSpy finished(w.files(), &SessionFiles::sessionFinished);
+    w.files()->saveSession(dir.path());
     QVERIFY(finished.wait(kWaitMs));
     QCOMPARE(finished.takeFirst().first().toBool(), true);
     QVERIFY2(w.statusBar()->currentMessage().contains(saidSaved), qPrintable(w.statusBar()->currentMessage()));
@@ -599,7 +603,7 @@ void TestMainWindow::sessionFromTheFileMenu()
     w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(2);
     QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.accumSteps == 2; }));
     QString error;
-    QVERIFY2(w.resumeSession(dir.path(), &error), qPrintable(error));
+    QVERIFY2(w.files()->resumeSession(dir.path(), &error), qPrintable(error));
     QVERIFY(finished.wait(kWaitMs));
     QCOMPARE(finished.takeFirst().first().toBool(), true);
     QCOMPARE(w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->value(), 4);
@@ -616,7 +620,7 @@ void TestMainWindow::sessionFromTheFileMenu()
     QVERIFY2(progress.contains(w.locale().toString(2)) && progress.contains(w.locale().toString(4)), qPrintable(progress));
 
     QTemporaryDir empty;
-    QVERIFY(!w.resumeSession(empty.path(), &error));
+    QVERIFY(!w.files()->resumeSession(empty.path(), &error));
     QVERIFY2(error.contains(saidNone), qPrintable(error));
     QCOMPARE(w.controller()->config().accumSteps, 4);
 }
@@ -637,17 +641,17 @@ void TestMainWindow::exportsWriteValidFiles()
     p.numSteps = 3;
     w.applyPreset(p);
     QString error;
-    QVERIFY(!w.exportCurveJson(dir.filePath(QStringLiteral("none.json")), &error));
+    QVERIFY(!w.files()->exportCurveJson(dir.filePath(QStringLiteral("none.json")), &error));
     QVERIFY(!error.isEmpty());
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("none.json"))));
 
-    QSignalSpy finished(&w, &MainWindow::sweepFinished);
-    QVERIFY(w.runSweep(&error));
+    QSignalSpy finished(w.sweep(), &SweepRunner::finished);
+    QVERIFY(w.sweep()->run(&error));
     QVERIFY(finished.wait(kWaitMs));
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence().has_value(), kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence().has_value(), kWaitMs);
 
     const QString curvePath = dir.filePath(QStringLiteral("accum-curve.json"));
-    QVERIFY2(w.exportCurveJson(curvePath, &error), qPrintable(error));
+    QVERIFY2(w.files()->exportCurveJson(curvePath, &error), qPrintable(error));
     QFile curve(curvePath);
     QVERIFY(curve.open(QIODevice::ReadOnly));
     const CurveFile parsed = parseCurveJson(curve.readAll().toStdString());
@@ -658,27 +662,27 @@ void TestMainWindow::exportsWriteValidFiles()
     QVERIFY(parsed.raw.contains("equivalence"));
 
     const QString skillPath = dir.filePath(QStringLiteral("skill.md"));
-    QVERIFY2(w.exportSkillMarkdown(skillPath, &error), qPrintable(error));
+    QVERIFY2(w.files()->exportSkillMarkdown(skillPath, &error), qPrintable(error));
     QFile skill(skillPath);
     QVERIFY(skill.open(QIODevice::ReadOnly));
     const QByteArray markdown = skill.readAll();
     QVERIFY(markdown.contains("## Measured in this run"));
     // The sweep's numbers appear in the file as measured.
-    QVERIFY(markdown.contains(QByteArray::number(static_cast<qlonglong>(w.lastSweep()->points[1].effectiveBatch))));
+    QVERIFY(markdown.contains(QByteArray::number(static_cast<qlonglong>(w.sweep()->lastSweep()->points[1].effectiveBatch))));
 
     QStringList written;
-    QVERIFY2(w.exportChartPngs(dir.path(), &written, &error), qPrintable(error));
+    QVERIFY2(w.files()->exportChartPngs(dir.path(), &written, &error), qPrintable(error));
     QCOMPARE(written.size(), 4);
     for (const QString &png : written)
         QVERIFY(!QImage(png).isNull());
     // 1x is the chart's size on screen; the default is twice that, for slides, and 3x thrice.
     const QString throughputPng = dir.filePath(QStringLiteral("accumlab-throughput.png"));
-    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error, 1), qPrintable(error));
+    QVERIFY2(w.files()->exportChartPngs(dir.path(), nullptr, &error, 1), qPrintable(error));
     const QSize onScreen = QImage(throughputPng).size();
     QCOMPARE(onScreen, w.throughputChart()->size());
-    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error), qPrintable(error));
+    QVERIFY2(w.files()->exportChartPngs(dir.path(), nullptr, &error), qPrintable(error));
     QCOMPARE(QImage(throughputPng).size(), onScreen * 2);
-    QVERIFY2(w.exportChartPngs(dir.path(), nullptr, &error, 3), qPrintable(error));
+    QVERIFY2(w.files()->exportChartPngs(dir.path(), nullptr, &error, 3), qPrintable(error));
     QCOMPARE(QImage(throughputPng).size(), onScreen * 3);
 }
 
@@ -688,7 +692,7 @@ void TestMainWindow::failedExportLeavesNoFile()
     MainWindow w(false);
     const QString path = dir.filePath(QStringLiteral("missing-folder/preset.json"));
     QString error;
-    QVERIFY(!w.savePresetFile(path, &error));
+    QVERIFY(!w.files()->savePresetFile(path, &error));
     QVERIFY2(error.contains(path), qPrintable(error));
     QVERIFY(!QFile::exists(path));
     QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size(), 0);
@@ -715,10 +719,10 @@ void TestMainWindow::presetRoundTrip()
         p.classroomMode = true;
         p.hiddenControls = {QStringLiteral("lr"), QStringLiteral("seed")};
         w.applyPreset(p);
-        QVERIFY2(w.savePresetFile(path, &error), qPrintable(error));
+        QVERIFY2(w.files()->savePresetFile(path, &error), qPrintable(error));
     }
     MainWindow w(false);
-    QVERIFY2(w.loadPresetFile(path, &error), qPrintable(error));
+    QVERIFY2(w.files()->loadPresetFile(path, &error), qPrintable(error));
     const Preset q = w.currentPreset();
     QCOMPARE(q.config.microBatch, 8);
     QCOMPARE(q.config.accumSteps, 16);
@@ -738,7 +742,7 @@ void TestMainWindow::presetRoundTrip()
     QVERIFY(bad.open(QIODevice::WriteOnly));
     bad.write(R"({"schema": "accumlab-preset.v1", "dtype": "float13"})");
     bad.close();
-    QVERIFY(!w.loadPresetFile(bad.fileName(), &error));
+    QVERIFY(!w.files()->loadPresetFile(bad.fileName(), &error));
     QVERIFY2(error.contains(QStringLiteral("float13")), qPrintable(error));
 }
 
@@ -961,7 +965,7 @@ void TestMainWindow::lossChartGainsAPointPerStep()
                  qPrintable(QStringLiteral("chart %1, engine %2").arg(shown).arg(loss)));
     }
     // A reset starts the series again.
-    w.applyConfigNow();
+    w.lab()->applyConfigNow();
     QCOMPARE(chart->pointCount(LossChart::kTeachingSeries), 0);
 }
 
@@ -973,22 +977,22 @@ void TestMainWindow::ranksReachTheEquivalenceCheck()
     auto *ranks = w.findChild<QSlider *>(QStringLiteral("worldSizeSlider"));
     QVERIFY(ranks);
     const AccumConfig c = w.controlPanel()->config();
-    QCOMPARE(w.equivalenceConfig().worldSize, 1);
+    QCOMPARE(w.lab()->equivalenceConfig().worldSize, 1);
     ranks->setValue(2);
-    const EquivalenceConfig e = w.equivalenceConfig();
+    const EquivalenceConfig e = w.lab()->equivalenceConfig();
     QCOMPARE(e.worldSize, 2);
     QCOMPARE(e.bigBatch, c.microBatch * c.accumSteps * 2);
-    QSignalSpy updated(&w, &MainWindow::equivalenceUpdated);
-    w.requestEquivalenceNow();
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.worldSize == 2, kWaitMs);
-    QVERIFY2(w.lastEquivalence()->holds, qPrintable(w.equivalencePanel()->verdictText()));
-    QCOMPARE(w.lastEquivalence()->config.bigBatch, e.bigBatch);
+    QSignalSpy updated(w.lab(), &LabRun::equivalenceUpdated);
+    w.lab()->requestEquivalenceNow();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.worldSize == 2, kWaitMs);
+    QVERIFY2(w.lab()->lastEquivalence()->holds, qPrintable(w.equivalencePanel()->verdictText()));
+    QCOMPARE(w.lab()->lastEquivalence()->config.bigBatch, e.bigBatch);
     // The bug it exists to catch still shows across ranks.
     w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"))->setChecked(true);
-    w.requestEquivalenceNow();
-    QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence() && w.lastEquivalence()->config.scaling == Scaling::None, kWaitMs);
-    QVERIFY(!w.lastEquivalence()->holds);
-    QCOMPARE(w.lastEquivalence()->config.worldSize, 2);
+    w.lab()->requestEquivalenceNow();
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.scaling == Scaling::None, kWaitMs);
+    QVERIFY(!w.lab()->lastEquivalence()->holds);
+    QCOMPARE(w.lab()->lastEquivalence()->config.worldSize, 2);
 }
 
 void TestMainWindow::ranksReachTeachingMode_data()
@@ -1097,12 +1101,12 @@ void TestMainWindow::presetKeepsWhereTheLessonOpens()
         budget = w.memoryView()->budgetBytes();
         w.showExperiment(QStringLiteral("batchnorm"));
         switchLanguage(QStringLiteral("fa"));
-        QVERIFY2(w.savePresetFile(path, &error), qPrintable(error));
+        QVERIFY2(w.files()->savePresetFile(path, &error), qPrintable(error));
         switchLanguage(QStringLiteral("en"));
     }
     MainWindow w(false);
     QCOMPARE(w.currentPage(), MainWindow::LabPage);
-    QVERIFY2(w.loadPresetFile(path, &error), qPrintable(error));
+    QVERIFY2(w.files()->loadPresetFile(path, &error), qPrintable(error));
     QCOMPARE(LanguageManager::instance()->language(), QStringLiteral("fa"));
     QCOMPARE(w.currentPage(), MainWindow::ExperimentsPage);
     QCOMPARE(w.experimentPanel()->currentExperiment(), QStringLiteral("batchnorm"));

@@ -6,6 +6,9 @@
 #include "ui/enginecontroller.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
+#include "ui/session/sessionfiles.h"
+#include "ui/sweeprunner.h"
+#include "ui/statusreporter.h"
 #include "ui/session/preset.h"
 #include "ui/throughputchart.h"
 
@@ -126,7 +129,7 @@ private slots:
         QFETCH(QString, path);
         MainWindow w(false);
         QVERIFY(importedSeries(w).isEmpty());
-        QVERIFY2(w.importCurve(path), qPrintable(w.lastError()));
+        QVERIFY2(w.files()->importCurve(path), qPrintable(w.status()->lastError()));
         const QList<QLineSeries *> series = importedSeries(w);
         QCOMPARE(series.size(), 1);
         QVERIFY(series[0]->name().contains(QFileInfo(path).fileName()));
@@ -144,7 +147,7 @@ private slots:
         }
         QVERIFY(w.statusBar()->currentMessage().contains(QFileInfo(path).fileName()));
         // A second file overlays beside the first.
-        QVERIFY(w.importCurve(corpusFile("good-two-ranks.json")));
+        QVERIFY(w.files()->importCurve(corpusFile("good-two-ranks.json")));
         QCOMPARE(importedSeries(w).size(), 2);
     }
 
@@ -167,13 +170,13 @@ private slots:
         QFETCH(QString, path);
         QFETCH(QString, reason);
         MainWindow w(false);
-        QVERIFY(w.importCurve(m_dir.filePath(QStringLiteral("ours.json"))));
-        QVERIFY(!w.importCurve(path));
+        QVERIFY(w.files()->importCurve(m_dir.filePath(QStringLiteral("ours.json"))));
+        QVERIFY(!w.files()->importCurve(path));
         QCOMPARE(importedSeries(w).size(), 1); // no series added for the bad file
         const QString message = w.statusBar()->currentMessage();
         QVERIFY2(message.startsWith(QStringLiteral("Could not import ") + QFileInfo(path).fileName() + ": "),
                  qPrintable(message));
-        QCOMPARE(w.lastError(), message);
+        QCOMPARE(w.status()->lastError(), message);
         QVERIFY2(message.size() > QStringLiteral("Could not import : ").size() + QFileInfo(path).fileName().size(),
                  qPrintable(message)); // a reason follows
         QVERIFY2(message.contains(reason), qPrintable(message));
@@ -254,9 +257,9 @@ private slots:
         for (const UiLanguage language : {QStringLiteral("en"), QStringLiteral("fa")}) {
             switchLanguage(language);
             MainWindow w(false);
-            QVERIFY(!w.importCurve(path));
+            QVERIFY(!w.files()->importCurve(path));
             QVERIFY(importedSeries(w).isEmpty());
-            const QString message = w.lastError();
+            const QString message = w.status()->lastError();
             QCOMPARE(w.statusBar()->currentMessage(), message);
             const bool fa = language == QStringLiteral("fa");
             QVERIFY2(message.startsWith(fa ? QStringLiteral("وارد کردن refused.json ممکن نشد: ")
@@ -331,18 +334,18 @@ private slots:
         sweep->trigger();
         QVERIFY2(w.statusBar()->currentMessage().startsWith(QStringLiteral("The sweep settings are invalid: ")),
                  qPrintable(w.statusBar()->currentMessage()));
-        QCOMPARE(w.lastError(), w.statusBar()->currentMessage());
+        QCOMPARE(w.status()->lastError(), w.statusBar()->currentMessage());
         QVERIFY(!w.controller()->isSweepRunning());
         QVERIFY(sweep->isEnabled());
         QVERIFY(w.findChild<QSlider *>(QStringLiteral("microBatchSlider"))->isEnabled());
         // Corrected, the same window runs the sweep.
         w.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2"));
         w.findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(2);
-        QSignalSpy finished(&w, &MainWindow::sweepFinished);
+        QSignalSpy finished(w.sweep(), &SweepRunner::finished);
         sweep->trigger();
         QVERIFY(finished.wait(60'000));
-        QVERIFY(w.lastSweep().has_value());
-        QCOMPARE(w.lastSweep()->points.size(), size_t(2));
+        QVERIFY(w.sweep()->lastSweep().has_value());
+        QCOMPARE(w.sweep()->lastSweep()->points.size(), size_t(2));
     }
 
     // Closing the window in the middle of a long sweep: the window and its worker thread are
@@ -355,7 +358,7 @@ private slots:
         w->show();
         QSignalSpy started(w->controller(), &EngineController::sweepPointStarted);
         QString error;
-        QVERIFY2(w->runSweep(&error), qPrintable(error));
+        QVERIFY2(w->sweep()->run(&error), qPrintable(error));
         QVERIFY(started.wait(30'000));
         QTest::qWait(100); // inside the first point's timed steps
         QElapsedTimer clock;
@@ -367,10 +370,10 @@ private slots:
         MainWindow again(false);
         again.findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2"));
         again.findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(2);
-        QSignalSpy finished(&again, &MainWindow::sweepFinished);
-        QVERIFY(again.runSweep(&error));
+        QSignalSpy finished(again.sweep(), &SweepRunner::finished);
+        QVERIFY(again.sweep()->run(&error));
         QVERIFY(finished.wait(60'000));
-        QCOMPARE(again.lastSweep()->points.size(), size_t(2));
+        QCOMPARE(again.sweep()->lastSweep()->points.size(), size_t(2));
     }
 
     // A preset (a file from the command line, or the saved session) with numbers no control
@@ -444,7 +447,7 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         QString error;
-        QVERIFY(!w.loadPresetFile(path, &error));
+        QVERIFY(!w.files()->loadPresetFile(path, &error));
         QVERIFY2(error.contains(QStringLiteral("not a regular file")), qPrintable(error));
         QVERIFY(clock.elapsed() < 5000);
     }
@@ -467,9 +470,9 @@ private slots:
             QVERIFY(QFile::link(target, dir.filePath(QStringLiteral("out/") + name)));
         MainWindow w(false);
         QString error;
-        QVERIFY2(w.savePresetFile(dir.filePath(QStringLiteral("out/preset.json")), &error), qPrintable(error));
-        QVERIFY2(w.saveScreenshot(dir.filePath(QStringLiteral("out/window.png")), &error), qPrintable(error));
-        QVERIFY2(w.exportChartPngs(dir.filePath(QStringLiteral("out")), nullptr, &error), qPrintable(error));
+        QVERIFY2(w.files()->savePresetFile(dir.filePath(QStringLiteral("out/preset.json")), &error), qPrintable(error));
+        QVERIFY2(w.files()->saveScreenshot(dir.filePath(QStringLiteral("out/window.png")), &error), qPrintable(error));
+        QVERIFY2(w.files()->exportChartPngs(dir.filePath(QStringLiteral("out")), nullptr, &error), qPrintable(error));
         QFile f(target);
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll(), QByteArray("precious"));

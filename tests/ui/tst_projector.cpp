@@ -17,6 +17,8 @@
 #include "ui/language.h"
 #include "ui/losschart.h"
 #include "ui/mainwindow.h"
+#include "ui/labrun.h"
+#include "ui/sweeprunner.h"
 #include "ui/memoryview.h"
 #include "ui/throughputchart.h"
 
@@ -182,12 +184,12 @@ private slots:
         p.accumGrid = QStringLiteral("1,2,4,8,16,32");
         p.numSteps = 2;
         m_window->applyPreset(p);
-        QSignalSpy swept(m_window, &MainWindow::sweepFinished);
+        QSignalSpy swept(m_window->sweep(), &SweepRunner::finished);
         QString error;
-        QVERIFY2(m_window->runSweep(&error), qPrintable(error));
+        QVERIFY2(m_window->sweep()->run(&error), qPrintable(error));
         QVERIFY(swept.wait(kWaitMs));
-        m_window->requestEquivalenceNow();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->lastEquivalence().has_value(), kWaitMs);
+        m_window->lab()->requestEquivalenceNow();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence().has_value(), kWaitMs);
         m_window->tabs()->setCurrentWidget(m_window->memoryView());
         for (const char *button : {"oomDemoButton", "tradeoffButton", "finderButton"}) {
             auto *b = m_window->memoryView()->findChild<QPushButton *>(QLatin1String(button));
@@ -272,8 +274,8 @@ private slots:
         w.setWindowState(Qt::WindowNoState);
         w.resize(size);
         w.show();
-        w.requestEquivalenceNow();
-        QTRY_VERIFY_WITH_TIMEOUT(w.lastEquivalence().has_value(), kWaitMs);
+        w.lab()->requestEquivalenceNow();
+        QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence().has_value(), kWaitMs);
         settle();
         QTest::qWait(50);
         settle();

@@ -12,6 +12,8 @@
 #include "ui/experimentpanel.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
+#include "ui/labrun.h"
+#include "ui/sweeprunner.h"
 #include "ui/memoryview.h"
 
 #include "core/content.h"
@@ -209,12 +211,12 @@ private slots:
         p.accumGrid = QStringLiteral("1,2");
         p.numSteps = 2;
         m_window->applyPreset(p);
-        QSignalSpy swept(m_window, &MainWindow::sweepFinished);
+        QSignalSpy swept(m_window->sweep(), &SweepRunner::finished);
         QString error;
-        QVERIFY2(m_window->runSweep(&error), qPrintable(error));
+        QVERIFY2(m_window->sweep()->run(&error), qPrintable(error));
         QVERIFY(swept.wait(kWaitMs));
-        m_window->requestEquivalenceNow();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->lastEquivalence().has_value(), kWaitMs);
+        m_window->lab()->requestEquivalenceNow();
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence().has_value(), kWaitMs);
         m_window->tabs()->setCurrentWidget(m_window->memoryView());
         auto *finder = m_window->findChild<QPushButton *>(QStringLiteral("finderButton"));
         QVERIFY(finder);

@@ -1,0 +1,247 @@
+// SessionFiles' dialogs, answered as a teacher would: each export writes the very bytes its
+// writer makes from the lab's last sweep and check (so a dialog wired to the wrong writer, or
+// at the wrong scale, fails), says so in the status bar, and a cancelled dialog does nothing.
+// A saved session is a checkpoint core reads back; a preset opened from the menu is on the
+// controls; a folder without a checkpoint is refused in words.
+#include "ui/session/sessionfiles.h"
+
+#include "ui/controlpanel.h"
+#include "ui/labrun.h"
+#include "ui/language.h"
+#include "ui/localizedtext.h"
+#include "ui/mainwindow.h"
+#include "ui/session/exports.h"
+#include "ui/statusreporter.h"
+#include "ui/sweeprunner.h"
+#include "ui/throughputchart.h"
+
+#include "core/checkpoint.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImage>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+constexpr int kWaitMs = 60'000;
+
+using Dialog = void (SessionFiles::*)();
+const QHash<QString, Dialog> &dialogs()
+{
+    static const QHash<QString, Dialog> all{{QStringLiteral("exportCurve"), &SessionFiles::exportCurveDialog},
+                                            {QStringLiteral("exportSkill"), &SessionFiles::exportSkillDialog},
+                                            {QStringLiteral("savePreset"), &SessionFiles::savePresetDialog},
+                                            {QStringLiteral("openPreset"), &SessionFiles::openPresetDialog},
+                                            {QStringLiteral("importCurve"), &SessionFiles::importCurveDialog},
+                                            {QStringLiteral("exportCharts"), &SessionFiles::exportChartsDialog},
+                                            {QStringLiteral("saveSession"), &SessionFiles::saveSessionDialog},
+                                            {QStringLiteral("resumeSession"), &SessionFiles::resumeSessionDialog}};
+    return all;
+}
+
+// Answers the modal dialogs the next call opens, in order: a file dialog picks its path (a file
+// or a folder) and accepts, an item dialog takes its item; an empty answer cancels.
+void answerDialogs(const QStringList &answers)
+{
+    auto *timer = new QTimer;
+    timer->setInterval(20);
+    auto left = std::make_shared<QStringList>(answers);
+    QObject::connect(timer, &QTimer::timeout, [timer, left] {
+        QWidget *modal = QApplication::activeModalWidget();
+        if (!modal || modal->property("answered").toBool())
+            return;
+        modal->setProperty("answered", true);
+        const QString answer = left->takeFirst();
+        if (left->isEmpty()) {
+            timer->stop();
+            timer->deleteLater();
+        }
+        auto *dialog = qobject_cast<QDialog *>(modal);
+        if (answer.isEmpty())
+            return dialog->reject();
+        if (auto *files = qobject_cast<QFileDialog *>(modal)) {
+            // The name goes in the name field: selectFile() only selects a file that exists.
+            files->setDirectory(QFileInfo(answer).absolutePath());
+            files->findChild<QLineEdit *>(QStringLiteral("fileNameEdit"))->setText(QFileInfo(answer).fileName());
+            QMetaObject::invokeMethod(files, "accept"); // protected in QFileDialog, a slot of QDialog
+        } else if (auto *items = qobject_cast<QInputDialog *>(modal)) {
+            items->setTextValue(answer);
+            items->accept();
+        }
+    });
+    timer->start();
+}
+
+QByteArray contents(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+} // namespace
+
+class TestSessionFiles : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void exportsWriteTheirWritersBytes_data();
+    void exportsWriteTheirWritersBytes();
+    void cancelledDialogsWriteNothing_data();
+    void cancelledDialogsWriteNothing();
+    void chartsAtTheChosenScale_data();
+    void chartsAtTheChosenScale();
+    void presetAndCurveOpenFromTheMenu();
+    void sessionsFromTheMenu();
+
+private:
+    MainWindow *m_window = nullptr;
+    QTemporaryDir m_dir;
+};
+
+void TestSessionFiles::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    LanguageManager::instance()->initialize(QStringLiteral("en"), /*persist=*/false);
+    m_window = new MainWindow(false);
+    m_window->status()->setErrorsToTerminal(true);
+    // A small sweep and the start's equivalence check: what the exports are made of.
+    m_window->findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2"));
+    m_window->findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(2);
+    QSignalSpy swept(m_window->sweep(), &SweepRunner::finished);
+    QString error;
+    QVERIFY2(m_window->sweep()->run(&error), qPrintable(error));
+    QVERIFY(swept.wait(kWaitMs));
+    QCOMPARE(swept.first().first().toBool(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence().has_value(), kWaitMs);
+}
+
+void TestSessionFiles::cleanupTestCase() { delete m_window; }
+
+void TestSessionFiles::exportsWriteTheirWritersBytes_data()
+{
+    QTest::addColumn<QString>("dialog");
+    QTest::addColumn<QString>("file");
+    QTest::newRow("accum-curve.json") << "exportCurve" << "curve.json";
+    QTest::newRow("skill markdown") << "exportSkill" << "skill.md";
+    QTest::newRow("preset") << "savePreset" << "preset.json";
+}
+
+void TestSessionFiles::exportsWriteTheirWritersBytes()
+{
+    QFETCH(QString, dialog);
+    QFETCH(QString, file);
+    const QString path = m_dir.filePath(file);
+    answerDialogs({path});
+    (m_window->files()->*dialogs().value(dialog))();
+    const auto &sweep = *m_window->sweep()->lastSweep();
+    const auto &check = *m_window->lab()->lastEquivalence();
+    const QHash<QString, QByteArray> expected{{QStringLiteral("exportCurve"), curveJsonBytes(sweep, &check)},
+                                              {QStringLiteral("exportSkill"), skillMarkdownBytes(check, sweep, contentStyle())},
+                                              {QStringLiteral("savePreset"), presetToJson(m_window->currentPreset())}};
+    QVERIFY2(QFile::exists(path), qPrintable(m_window->status()->lastError()));
+    QCOMPARE(contents(path), expected.value(dialog));
+    QVERIFY2(m_window->statusBar()->currentMessage().startsWith(QLatin1String("Wrote")),
+             qPrintable(m_window->statusBar()->currentMessage()));
+}
+
+void TestSessionFiles::cancelledDialogsWriteNothing_data()
+{
+    QTest::addColumn<QString>("dialog");
+    for (const QString &name : {"exportCurve", "exportSkill", "savePreset", "exportCharts", "saveSession"})
+        QTest::newRow(qPrintable(name)) << name;
+}
+
+void TestSessionFiles::cancelledDialogsWriteNothing()
+{
+    QFETCH(QString, dialog);
+    m_window->status()->say([] { return QStringLiteral("before"); });
+    const QString errorBefore = m_window->status()->lastError();
+    QSignalSpy sessions(m_window->files(), &SessionFiles::sessionFinished);
+    answerDialogs({QString()});
+    (m_window->files()->*dialogs().value(dialog))();
+    QTest::qWait(200); // a session save would answer by now
+    QCOMPARE(sessions.count(), 0);
+    QCOMPARE(m_window->status()->lastError(), errorBefore);
+    QCOMPARE(m_window->statusBar()->currentMessage(), QStringLiteral("before"));
+}
+
+void TestSessionFiles::chartsAtTheChosenScale_data()
+{
+    QTest::addColumn<int>("choice"); // the item dialog's row: 1x, 2x, 3x
+    QTest::newRow("1x") << 0;
+    QTest::newRow("2x, the default") << 1;
+    QTest::newRow("3x") << 2;
+}
+
+void TestSessionFiles::chartsAtTheChosenScale()
+{
+    QFETCH(int, choice);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+    QTemporaryDir dir;
+    const QStringList items{QStringLiteral("1× (as on screen)"), QStringLiteral("2× (for slides)"), QStringLiteral("3×")};
+    answerDialogs({dir.path(), items.at(choice)});
+    m_window->files()->exportChartsDialog();
+    const QStringList written = QDir(dir.path()).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
+    QCOMPARE(written.size(), 4);
+    const QImage chart(dir.filePath(QStringLiteral("accumlab-throughput.png")));
+    QCOMPARE(chart.width(), m_window->throughputChart()->width() * (choice + 1));
+}
+
+void TestSessionFiles::presetAndCurveOpenFromTheMenu()
+{
+    QTemporaryDir dir;
+    Preset preset = m_window->currentPreset();
+    preset.config.accumSteps = preset.config.accumSteps == 2 ? 8 : 2;
+    const QString presetPath = dir.filePath(QStringLiteral("lesson.json"));
+    QString error;
+    QVERIFY2(writeFileSafely(presetPath, presetToJson(preset), &error), qPrintable(error));
+    answerDialogs({presetPath});
+    m_window->files()->openPresetDialog();
+    QCOMPARE(m_window->controlPanel()->config().accumSteps, preset.config.accumSteps);
+
+    const QString curvePath = dir.filePath(QStringLiteral("accum-curve.json"));
+    QVERIFY2(m_window->files()->exportCurveJson(curvePath, &error), qPrintable(error));
+    answerDialogs({curvePath});
+    m_window->files()->importCurveDialog();
+    const QString said = m_window->statusBar()->currentMessage();
+    QVERIFY2(said.startsWith(QLatin1String("Imported")) && said.contains(QLatin1String("accum-curve.json")),
+             qPrintable(m_window->statusBar()->currentMessage()));
+}
+
+void TestSessionFiles::sessionsFromTheMenu()
+{
+    QTemporaryDir dir;
+    QSignalSpy finished(m_window->files(), &SessionFiles::sessionFinished);
+    answerDialogs({dir.path()});
+    m_window->files()->saveSessionDialog();
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(finished.takeFirst().first().toBool(), true);
+    const AccumConfig saved = checkpointConfig(dir.path().toStdString());
+    QCOMPARE(saved.accumSteps, m_window->controlPanel()->config().accumSteps);
+
+    QTemporaryDir empty;
+    answerDialogs({empty.path()});
+    m_window->files()->resumeSessionDialog();
+    QVERIFY2(m_window->status()->lastError().contains(QLatin1String("no checkpoint")),
+             qPrintable(m_window->status()->lastError()));
+}
+
+QTEST_MAIN(TestSessionFiles)
+#include "tst_sessionfiles.moc"

@@ -1,0 +1,300 @@
+// See sessionfiles.h.
+#include "ui/session/sessionfiles.h"
+
+#include "ui/enginecontroller.h"
+#include "ui/labrun.h"
+#include "ui/language.h"
+#include "ui/localizedtext.h"
+#include "ui/session/exports.h"
+#include "ui/session/filereading.h"
+#include "ui/session/importerrors.h"
+#include "ui/session/settingsstore.h"
+#include "ui/statusreporter.h"
+#include "ui/sweeprunner.h"
+#include "ui/throughputchart.h"
+
+#include "core/checkpoint.h"
+#include "core/curve_io.h"
+#include "core/lesson.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QWidget>
+
+namespace accumlab::ui {
+
+namespace {
+// A file path inside a sentence: isolated left to right, so that a Persian sentence keeps the
+// path's slashes in order ("/tmp/out/accum-curve.json", not "tmp/out/accum-curve.json/").
+QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNativeSeparators(path)); }
+
+// A count for the status bar, in the window's digits.
+QString count(qint64 v) { return figure(static_cast<double>(v), "d"); }
+} // namespace
+
+SessionFiles::SessionFiles(Parts parts, QObject *parent) : QObject(parent), m_parts(std::move(parts))
+{
+    connect(m_parts.controller, &EngineController::sessionFinished, this, &SessionFiles::onSessionFinished);
+}
+
+QString SessionFiles::fileFilter(FileKind kind)
+{
+    // Only the description is translated; the pattern is appended here. Qt reads a filter as
+    // "description (patterns)" with nothing after the closing parenthesis, and a translation
+    // that ended it with a direction mark (as Persian text around Latin tokens wants) made the
+    // dialog list no file at all.
+    switch (kind) {
+    case FileKind::Json: return tr("JSON files") + QStringLiteral(" (*.json)");
+    case FileKind::Markdown: return tr("Markdown files") + QStringLiteral(" (*.md)");
+    case FileKind::Preset: return tr("AccumLab presets") + QStringLiteral(" (*.json)");
+    }
+    return {};
+}
+
+void SessionFiles::sayWritten(const QString &path)
+{
+    m_parts.status->say([path] { return tr("Wrote %1").arg(filePath(path)); });
+}
+
+// ---- presets ---------------------------------------------------------------------------
+
+bool SessionFiles::loadPresetFile(const QString &path, QString *error)
+{
+    QString reason;
+    const auto bytes = readRegularFile(path, kMaxPresetFileBytes, &reason);
+    if (!bytes) {
+        if (error)
+            *error = tr("Could not open %1: %2").arg(path, reason);
+        return false;
+    }
+    QString parseError;
+    const auto preset = presetFromJson(*bytes, &parseError);
+    if (!preset) {
+        if (error)
+            *error = tr("%1: %2").arg(path, parseError);
+        return false;
+    }
+    emit presetOpened(*preset);
+    return true;
+}
+
+bool SessionFiles::savePresetFile(const QString &path, QString *error) const
+{
+    return writeFileSafely(path, presetToJson(m_parts.currentPreset()), error);
+}
+
+void SessionFiles::openPresetDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(m_parts.window, tr("Open preset"), m_parts.settings->lastFolder(),
+                                                      fileFilter(FileKind::Preset));
+    if (path.isEmpty())
+        return;
+    m_parts.settings->rememberFolderOf(path);
+    QString error;
+    if (!loadPresetFile(path, &error))
+        m_parts.status->showError(error);
+}
+
+void SessionFiles::savePresetDialog()
+{
+    exportDialog(tr("Save preset"), tr("lesson.json"), FileKind::Preset, &SessionFiles::savePresetFile);
+}
+
+// ---- curves, the skill file and pictures -------------------------------------------------
+
+bool SessionFiles::exportCurveJson(const QString &path, QString *error) const
+{
+    const auto &sweep = m_parts.sweep->lastSweep();
+    if (!sweep) {
+        if (error)
+            *error = tr("No sweep has completed yet: run a sweep first.");
+        return false;
+    }
+    const auto &equivalence = m_parts.lab->lastEquivalence();
+    return writeFileSafely(path, curveJsonBytes(*sweep, equivalence ? &*equivalence : nullptr), error);
+}
+
+bool SessionFiles::exportSkillMarkdown(const QString &path, QString *error) const
+{
+    const auto &sweep = m_parts.sweep->lastSweep();
+    const auto &equivalence = m_parts.lab->lastEquivalence();
+    if (!sweep || !equivalence) {
+        if (error)
+            *error = tr("The skill file needs a completed sweep and an equivalence check.");
+        return false;
+    }
+    // The recipe in the language the class is reading, in its digits; the JSON export's keys
+    // stay English.
+    return writeFileSafely(path, skillMarkdownBytes(*equivalence, *sweep, contentStyle()), error);
+}
+
+bool SessionFiles::importCurve(const QString &path)
+{
+    const QString name = QFileInfo(path).fileName();
+    QString reason;
+    // A FIFO or /dev/zero is refused before a read could block or fill memory.
+    if (const auto bytes = readRegularFile(path, static_cast<qint64>(kMaxCurveFileBytes), &reason)) {
+        try {
+            const CurveFile curve = parseCurveJson(bytes->toStdString());
+            m_parts.throughput->addImportedCurve(name, curve.points);
+            m_parts.status->say([name, points = curve.points.size()] {
+                return tr("Imported %1: %2 points").arg(filePath(name), count(static_cast<qint64>(points)));
+            });
+            return true;
+        } catch (const CurveFormatError &e) {
+            // core's what() is English for the CLI; its code and arguments are said here in the
+            // user's language, naming the point and field.
+            reason = ImportErrors::reason(e.detail(), m_parts.window->locale());
+        }
+    }
+    m_parts.status->showError(tr("Could not import %1: %2").arg(name, reason));
+    return false;
+}
+
+bool SessionFiles::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
+{
+    for (const auto &[name, widget] : std::as_const(m_parts.pictures)) {
+        const QString path = QDir(folder).filePath(name);
+        if (!writeFileSafely(path, widgetPng(widget, scale), error))
+            return false;
+        if (written)
+            *written << path;
+    }
+    return true;
+}
+
+bool SessionFiles::saveScreenshot(const QString &path, QString *error) const
+{
+    return writeFileSafely(path, widgetPng(m_parts.window), error);
+}
+
+void SessionFiles::importCurveDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(m_parts.window, tr("Import accum-curve.json"),
+                                                      m_parts.settings->lastFolder(), fileFilter(FileKind::Json));
+    if (path.isEmpty())
+        return;
+    m_parts.settings->rememberFolderOf(path);
+    importCurve(path);
+}
+
+void SessionFiles::exportCurveDialog()
+{
+    exportDialog(tr("Export accum-curve.json"), QLatin1String(kCurveFileName), FileKind::Json, &SessionFiles::exportCurveJson);
+}
+
+void SessionFiles::exportSkillDialog()
+{
+    exportDialog(tr("Export skill markdown"), QLatin1String(kSkillFileName), FileKind::Markdown,
+                 &SessionFiles::exportSkillMarkdown);
+}
+
+void SessionFiles::exportDialog(const QString &title, const QString &fileName, FileKind kind,
+                                bool (SessionFiles::*write)(const QString &, QString *) const)
+{
+    const QString path = QFileDialog::getSaveFileName(m_parts.window, title,
+                                                      QDir(m_parts.settings->lastFolder()).filePath(fileName), fileFilter(kind));
+    if (path.isEmpty())
+        return;
+    m_parts.settings->rememberFolderOf(path);
+    QString error;
+    if (!(this->*write)(path, &error))
+        m_parts.status->showError(error);
+    else
+        sayWritten(path);
+}
+
+void SessionFiles::exportChartsDialog()
+{
+    const QString folder = chooseFolder(tr("Folder for the chart PNGs"));
+    if (folder.isEmpty())
+        return;
+    const QStringList scales{tr("%1× (as on screen)").arg(count(1)), tr("%1× (for slides)").arg(count(2)),
+                             tr("%1×").arg(count(3))};
+    bool chosen = false;
+    const QString scale = QInputDialog::getItem(m_parts.window, tr("Export chart PNGs"), tr("Size of the pictures:"), scales,
+                                                /*current=*/1, /*editable=*/false, &chosen);
+    if (!chosen)
+        return;
+    QStringList written;
+    QString error;
+    if (!exportChartPngs(folder, &written, &error, static_cast<int>(scales.indexOf(scale)) + 1))
+        m_parts.status->showError(error);
+    else
+        m_parts.status->say(
+            [files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });
+}
+
+QString SessionFiles::chooseFolder(const QString &title)
+{
+    const QString folder = QFileDialog::getExistingDirectory(m_parts.window, title, m_parts.settings->lastFolder());
+    if (!folder.isEmpty())
+        m_parts.settings->setLastFolder(folder);
+    return folder;
+}
+
+// ---- sessions --------------------------------------------------------------------------
+
+void SessionFiles::saveSession(const QString &folder)
+{
+    m_parts.lab->holdEdits(); // a pending edit would rebuild the run before it is saved
+    m_parts.controller->saveSession(folder);
+}
+
+bool SessionFiles::resumeSession(const QString &folder, QString *error)
+{
+    AccumConfig config;
+    try {
+        config = checkpointConfig(folder.toStdString());
+    } catch (const std::exception &ex) {
+        if (error)
+            *error = EngineError::from(ex).localized();
+        return false;
+    }
+    m_parts.lab->holdEdits(); // the resumed run replaces pending edits
+    m_parts.controller->resumeSession(config, folder);
+    return true;
+}
+
+void SessionFiles::onSessionFinished(const SessionUpdate &update)
+{
+    if (!update.ok) {
+        m_parts.status->showError(update.error.localized());
+        emit sessionFinished(false);
+        return;
+    }
+    const bool resumed = update.action == SessionAction::Resume;
+    if (resumed)
+        m_parts.lab->showRunSettings(update.config);
+    m_parts.status->say([resumed, u = update] {
+        const QString where = u.microIndex > 0
+                                  ? tr("%1 windows done and %2 micro-batches into the next")
+                                        .arg(count(u.windowsDone), count(u.microIndex))
+                                  : tr("%1 windows done").arg(count(u.windowsDone));
+        return (resumed ? tr("Resumed the session from %1: %2") : tr("Saved the session to %1: %2"))
+            .arg(filePath(u.folder), where);
+    });
+    emit sessionFinished(true);
+}
+
+void SessionFiles::saveSessionDialog()
+{
+    const QString folder = chooseFolder(tr("Folder to save the session in"));
+    if (folder.isEmpty())
+        return;
+    saveSession(folder);
+}
+
+void SessionFiles::resumeSessionDialog()
+{
+    const QString folder = chooseFolder(tr("Folder of the session to resume"));
+    if (folder.isEmpty())
+        return;
+    QString error;
+    if (!resumeSession(folder, &error))
+        m_parts.status->showError(error);
+}
+
+} // namespace accumlab::ui

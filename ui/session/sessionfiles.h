@@ -1,0 +1,99 @@
+// The File menu's work: preset files, sessions (checkpoint folders), the accum-curve.json
+// import and export, the skill markdown and the chart PNGs. Each is a call that says what it
+// did (a status-bar sentence or an error in words), which tests and the scripted mode use, and
+// a dialog the menu opens around that call; the dialogs open in and remember the settings'
+// last folder. What is exported comes from the sweep and the check the lab last completed.
+// GUI thread only.
+#pragma once
+
+#include "ui/session/preset.h"
+#include "ui/updates.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <utility>
+
+class QWidget;
+
+namespace accumlab::ui {
+
+class EngineController;
+class LabRun;
+class SettingsStore;
+class StatusReporter;
+class SweepRunner;
+class ThroughputChart;
+
+class SessionFiles : public QObject {
+    Q_OBJECT
+public:
+    struct Parts {
+        QWidget *window; // parents the dialogs; its picture is the screenshot
+        SettingsStore *settings;
+        StatusReporter *status;
+        EngineController *controller;
+        LabRun *lab;
+        SweepRunner *sweep;
+        ThroughputChart *throughput; // imported curves are overlaid here
+        // The chart PNGs: file name and widget, in the order they are written.
+        QList<std::pair<QString, QWidget *>> pictures;
+        // The preset a saved file holds: the controls and where the lesson stands.
+        std::function<Preset()> currentPreset;
+    };
+    SessionFiles(Parts parts, QObject *parent);
+
+    // The file dialogs' filters, in the UI language: a translated description and the pattern.
+    enum class FileKind { Json, Markdown, Preset };
+    static QString fileFilter(FileKind kind);
+
+    // A preset file read and handed on with presetOpened(); false (and why) when it cannot be.
+    bool loadPresetFile(const QString &path, QString *error);
+    bool savePresetFile(const QString &path, QString *error) const;
+    bool exportCurveJson(const QString &path, QString *error) const;
+    bool exportSkillMarkdown(const QString &path, QString *error) const;
+    // Overlays an accum-curve.json (ours or the lesson's) on the throughput chart; a file the
+    // reader refuses is reported in words. Returns whether it was imported.
+    bool importCurve(const QString &path);
+    // Writes the throughput, loss, buffer and memory PNGs into `folder` at `scale` times their
+    // size on screen (2: sharp on a slide).
+    bool exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale = 2);
+    bool saveScreenshot(const QString &path, QString *error) const;
+    // A session: the lab's teaching run, wherever it stands (inside a window or at its end),
+    // saved as a checkpoint folder (core/checkpoint.h), and resumed from one with the controls
+    // set to its run. Both answer with sessionFinished(); resumeSession returns false (and says
+    // why, in `error`) when the folder holds no checkpoint this build can read.
+    void saveSession(const QString &folder);
+    bool resumeSession(const QString &folder, QString *error);
+
+    // The menu's dialogs around the calls above.
+    void openPresetDialog();
+    void savePresetDialog();
+    void importCurveDialog();
+    void exportCurveDialog();
+    void exportSkillDialog();
+    void exportChartsDialog();
+    void saveSessionDialog();
+    void resumeSessionDialog();
+
+signals:
+    void presetOpened(const Preset &preset);
+    void sessionFinished(bool ok);
+
+private:
+    void onSessionFinished(const SessionUpdate &update);
+    void sayWritten(const QString &path);
+    // A folder dialog opening in the last folder, which becomes the chosen one; empty when
+    // cancelled.
+    QString chooseFolder(const QString &title);
+    // A save dialog (opening on `fileName` in the last folder) around one of the writers above.
+    void exportDialog(const QString &title, const QString &fileName, FileKind kind,
+                      bool (SessionFiles::*write)(const QString &, QString *) const);
+
+    Parts m_parts;
+};
+
+} // namespace accumlab::ui
