@@ -120,7 +120,6 @@ QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
 QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 {
     const auto fixed = [](double v, int digits) { return figure(v, ("." + std::to_string(digits) + "f").c_str()); };
-    const auto count = [](int64_t v) { return figure(static_cast<double>(v), "d"); };
     const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
     const int64_t n = r.config.accumSteps;
     const bool bf16 = lowPrecision(r.config.dtype);
@@ -191,7 +190,6 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 
 void EquivalencePanel::showResult()
 {
-    const auto count = [](int64_t v) { return figure(static_cast<double>(v), "d"); };
     const EquivalenceConfig &c = (m_update && !m_pending) ? m_update->result.config : m_pendingConfig;
     const qint64 micro = c.accumSteps > 0 ? c.bigBatch / c.accumSteps : 0;
     m_splitLabel->setText(QChar(0x2068) + // first-strong isolate, as the identity in ControlPanel

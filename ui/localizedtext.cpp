@@ -33,6 +33,8 @@ QString figure(double value, const char *spec)
     return QString::fromStdString(formatNumber(value, spec, contentStyle()));
 }
 
+QString count(qint64 value) { return figure(static_cast<double>(value), "d"); }
+
 QString errorSentence(const std::exception &e) { return EngineError::from(e).localized(); }
 
 QString leftToRight(const QString &text)

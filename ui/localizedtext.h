@@ -26,6 +26,8 @@ QString localized(const std::string &rendered);
 // A number through core's one formatter (formatNumber) in the window's style: "0.275" /
 // "۰٫۲۷۵", "1.02×10⁻⁸" / "۱٫۰۲×۱۰⁻⁸". The one way the window writes a figure.
 QString figure(double value, const char *spec);
+// A count (micro-batches, points, files) in the window's digits: figure(value, "d").
+QString count(qint64 value);
 
 // An exception caught on the GUI thread, in the window's words: core's coded errors in its
 // language and digits, any other message as it came.

@@ -100,6 +100,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
 
     connect(m_lab, &LabRun::configApplied, this, &MainWindow::saveSettings);
     connect(m_lab, &LabRun::equivalenceUpdated, this, &MainWindow::updateActions);
+    connect(m_sweep, &SweepRunner::started, this, &MainWindow::updateActions);
     connect(m_sweep, &SweepRunner::finished, this, &MainWindow::updateActions);
     connect(m_files, &SessionFiles::presetOpened, this, &MainWindow::applyPreset);
     connect(m_controls, &ControlPanel::paceChanged, m_controller, &EngineController::setPace);
@@ -265,11 +266,8 @@ void MainWindow::buildActions()
         return a;
     };
     // The File menu's entries open SessionFiles' dialogs.
-    auto file = [this](const char *name, void (SessionFiles::*dialog)()) {
-        auto *a = new QAction(this);
-        a->setObjectName(QLatin1String(name));
-        connect(a, &QAction::triggered, m_files, dialog);
-        return a;
+    auto file = [this, make](const char *name, void (SessionFiles::*dialog)()) {
+        return make(name, [this, dialog] { (m_files->*dialog)(); });
     };
     m_playAction = make("playAction", [this] {
         m_lab->applyConfigNow();
@@ -286,7 +284,6 @@ void MainWindow::buildActions()
         QString error;
         if (!m_sweep->run(&error))
             m_status->showError(error);
-        updateActions();
     });
     m_stopAction = make("stopAction", &MainWindow::stopAll);
     m_openPresetAction = file("openPresetAction", &SessionFiles::openPresetDialog);

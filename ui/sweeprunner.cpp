@@ -12,11 +12,6 @@
 
 namespace accumlab::ui {
 
-namespace {
-// A count for the status bar, in the window's digits.
-QString count(qint64 v) { return figure(static_cast<double>(v), "d"); }
-} // namespace
-
 SweepRunner::SweepRunner(const Parts &parts, QObject *parent)
     : QObject(parent), m_parts(parts), m_model(new SweepTableModel(this)), m_stallProbe(new StallProbe(this))
 {
@@ -53,6 +48,7 @@ bool SweepRunner::run(QString *error)
     m_stallProbe->start();
     m_parts.controller->runSweep(s);
     m_parts.status->say([] { return tr("Sweep running…"); });
+    emit started();
     return true;
 }
 

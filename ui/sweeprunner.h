@@ -42,6 +42,8 @@ public:
     const std::optional<SweepResult> &lastSweep() const { return m_lastSweep; }
 
 signals:
+    // A sweep went to the worker (the window's actions follow).
+    void started();
     // `completed`: the sweep ran to its end (not cancelled, no error); lastSweep() holds it.
     void finished(bool completed);
 

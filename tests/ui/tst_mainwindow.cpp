@@ -647,6 +647,9 @@ void TestMainWindow::exportsWriteValidFiles()
 
     QSignalSpy finished(w.sweep(), &SweepRunner::finished);
     QVERIFY(w.sweep()->run(&error));
+    // A sweep started from code (autorun, a lesson script) sets the actions as the button does.
+    QVERIFY(w.findChild<QAction *>(QStringLiteral("stopAction"))->isEnabled());
+    QVERIFY(!w.findChild<QAction *>(QStringLiteral("sweepAction"))->isEnabled());
     QVERIFY(finished.wait(kWaitMs));
     QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence().has_value(), kWaitMs);
 

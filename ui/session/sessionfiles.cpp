@@ -29,9 +29,6 @@ namespace {
 // A file path inside a sentence: isolated left to right, so that a Persian sentence keeps the
 // path's slashes in order ("/tmp/out/accum-curve.json", not "tmp/out/accum-curve.json/").
 QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNativeSeparators(path)); }
-
-// A count for the status bar, in the window's digits.
-QString count(qint64 v) { return figure(static_cast<double>(v), "d"); }
 } // namespace
 
 SessionFiles::SessionFiles(Parts parts, QObject *parent) : QObject(parent), m_parts(std::move(parts))
