@@ -4,7 +4,8 @@
 # makes it fail.
 #   1. debootstrap a minimal bookworm root (build-cleanroom/build); copy in the project's files
 #      (what git tracks, and untracked files it does not ignore);
-#   2. inside it: scripts/setup.sh from nothing, scripts/build.sh, a quick subset of the suite
+#   2. inside it: scripts/setup.sh from nothing, scripts/build.sh --all (through the host's
+#      compiler cache), a quick subset of the suite
 #      (ACCUMLAB_CLEANROOM_TESTS, a ctest -R regex), the headless main job through
 #      scripts/run.sh, and the Debian package through scripts/package.sh;
 #   3. a second fresh root (build-cleanroom/install): apt-get installs only that .deb (and the
@@ -14,10 +15,15 @@
 # The roots take the host's apt sources and settings (its mirror and any proxy), nothing else.
 # Needs root (chroot, mounts). Each step prints how long it took; the roots are removed at
 # the end unless ACCUMLAB_CLEANROOM_KEEP=1. Screenshots are left in build-cleanroom/.
-# Usage: scripts/cleanroom.sh
+# Usage: scripts/cleanroom.sh [all|prepare|finish]   (default: all)
+#   prepare  step 1 and the set-up inside the build root, which it leaves in build-cleanroom/
+#            (network and disk: scripts/test.sh runs it in the background while it compiles)
+#   finish   the rest, on the root that prepare left
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
+phase=${1:-all}
+[[ $phase =~ ^(all|prepare|finish)$ ]] || { echo "cleanroom: unknown phase '$phase' (all, prepare or finish)" >&2; exit 2; }
 top=$src/build-cleanroom
 suite=${ACCUMLAB_CLEANROOM_TESTS:-'^(portable\.|tst_config$|tst_translations$|tst_autorun$)'}
 stage_start=$SECONDS
@@ -62,7 +68,7 @@ remove_root() {
   rm -rf --one-file-system "$root"
 }
 
-# A fresh minimal root with the host's apt sources and settings, /proc, /dev and /dev/pts.
+# A fresh minimal root with the host's apt sources and settings.
 make_root() {
   local root=$1
   remove_root "$root"
@@ -87,38 +93,67 @@ make_root() {
   # No service starts inside the root when a package is installed.
   printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
   chmod +x "$root/usr/sbin/policy-rc.d"
+}
+
+# /proc, /dev and /dev/pts inside a root, until the script exits.
+mount_root() {
+  local root=$1
   mount -t proc proc "$root/proc" && mounted+=("$root/proc")
   mount --bind /dev "$root/dev" && mounted+=("$root/dev")
   mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
 }
 
-# Runs a command inside a root with a clean environment (CI stays set where it is set).
+# Runs a command inside a root with a clean environment (CI stays set where it is set; the
+# build root's compiler cache is the host's, below).
 in_root() {
   local root=$1
   shift
   chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    TERM=dumb CI="${CI:-}" /bin/bash -c "$*"
+    TERM=dumb CI="${CI:-}" CCACHE_DIR=/ccache /bin/bash -c "$*"
 }
 
-mkdir -p "$top"
-rm -f "$top/base.tar" "$top"/*.deb "$top"/*.png
-
-log "1/3 a minimal Debian 12 root from $mirror"
 build_root=$top/build
-make_root "$build_root"
-step "debootstrap"
-mkdir -p "$build_root/src"
-git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
-  [[ -e $f ]] && printf '%s\0' "$f"
-done | tar -C "$src" --null -T - -cf - | tar -C "$build_root/src" -xf -
-step "copying the project in"
+prepared=$build_root/.accumlab-prepared
+if [[ $phase != finish ]]; then
+  mkdir -p "$top"
+  rm -f "$top/base.tar" "$top"/*.deb "$top"/*.png
+  log "1/3 a minimal Debian 12 root from $mirror"
+  make_root "$build_root"
+  mount_root "$build_root"
+  step "debootstrap"
+  mkdir -p "$build_root/src"
+  git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+    [[ -e $f ]] && printf '%s\0' "$f"
+  done | tar -C "$src" --null -T - -cf - | tar -C "$build_root/src" -xf -
+  step "copying the project in"
+  log "2/3 the README's set-up inside it"
+  in_root "$build_root" "cd /src && scripts/setup.sh" >"$top/setup.log" 2>&1 || { tail -40 "$top/setup.log"; exit 1; }
+  step "scripts/setup.sh from nothing"
+  touch "$prepared"
+  if [[ $phase == prepare ]]; then
+    unmount_all
+    log "the build root is prepared in $((SECONDS - stage_start)) s"
+    exit 0
+  fi
+else
+  [[ -f $prepared ]] || { echo "cleanroom: no prepared root in $build_root (scripts/cleanroom.sh prepare)" >&2; exit 1; }
+  mount_root "$build_root"
+  log "2/3 the build root that scripts/cleanroom.sh prepare left"
+fi
+# The host's compiler cache, so the root recompiles only what the host's Release build has not
+# compiled (scripts/lib/build-env.sh makes its paths relative to the project, /src here). It
+# caches compiler output only: the root's own set-up still has to install every header and
+# library, or its configure, preprocessing or link fails.
+host_cache=$(ccache -k cache_dir 2>/dev/null || true)
+if [[ -n $host_cache ]]; then
+  mkdir -p "$host_cache" "$build_root/ccache"
+  mount --bind "$host_cache" "$build_root/ccache" && mounted+=("$build_root/ccache")
+fi
 
-log "2/3 the README's set-up inside it"
-in_root "$build_root" "cd /src && scripts/setup.sh" >"$top/setup.log" 2>&1 || { tail -40 "$top/setup.log"; exit 1; }
-step "scripts/setup.sh from nothing"
-in_root "$build_root" "cd /src && scripts/build.sh" >"$top/build.log" 2>&1 ||
+in_root "$build_root" "cd /src && ccache -z >/dev/null && scripts/build.sh --all && ccache -s" >"$top/build.log" 2>&1 ||
   { grep -E -m30 'error|Error|not found|Could NOT' "$top/build.log"; tail -20 "$top/build.log"; exit 1; }
-step "scripts/build.sh"
+grep -E '^ *(Hits|Misses):' "$top/build.log" | head -2 | sed 's/^ */cleanroom: compiler cache /' || true
+step "scripts/build.sh --all"
 in_root "$build_root" "cd /src && ctest --test-dir build --output-on-failure --timeout 600 -R '$suite'" >"$top/ctest.log" 2>&1 ||
   { cat "$top/ctest.log"; exit 1; }
 grep -E '^[0-9]+% tests passed' "$top/ctest.log"
@@ -138,6 +173,7 @@ remove_root "$build_root"
 log "3/3 the package in a second fresh root"
 install_root=$top/install
 make_root "$install_root"
+mount_root "$install_root"
 cp "$top/$deb_name" "$install_root/tmp/"
 in_root "$install_root" "apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/$deb_name" \
   >"$top/install.log" 2>&1 || { tail -30 "$top/install.log"; exit 1; }

@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-cmake -S tests/fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+source scripts/lib/build-env.sh
+mapfile -t env_args < <(build_env_cmake_args build-fuzz)
+cmake -S tests/fuzz -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo "${env_args[@]}" >/dev/null
 cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)"
 mkdir -p build-fuzz/corpus build-fuzz/artifacts
 status=0

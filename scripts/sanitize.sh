@@ -17,10 +17,12 @@ flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -
 # Every test whose window or panel starts the engine's worker thread.
 tsan_tests=(tst_enginecontroller tst_mainwindow tst_mainwindow_faults tst_experimentpanel tst_language tst_autorun)
 log() { echo "[sanitize $(date +%H:%M:%S)] $*"; }
+source scripts/lib/build-env.sh
 
 if [[ $which == asan || $which == all ]]; then
   log "AddressSanitizer + UndefinedBehaviorSanitizer: build"
-  cmake -S . -B build-asan "${flags[@]}" -DACCUMLAB_SANITIZE=address,undefined >/dev/null
+  mapfile -t env_args < <(build_env_cmake_args build-asan)
+  cmake -S . -B build-asan "${flags[@]}" "${env_args[@]}" -DACCUMLAB_SANITIZE=address,undefined >/dev/null
   cmake --build build-asan -j"$jobs"
   log "AddressSanitizer + UndefinedBehaviorSanitizer: the whole suite"
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_init_order=1:detect_stack_use_after_return=0" \
@@ -31,7 +33,8 @@ fi
 
 if [[ $which == tsan || $which == all ]]; then
   log "ThreadSanitizer: build (${tsan_tests[*]})"
-  cmake -S . -B build-tsan "${flags[@]}" -DACCUMLAB_SANITIZE=thread >/dev/null
+  mapfile -t env_args < <(build_env_cmake_args build-tsan)
+  cmake -S . -B build-tsan "${flags[@]}" "${env_args[@]}" -DACCUMLAB_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs" --target accumlab-cli accumlab "${tsan_tests[@]}"
   log "ThreadSanitizer: the worker-thread tests"
   regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"

@@ -7,6 +7,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
+  ninja-build ccache     # every build: Ninja, and ccache so a build another build compiled hits (scripts/lib/build-env.sh)
   qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n
   libqt6opengl6-dev      # Qt6Charts' CMake package needs Qt6OpenGL (only a Recommends of qt6-base-dev)
   libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev

@@ -1,29 +1,88 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds, runs the whole test suite
 # (Qt Test suites, the portable GoogleTest suite, the desktop files' validation), builds and
-# runs it again against LibTorch 2.x with CUDA from a pinned PyTorch wheel
+# runs a suite against LibTorch 2.x with CUDA from a pinned PyTorch wheel
 # (scripts/torch2-check.sh), fuzzes the accum-curve reader for a bounded time
 # (ACCUMLAB_FUZZ_SECONDS, default 60), runs the whole suite again under AddressSanitizer +
 # UndefinedBehaviorSanitizer and the worker-thread tests under ThreadSanitizer, then the
 # clean-room stage: the set-up, build, a quick suite, the main job and the .deb on fresh
 # Debian 12 roots (scripts/cleanroom.sh; needs root).
-# Each stage prints its time. Quick local runs: ACCUMLAB_SKIP_TORCH2=1 leaves out LibTorch 2.x,
+# Every build goes through ccache (scripts/lib/build-env.sh): the LibTorch 2.x build and the
+# clean room's recompile only what this run's Release build has not already compiled.
+# Each stage prints its time; the run ends with the table of stages and the total, and past
+# 60 minutes a warning that names the slowest stages (a guard, not a gate).
+# Quick local runs: ACCUMLAB_SKIP_TORCH2=1 leaves out LibTorch 2.x,
 # ACCUMLAB_SKIP_SANITIZERS=1 both sanitizer stages, ACCUMLAB_SKIP_CLEANROOM=1 the clean room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+warn_after=3600
 start=$SECONDS
 stage=$SECONDS
+stages=()
 timed() {
-  echo "[test] $1: $((SECONDS - stage)) s"
+  local took=$((SECONDS - stage))
+  echo "[test] $1: $took s"
+  stages+=("$took"$'\t'"$1")
   stage=$SECONDS
 }
-scripts/setup.sh
+summary() {
+  local total=$((SECONDS - start))
+  echo "[test] stage times (s):"
+  printf '%s\n' "${stages[@]}" | awk -F'\t' '{ printf "[test]   %-14s %6d\n", $2, $1 }'
+  echo "[test] total: $total s ($((total / 60)) min $((total % 60)) s)"
+  if ((total > warn_after)); then
+    echo "[test] WARNING: the run took over $((warn_after / 60)) minutes (CI stops a run at 90); the slowest stages:"
+    printf '%s\n' "${stages[@]}" | sort -rn | head -3 | awk -F'\t' '{ printf "[test]   %s: %d s\n", $2, $1 }'
+  fi
+}
+trap summary EXIT
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# What the test stages add to the build's packages: the wheel's virtual environment and the
+# clean room's debootstrap (installed here, before two of them start in the background).
+ACCUMLAB_SETUP_EXTRA="python3-venv debootstrap ${ACCUMLAB_SETUP_EXTRA:-}" scripts/setup.sh
 timed "set-up"
-scripts/build.sh
+
+# Two set-ups that wait on the network and the disk more than on the processor start in the
+# background while the Release build compiles: the PyTorch wheel's download and install, and
+# the clean room's Debian root with its packages. Their stages below wait for them; their logs
+# are in build-ci/.
+mkdir -p build-ci
+background() { # NAME COMMAND...: sets bg_pid (a child of this shell, so `wait` can reap it)
+  local name=$1
+  shift
+  "$@" >"build-ci/$name.log" 2>&1 &
+  bg_pid=$!
+}
+wait_for() {
+  local name=$1 pid=$2
+  wait "$pid" || { echo "[test] $name failed (build-ci/$name.log):" >&2; tail -40 "build-ci/$name.log" >&2; exit 1; }
+  cat "build-ci/$name.log"
+}
+# A run that fails early still lets them finish (the clean room's holds mounts until it does).
+finish_background() {
+  local pid
+  for pid in $torch2_pid $cleanroom_pid; do
+    wait "$pid" 2>/dev/null || true
+  done
+}
+trap 'finish_background; summary' EXIT
+torch2_pid= cleanroom_pid=
+if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
+  background torch2-install scripts/torch2-check.sh --install-only
+  torch2_pid=$bg_pid
+fi
+if [[ "${ACCUMLAB_SKIP_CLEANROOM:-}" != 1 ]]; then
+  background cleanroom-prepare scripts/cleanroom.sh prepare
+  cleanroom_pid=$bg_pid
+fi
+
+scripts/build.sh --all
 timed "build"
-ctest --test-dir build --output-on-failure --timeout 600 -j"$(nproc 2>/dev/null || echo 2)"
+ctest --test-dir build --output-on-failure --timeout 600 -j"$jobs"
 timed "suite"
 if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
+  wait_for torch2-install "$torch2_pid"
   scripts/torch2-check.sh
   timed "LibTorch 2.x"
 fi
@@ -36,7 +95,8 @@ if [[ "${ACCUMLAB_SKIP_SANITIZERS:-}" != 1 ]]; then
   timed "TSan"
 fi
 if [[ "${ACCUMLAB_SKIP_CLEANROOM:-}" != 1 ]]; then
-  scripts/cleanroom.sh
+  wait_for cleanroom-prepare "$cleanroom_pid"
+  scripts/cleanroom.sh finish
   timed "clean room"
 fi
 echo "[test] all stages passed in $((SECONDS - start)) s"

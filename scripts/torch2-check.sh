@@ -4,8 +4,13 @@
 # keeps the download in its cache), configures build-torch2/ against the wheel's LibTorch with
 # CUDA enabled, builds everything that build holds (core, CLI, the CUDA paths, the NCCL process
 # group, and the desktop app against Debian's Qt: the wheel uses the same C++11 ABI), and runs
-# the whole CPU suite against LibTorch 2.x (CUDA tests skip where there is no device).
-# Usage: scripts/torch2-check.sh [extra ctest arguments]
+# the suite against LibTorch 2.x (CUDA tests skip where there is no device): every test but
+# the CLI's behaviour tests (label app: flags, refusals, rank processes; the portable suite
+# runs the CLI against the wheel too). Through ccache (scripts/lib/build-env.sh) only the units
+# that see LibTorch's headers compile again after the Release build: ui/ includes none.
+# Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -LE '^app$')
+#        scripts/torch2-check.sh --install-only   the wheel into .venv-torch2/ and nothing else
+#        (scripts/test.sh runs it in the background while the Release build compiles)
 #   ACCUMLAB_TORCH2_VERSION   the wheel's version (default 2.11.0, CUDA 13.0 on PyPI)
 #   TORCH_CUDA_ARCH_LIST      GPU architectures for LibTorch's CMake (default: the GPU's, else
 #                             9.0, the H200; scripts/lib/torch-wheel.sh says why it is set)
@@ -25,6 +30,10 @@ if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split(
 fi
 # NumPy only quiets torch's import warning (and lets torch.compile's benchmarks run as users do).
 "$venv/bin/python" -c "import numpy" 2>/dev/null || "$venv/bin/pip" install -q --disable-pip-version-check numpy
+if [[ ${1:-} == --install-only ]]; then
+  log "torch==$version installed in $((SECONDS - start)) s"
+  exit 0
+fi
 source scripts/lib/torch-wheel.sh
 torch_wheel_info "$venv/bin/python"
 torch_version=$TORCH_WHEEL_VERSION
@@ -33,12 +42,15 @@ log "torch $torch_version (CUDA $TORCH_WHEEL_CUDA) at $TORCH_WHEEL_PREFIX"
 mkdir -p "$build"
 log "configure $build"
 mapfile -t wheel_args < <(torch_wheel_cmake_args)
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${wheel_args[@]}" \
+source scripts/lib/build-env.sh
+mapfile -t env_args < <(build_env_cmake_args "$build")
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${wheel_args[@]}" "${env_args[@]}" \
   >"$build/accumlab-configure.log" 2>&1 || { tail -40 "$build/accumlab-configure.log"; exit 1; }
 grep -E 'Found Torch|CUDA detected|AccumLab' "$build/accumlab-configure.log" || true
 log "build"
 cmake --build "$build" -j"$(nproc)" >"$build/accumlab-build.log" 2>&1 || { grep -E -m40 -B2 -A6 'error' "$build/accumlab-build.log"; exit 1; }
 log "built in $((SECONDS - start)) s; the suite against LibTorch $torch_version"
 # The wheel's CUDA libraries come from its nvidia-* packages, found through the wheel's RPATHs.
+(($#)) || set -- -LE '^app$'
 ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$(nproc)" "$@"
 log "passed in $((SECONDS - start)) s"
