@@ -35,8 +35,17 @@ summary() {
     printf '%s\n' "${stages[@]}" | sort -rn | head -3 | awk -F'\t' '{ printf "[test]   %s: %d s\n", $2, $1 }'
   fi
 }
-trap summary EXIT
 jobs=$(nproc 2>/dev/null || echo 2)
+torch2_pid= cleanroom_pid=
+# A run that fails early still lets the background set-ups (below) finish: the clean room's
+# holds mounts until it does.
+finish_background() {
+  local pid
+  for pid in $torch2_pid $cleanroom_pid; do
+    wait "$pid" 2>/dev/null || true
+  done
+}
+trap 'finish_background; summary' EXIT
 
 # What the test stages add to the build's packages: the wheel's virtual environment and the
 # clean room's debootstrap (installed here, before two of them start in the background).
@@ -59,15 +68,6 @@ wait_for() {
   wait "$pid" || { echo "[test] $name failed (build-ci/$name.log):" >&2; tail -40 "build-ci/$name.log" >&2; exit 1; }
   cat "build-ci/$name.log"
 }
-# A run that fails early still lets them finish (the clean room's holds mounts until it does).
-finish_background() {
-  local pid
-  for pid in $torch2_pid $cleanroom_pid; do
-    wait "$pid" 2>/dev/null || true
-  done
-}
-trap 'finish_background; summary' EXIT
-torch2_pid= cleanroom_pid=
 if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
   background torch2-install scripts/torch2-check.sh --install-only
   torch2_pid=$bg_pid
