@@ -52,6 +52,10 @@ using namespace accumlab::ui;
 namespace {
 
 constexpr int kWaitMs = 120'000;
+// The finder trains at every micro-batch it tries (doubling, then bisecting): about 60 s alone
+// on 2 cores, twice that beside another LibTorch test under `ctest -j2`. Waiting longer costs
+// nothing when it ends sooner.
+constexpr int kFinderWaitMs = 400'000;
 
 void settle()
 {
@@ -221,7 +225,7 @@ private slots:
         auto *finder = m_window->findChild<QPushButton *>(QStringLiteral("finderButton"));
         QVERIFY(finder);
         finder->click();
-        QTRY_VERIFY_WITH_TIMEOUT(finder->isEnabled(), kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(finder->isEnabled(), kFinderWaitMs);
         ExperimentPanel *experiments = m_window->experimentPanel();
         QSignalSpy ran(experiments, &ExperimentPanel::experimentFinished);
         m_window->showExperiment(QStringLiteral("no-division"));
