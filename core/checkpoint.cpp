@@ -9,17 +9,22 @@
 #include "core/engine_state.h"
 #include "core/export.h"
 #include "core/model.h"
+#include "core/regular_file.h"
 #include "core/sha256.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace accumlab {
 
@@ -64,9 +69,6 @@ std::string dtypeName(torch::Dtype t)
     TORCH_CHECK(false, "a checkpoint cannot hold a tensor of ", t);
 }
 
-// The settings a resumed run must share with the one that saved (besides the model's widths,
-// the dtype and the world size, which have refusals of their own), in the order they are
-// compared: the first difference is named.
 // A figure of the run as JSON: a number, or "inf", "-inf" or "nan" (JSON has no such numbers,
 // and a window skipped for an overflow leaves an infinite gradient norm to carry over).
 json figureJson(double v)
@@ -76,38 +78,56 @@ json figureJson(double v)
     return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
 }
 
-json runSettings(const AccumConfig &c)
-{
-    const OptimizerConfig &o = c.optimizer;
-    return {{"model", toString(c.preset)},
-            {"micro_batch", c.microBatch},
-            {"accum_steps", c.accumSteps},
-            {"optimizer", toString(o.kind)},
-            {"lr", o.lr},
-            {"momentum", o.momentum},
-            {"weight_decay", o.weightDecay},
-            {"adam_weight_decay", o.adamWeightDecay},
-            {"beta1", o.beta1},
-            {"beta2", o.beta2},
-            {"eps", o.eps},
-            {"clip_norm", o.clipNorm},
-            {"lr_warmup", o.lrWarmup},
-            {"scaling", toString(c.scaling)},
-            {"step_every_micro", c.stepEveryMicro},
-            {"bug", toString(c.bug)},
-            {"no_sync", c.noSync},
-            {"labels", toString(c.labels)},
-            {"loss_scaling", c.lossScaler.enabled},
-            {"scaler_init_scale", c.lossScaler.initScale},
-            {"scaler_growth_interval", c.lossScaler.growthInterval},
-            {"scaler_bug", toString(c.lossScaler.bug)},
-            {"seed", c.seed},
-            {"device", resolveDevice(c.device)}};
-}
-
 std::string widths(const ModelShape &s)
 {
     return std::to_string(s.inFeatures) + "-" + std::to_string(s.hidden) + "-" + std::to_string(s.classes);
+}
+
+// The largest files a checkpoint has: latest.json is a few lines; a rank file holds at most a
+// dozen tensors of the largest model (kMaxTensorElements) in float64, with its manifest.
+constexpr uint64_t kMaxLatestBytes = 64 * 1024;
+constexpr uint64_t kMaxRankFileBytes = 12 * uint64_t(kMaxTensorElements) * 8 + (1 << 20);
+
+// The deepest nesting of brackets in JSON text, strings skipped: a checkpoint's manifest nests
+// four levels (tensors, one tensor, its shape), and a value nested 100,000 deep overflowed the
+// stack when a refusal printed it. Counted without recursion, before anything parses it.
+constexpr int kMaxJsonDepth = 8;
+int jsonDepth(std::string_view text)
+{
+    int depth = 0, deepest = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (inString) {
+            if (ch == '\\')
+                ++i;
+            else if (ch == '"')
+                inString = false;
+        } else if (ch == '"') {
+            inString = true;
+        } else if (ch == '[' || ch == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+// A checkpoint file's bytes through the one reader (core/regular_file.h): a FIFO (whose read
+// waits for ever), /dev/zero (an endless read), a folder or a huge sparse file is refused
+// before anything is read.
+std::string readCheckpointFile(const fs::path &file, uint64_t maxBytes)
+{
+    FileBytes f = readRegularFile(file, maxBytes);
+    switch (f.refusal) {
+    case ReadRefusal::None: break;
+    case ReadRefusal::System: refuse("unreadable", file, TextArgs{{}, {{"reason", std::strerror(f.error)}}});
+    case ReadRefusal::NotRegular: refuse("not-a-file", file);
+    case ReadRefusal::TooLarge:
+        refuse("too-large", file, TextArgs{{{"bytes", double(f.size)}, {"limit", double(maxBytes)}}, {}});
+    }
+    return std::move(f.bytes);
 }
 
 // One rank file being assembled: named tensors appended as raw bytes.
@@ -134,6 +154,8 @@ struct FileWriter {
         manifest["tensors"] = tensors;
         manifest["payload_bytes"] = payload.size();
         manifest["payload_sha256"] = sha256Hex(payload.data(), payload.size());
+        const std::string unsealed = manifest.dump();
+        manifest["manifest_sha256"] = sha256Hex(unsealed.data(), unsealed.size());
         return manifest.dump() + "\n" + payload;
     }
 };
@@ -146,12 +168,11 @@ struct FileReader {
 
     explicit FileReader(fs::path p) : path(std::move(p))
     {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            refuse("unreadable", path, TextArgs{{}, {{"reason", std::strerror(errno)}}});
-        const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string all = readCheckpointFile(path, kMaxRankFileBytes);
         const size_t eol = all.find('\n');
         if (eol == std::string::npos)
+            refuse("not-a-checkpoint", path);
+        if (jsonDepth(std::string_view(all.data(), eol)) > kMaxJsonDepth)
             refuse("not-a-checkpoint", path);
         manifest = json::parse(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(eol), nullptr, false);
         if (!manifest.is_object() || manifest.value("format", "") != kCheckpointFormat ||
@@ -160,6 +181,16 @@ struct FileReader {
         const int version = manifest["version"].get<int>();
         if (version != kCheckpointVersion)
             refuse("version", path, TextArgs{{{"found", double(version)}, {"supported", double(kCheckpointVersion)}}, {}});
+        // The manifest's own checksum (of the manifest as written without it) before any other
+        // field is used: one edited character is refused here, not trusted below.
+        {
+            json unsealed = manifest;
+            const json seal = unsealed.contains("manifest_sha256") ? unsealed["manifest_sha256"] : json();
+            unsealed.erase("manifest_sha256");
+            const std::string text = unsealed.dump();
+            if (!seal.is_string() || seal.get<std::string>() != sha256Hex(text.data(), text.size()))
+                refuse("manifest-corrupt", path);
+        }
         try {
             const auto expected = manifest.at("payload_bytes").get<uint64_t>();
             const uint64_t found = all.size() - eol - 1;
@@ -185,7 +216,8 @@ struct FileReader {
                     refuse("corrupt", path);
                 auto tensor = torch::empty(shape, torch::dtype(dtype));
                 std::memcpy(tensor.data_ptr(), payload + offset, bytes);
-                tensors[t.at("name").get<std::string>()] = tensor;
+                if (!tensors.emplace(t.at("name").get<std::string>(), tensor).second)
+                    refuse("corrupt", path); // a tensor named twice
             }
         } catch (const json::exception &) {
             refuse("not-a-checkpoint", path);
@@ -248,13 +280,22 @@ struct FileReader {
                 throw CheckpointError("checkpoint/world-size-differs",
                                       TextArgs{{{"saved", double(world)}, {"run", double(c.worldSize)}}, {}});
             const json &saved_ = manifest.at("config");
-            const json mine = runSettings(c);
+            // Every setting (core/export.h's toJson(AccumConfig)), in the order written: the
+            // first difference is named. The widths, dtype and world size were compared above.
+            const nlohmann::ordered_json mine = toJson(c);
             for (auto it = mine.begin(); it != mine.end(); ++it) {
                 const json theirs = saved_.contains(it.key()) ? saved_.at(it.key()) : json();
-                if (theirs != it.value()) {
-                    auto text = [](const json &v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+                const json value = json::parse(it.value().dump());
+                if (theirs != value) {
+                    // A nested value is named by its kind, not printed.
+                    auto text = [](const json &v) {
+                        return v.is_string() ? v.get<std::string>()
+                               : v.is_object() ? std::string("an object")
+                               : v.is_array()  ? std::string("an array")
+                                               : v.dump();
+                    };
                     throw CheckpointError("checkpoint/config-differs",
-                                          TextArgs{{}, {{"key", it.key()}, {"saved", text(theirs)}, {"run", text(it.value())}}});
+                                          TextArgs{{}, {{"key", it.key()}, {"saved", text(theirs)}, {"run", text(value)}}});
                 }
             }
             // A scaler's state in a run without one (the settings' loss_scaling says which).
@@ -270,10 +311,13 @@ struct FileReader {
 json readLatest(const fs::path &dir)
 {
     const fs::path file = dir / kLatest;
-    std::ifstream in(file);
-    if (!in)
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(file, ec)))
         throw CheckpointError("checkpoint/none", TextArgs{{}, {{"dir", dir.string()}}});
-    const json latest = json::parse(in, nullptr, false);
+    const std::string text = readCheckpointFile(file, kMaxLatestBytes);
+    if (jsonDepth(text) > kMaxJsonDepth)
+        refuse("not-a-checkpoint", file);
+    const json latest = json::parse(text, nullptr, false);
     if (!latest.is_object() || latest.value("format", "") != kCheckpointFormat || !latest.contains("version") ||
         !latest["version"].is_number_integer() || !latest.contains("generation") || !latest["generation"].is_string() ||
         !latest.contains("world_size") || !latest["world_size"].is_number_integer())
@@ -298,7 +342,114 @@ void pruneOlderGenerations(const fs::path &dir, const std::string &current)
     }
 }
 
+// Every restored field against the run it goes into, before the engine sees any of it: the
+// checksums prove a file is the one written, not that it belongs to this run, nor that whoever
+// wrote it (or recomputed its checksums) wrote sense. `mine` is the engine's own state, for
+// the shapes and dtypes of its tensors.
+void checkState(const EngineState &s, const std::optional<LossScalerState> &scaler, const EngineState &mine,
+                const AccumConfig &c, const fs::path &sharedPath, const fs::path &ownPath)
+{
+    auto bad = [](const fs::path &file, const std::string &field, const std::string &detail) {
+        refuse("out-of-range", file, TextArgs{{}, {{"field", field}, {"detail", detail}}});
+    };
+    auto sizes = [](const torch::Tensor &t) {
+        std::string out = "(";
+        for (int64_t i = 0; i < t.dim(); ++i)
+            out += (i ? ", " : "") + std::to_string(t.size(i));
+        return out + (t.dim() == 1 ? ",)" : ")") + " " + std::string(c10::toString(t.scalar_type()));
+    };
+    // A tensor of exactly the engine's own shape and dtype.
+    auto sameAs = [&](const torch::Tensor &t, const torch::Tensor &want, const fs::path &file, const char *name) {
+        if (!t.defined() || t.sizes() != want.sizes() || t.scalar_type() != want.scalar_type())
+            bad(file, name, (t.defined() ? sizes(t) : std::string("missing")) + ", this run needs " + sizes(want));
+    };
+    sameAs(s.params, mine.params, sharedPath, "params");
+    sameAs(s.grads, mine.grads, ownPath, "grads");
+    sameAs(s.generator, mine.generator, sharedPath, "data.generator");
+    // The optimizer's state, where it has any (none before its first step), is per parameter.
+    for (const auto &[t, name] : {std::pair{&s.momentum, "optimizer.momentum"}, std::pair{&s.expAvg, "optimizer.exp_avg"},
+                                  std::pair{&s.expAvgSq, "optimizer.exp_avg_sq"}})
+        if (t->defined() && (t->dim() != 1 || t->numel() != mine.params.numel() || !t->is_floating_point()))
+            bad(sharedPath, name, sizes(*t) + ", this run needs " + sizes(mine.params));
+    if (s.windowStartParams.defined())
+        sameAs(s.windowStartParams, mine.params, ownPath, "window.start_params");
+
+    auto count = [&](int64_t v, int64_t lo, int64_t hi, const fs::path &file, const char *name) {
+        if (v < lo || v > hi)
+            bad(file, name, std::to_string(v) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    };
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    count(s.microBatches, 0, kMax, sharedPath, "micro_batches");
+    count(s.windowsDone, 0, s.microBatches, sharedPath, "windows_done");
+    count(s.optimizerSteps, 0, s.microBatches, sharedPath, "optimizer_steps");
+    count(s.optimizerStateStep, 0, s.microBatches, sharedPath, "optimizer_state_step");
+    count(s.schedulerSteps, 0, s.microBatches, sharedPath, "scheduler_steps");
+    count(s.syncCalls, 0, kMax, sharedPath, "sync_calls");
+    if (!std::isfinite(s.lastLr) || s.lastLr < 0)
+        bad(sharedPath, "last_lr", std::to_string(s.lastLr));
+    // The counters agree: every closed window ran accum_steps micro-batches, the open one `micro`.
+    const int64_t micro = s.open ? s.micro : 0;
+    count(micro, 0, s.open ? c.accumSteps - 1 : 0, ownPath, "micro_index");
+    if (s.windowsDone > (kMax - micro) / c.accumSteps || s.windowsDone * c.accumSteps + micro != s.microBatches)
+        bad(sharedPath, "micro_batches",
+            std::to_string(s.microBatches) + " micro-batches for " + std::to_string(s.windowsDone) + " windows of " +
+                std::to_string(c.accumSteps) + " and " + std::to_string(micro) + " in the open one");
+    if (s.open) {
+        const int64_t rows = c.microBatch * c.accumSteps;
+        const ModelShape shape = c.modelShape();
+        const auto x = torch::empty({rows, shape.inFeatures}, torch::kFloat32);
+        sameAs(s.windowX, x, ownPath, "window.x");
+        sameAs(s.windowY, torch::empty({rows}, torch::kInt64), ownPath, "window.y");
+        if (s.windowY.min().item<int64_t>() < 0 || s.windowY.max().item<int64_t>() >= shape.classes)
+            bad(ownPath, "window.y", "class ids outside 0.." + std::to_string(shape.classes - 1));
+        if (!s.windowLosses.defined() || s.windowLosses.dim() != 1 || s.windowLosses.size(0) != micro ||
+            !s.windowLosses.is_floating_point())
+            bad(ownPath, "window.losses",
+                (s.windowLosses.defined() ? sizes(s.windowLosses) : std::string("missing")) + " for " +
+                    std::to_string(micro) + " micro-batches");
+    }
+    if (scaler) {
+        const LossScalerState &l = *scaler;
+        if (!std::isfinite(l.scale) || l.scale <= 0)
+            bad(sharedPath, "loss_scaler.scale", std::to_string(l.scale));
+        count(l.growthTracker, 0, c.lossScaler.growthInterval - 1, sharedPath, "loss_scaler.growth_tracker");
+        count(l.skippedWindows, 0, s.windowsDone, sharedPath, "loss_scaler.skipped_windows");
+        count(l.unscaleCalls, 0, s.microBatches, sharedPath, "loss_scaler.unscale_calls");
+        count(l.growths, 0, s.microBatches, sharedPath, "loss_scaler.growths");
+        count(l.backoffs, 0, s.microBatches, sharedPath, "loss_scaler.backoffs");
+    }
+}
+
 } // namespace
+
+namespace {
+
+// A checkpoint that could not be written, said truthfully: the earlier one is left whole when
+// there is one (its latest.json is only replaced after every rank's file is in place).
+CheckpointError writeFailed(const fs::path &dir, const std::string &reason)
+{
+    std::error_code ec;
+    const bool earlier = fs::is_regular_file(dir / kLatest, ec);
+    return CheckpointError(earlier ? "checkpoint/write-failed" : "checkpoint/write-failed-first",
+                           TextArgs{{}, {{"dir", dir.string()}, {"reason", reason}}});
+}
+
+} // namespace
+
+void prepareCheckpointFolder(const fs::path &dir)
+{
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw writeFailed(dir, ec.message());
+    try {
+        // Staged beside latest.json and dropped uncommitted: the folder takes a file, and
+        // latest.json, if there, is a file the one writer may replace.
+        StagedFile probe(dir / kLatest, "");
+    } catch (const ExportError &e) {
+        throw writeFailed(dir, e.reason().empty() ? e.what() : e.reason());
+    }
+}
 
 fs::path latestRankFile(const fs::path &dir, int64_t rank)
 {
@@ -320,7 +471,7 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
                      {"world_size", c.worldSize},
                      {"model", {{"in_features", shape.inFeatures}, {"hidden", shape.hidden}, {"classes", shape.classes}}},
                      {"dtype", toString(c.dtype)},
-                     {"config", runSettings(c)},
+                     {"config", json::parse(toJson(c).dump())},
                      {"micro_batches", s.microBatches},
                      {"window", {{"open", s.open}, {"micro_index", s.micro}}}};
     FileWriter w;
@@ -359,9 +510,7 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
     w.add("window.losses", s.windowLosses);
     w.add("window.start_params", s.windowStartParams);
 
-    auto failed = [&](const std::string &reason) {
-        return CheckpointError("checkpoint/write-failed", TextArgs{{}, {{"dir", dir.string()}, {"reason", reason}}});
-    };
+    auto failed = [&](const std::string &reason) { return writeFailed(dir, reason); };
     try {
         fs::create_directories(dir / gen);
         writeFileAtomic(dir / gen / rankFileName(rank), w.file(manifest));
@@ -422,8 +571,12 @@ AccumConfig checkpointConfig(const fs::path &dir)
         c.labels = labelsFromString(s.at("labels").get<std::string>());
         c.lossScaler.enabled = s.at("loss_scaling").get<bool>();
         c.lossScaler.initScale = s.at("scaler_init_scale").get<double>();
+        c.lossScaler.growthFactor = s.at("scaler_growth_factor").get<double>();
+        c.lossScaler.backoffFactor = s.at("scaler_backoff_factor").get<double>();
         c.lossScaler.growthInterval = s.at("scaler_growth_interval").get<int64_t>();
         c.lossScaler.bug = scalerBugFromString(s.at("scaler_bug").get<std::string>());
+        c.lossScaler.spikeWindow = s.at("scaler_spike_window").get<int64_t>();
+        c.lossScaler.spikeMicro = s.at("scaler_spike_micro").get<int64_t>();
         c.seed = s.at("seed").get<uint64_t>();
         c.dtype = dtypeFromString(m.at("dtype").get<std::string>());
         // The device it ran on: "cpu", or "cuda:<index>" (a resume asks for CUDA again).
@@ -494,19 +647,6 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     }
     s.windowStartParams = own.tensor("window.start_params", false);
 
-    // The teaching bugs of the resume-mid-window experiment.
-    if (s.open && bug == ResumeBug::DropPartialBuffers)
-        s.grads.zero_();
-    if (s.open && bug == ResumeBug::RestartWindowCount) {
-        s.micro = 0;
-        s.windowLosses = s.windowLosses.narrow(/*dim=*/0, 0, 0);
-    }
-
-    const ModelShape shape = c.modelShape();
-    const int64_t total = shape.hidden * (shape.inFeatures + 1) + shape.hidden * (shape.hidden + 1) +
-                          shape.classes * (shape.hidden + 1); // fc1, fc2, fc3 weights and biases
-    if (s.params.numel() != total || s.grads.numel() != total)
-        refuse("corrupt", s.params.numel() != total ? shared.path : own.path);
     std::optional<LossScalerState> scaler;
     if (c.lossScaler.enabled) {
         const json &ls = shared.manifest.contains("loss_scaler") ? shared.manifest["loss_scaler"] : json();
@@ -521,6 +661,17 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
         st.backoffs = shared.number<int64_t>(ls, "backoffs");
         st.unscaledSinceUpdate = shared.number<bool>(ls, "unscaled_since_update");
         scaler = st;
+    }
+    EngineState mine;
+    engine.captureState(mine);
+    checkState(s, scaler, mine, c, shared.path, own.path);
+
+    // The teaching bugs of the resume-mid-window experiment.
+    if (s.open && bug == ResumeBug::DropPartialBuffers)
+        s.grads.zero_();
+    if (s.open && bug == ResumeBug::RestartWindowCount) {
+        s.micro = 0;
+        s.windowLosses = s.windowLosses.narrow(/*dim=*/0, 0, 0);
     }
     engine.restoreState(s);
     if (scaler)

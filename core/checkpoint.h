@@ -26,9 +26,10 @@ namespace accumlab {
 
 class AccumEngine;
 
-// The manifest's "format" and the version this build writes and reads.
+// The manifest's "format" and the version this build writes and reads. Version 2: the manifest
+// carries its own checksum (manifest_sha256), so no field of it is used unchecked.
 inline constexpr const char *kCheckpointFormat = "accumlab-checkpoint";
-inline constexpr int kCheckpointVersion = 1;
+inline constexpr int kCheckpointVersion = 2;
 
 // A checkpoint that is missing, damaged, of another version or of another run; a code of the
 // content's errors/checkpoint.json with its arguments.
@@ -55,6 +56,11 @@ enum class ResumeBug { None, DropPartialBuffers, RestartWindowCount };
 // latest. With several ranks every rank calls it at the same micro-batch (it meets the others
 // once). Throws CheckpointError("checkpoint/write-failed") with the previous checkpoint whole.
 void saveCheckpoint(AccumEngine &engine, const std::filesystem::path &dir);
+// Makes `dir` and stages (then drops) a file in it through the one writer, so that a folder
+// that cannot hold a checkpoint is refused before a run trains, not after. Throws
+// CheckpointError "checkpoint/write-failed-first" (or "write-failed" when the folder already
+// holds a checkpoint, which is left whole).
+void prepareCheckpointFolder(const std::filesystem::path &dir);
 
 // Restores the latest checkpoint in `dir` into `engine`, freshly built with the run's settings.
 // Throws CheckpointError when there is none, when a file is truncated or corrupt, of another

@@ -284,7 +284,7 @@ void validate(const SweepConfig &c)
                                         {"accum", double(a)}},
                                        {}});
     }
-    requireRange(c.numSteps, 1, 1000000, "config/range-num-steps");
+    requireRange(c.numSteps, 1, kMaxNumSteps, "config/range-num-steps");
     requireRange(c.warmupSteps, 0, 1000000, "config/range-warmup-steps");
     requireRange(c.repeats, 1, 1000, "config/range-repeats");
     requireRange(c.threads, 0, 1024, "config/range-threads");

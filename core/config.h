@@ -144,6 +144,9 @@ struct AccumConfig {
 constexpr int64_t kMaxMicroBatch = 1 << 16;
 constexpr int64_t kMaxAccumSteps = 4096;
 constexpr int64_t kMaxWorldSize = 64;
+// Optimizer steps one run may ask for (the main job's points and `train`'s windows): far more
+// than a lesson needs, and small enough that steps x accum_steps cannot overflow.
+constexpr int64_t kMaxNumSteps = 1000000;
 // Largest tensor one setting may ask for (parameters, one micro-batch's activations, one drawn
 // window of inputs): 2^28 elements, 1 GiB in float32, so a poke is refused in words instead
 // of ending in an allocation failure or the out-of-memory killer.
@@ -197,6 +200,10 @@ struct SweepConfig {
     int64_t repeats = 5;
     int64_t blocks() const { return repeats < numSteps ? repeats : numSteps; }
     int threads = 0;                        // 0 = leave LibTorch's default
+    // Each block also measures the throughput model's two costs (SweepPoint::blockMicroMs,
+    // blockWindowMs; AccumEngine::setPhaseTiming): on for sweep-flattening only, since on CUDA
+    // it synchronizes around every micro-batch.
+    bool phaseTiming = false;
 };
 void validate(const SweepConfig &);
 

@@ -268,7 +268,7 @@ void validate(const DistributedOptions &o)
         throw ConfigError("distributed/master-port-range", TextArgs{{{"port", double(o.masterPort)}}, {}});
     if (o.masterAddr.empty())
         throw ConfigError("distributed/master-addr-empty", TextArgs{});
-    if (!(o.timeoutS > 0.0) || o.timeoutS > 24 * 3600.0)
+    if (!(o.timeoutS > 0.0) || o.timeoutS > kMaxDistTimeoutS)
         throw ConfigError("distributed/timeout-range", TextArgs{{{"timeout", o.timeoutS}}, {}});
 }
 
@@ -995,6 +995,11 @@ std::vector<std::string> sweepCliArgs(const SweepConfig &config)
                                   "--world-size",  std::to_string(b.worldSize)};
     if (b.stepEveryMicro)
         args.push_back("--step-every-micro");
+    if (b.lossScaler.enabled) {
+        args.push_back("--loss-scaling");
+        args.insert(args.end(), {"--scaler-growth-interval", std::to_string(b.lossScaler.growthInterval),
+                                 "--scaler-bug", toString(b.lossScaler.bug)});
+    }
     if (b.shape && b.shape->hidden != preset.hidden)
         args.insert(args.end(), {"--hidden", std::to_string(b.shape->hidden)});
     return args;

@@ -126,6 +126,9 @@ struct LaunchResult {
     TextArgs failureArgs;
 };
 
+// The longest a rank may be told to wait for its peers (--dist-timeout): a day.
+constexpr double kMaxDistTimeoutS = 24 * 3600.0;
+
 // Exit code of a rank that failed on rendezvous or a collective, and of a rank that died.
 constexpr int kExitDistributed = 3;
 

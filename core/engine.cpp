@@ -29,6 +29,7 @@
 #include "core/window_probe.h"
 
 #include <chrono>
+#include <optional>
 #include <cmath>
 
 namespace accumlab {
@@ -78,6 +79,26 @@ struct AccumEngine::Impl {
     std::vector<torch::Tensor> windowStartParams; // kept only for referenceGradNorms with stepEveryMicro
     int64_t micro = 0;
     Clock::time_point windowStart;
+    bool phaseTiming = false;
+    double windowWorkSeconds = 0.0; // the windows' own work, while phaseTiming is on
+
+    // Phase timing's clock around a part of the window's own work: started only when `timed`
+    // (and phase timing is on), the device synchronized at both ends so that CUDA's queued
+    // kernels are counted where they run.
+    std::optional<Clock::time_point> startWindowWork(bool timed)
+    {
+        if (!phaseTiming || !timed)
+            return std::nullopt;
+        synchronizeDevice(device.str());
+        return Clock::now();
+    }
+    void stopWindowWork(const std::optional<Clock::time_point> &start)
+    {
+        if (!start)
+            return;
+        synchronizeDevice(device.str());
+        windowWorkSeconds += std::chrono::duration<double>(Clock::now() - *start).count();
+    }
 
     int64_t syncCalls = 0;
     int64_t optimizerSteps = 0;
@@ -145,8 +166,10 @@ struct AccumEngine::Impl {
                 windowStartParams[i].copy_(params[i]);
         }
         // zero_grad() once per window; the never-zero bug forgets it after the first.
+        const auto zeroing = startWindowWork(true);
         if (!(config.bug == AccumBug::NeverZero && windowsDone > 0))
             optimizer->zeroGrad();
+        stopWindowWork(zeroing);
         micro = 0;
         windowDropped = false;
         open = true;
@@ -233,12 +256,14 @@ struct AccumEngine::Impl {
         if (config.bug == AccumBug::ClipEachMicro)
             optimizer->clipGradNorm(clipNorm);
 
+        // The window's own work from here (what a step-every-micro loop does after every one).
+        const bool stepPoint = config.stepEveryMicro || lastMicro;
+        const auto windowWork = startWindowWork(stepPoint);
         const bool doSync = !config.noSync || lastMicro;
         if (doSync) {
             sync->allReduceMean(optimizer->flatGrad());
             ++syncCalls;
         }
-        const bool stepPoint = config.stepEveryMicro || lastMicro;
         // The scaler: unscale once (unless a pitfall already did), then look for Inf/NaN.
         bool foundInf = false;
         if (scaler && stepPoint) {
@@ -285,6 +310,7 @@ struct AccumEngine::Impl {
             ++schedulerSteps; // the bug: scheduler.step() in the micro-batch loop
         if (scaler && stepPoint)
             scaler->update(foundInf); // scaler.update(): once per optimizer window
+        stopWindowWork(windowWork);
 
         if (observer && observer->wantsMicroBatchDetail()) {
             MicroBatchEvent e;
@@ -477,6 +503,8 @@ int64_t AccumEngine::microBatches() const { return d->microBatches; }
 int64_t AccumEngine::windowsDone() const { return d->windowsDone; }
 SyncStats AccumEngine::syncStats() const { return d->sync->stats(); }
 void AccumEngine::setProbe(WindowProbe *probe) { d->probe = probe; }
+void AccumEngine::setPhaseTiming(bool on) { d->phaseTiming = on; }
+double AccumEngine::windowWorkSeconds() const { return d->windowWorkSeconds; }
 void AccumEngine::copyParametersFrom(const AccumEngine &other)
 {
     torch::NoGradGuard noGrad;

@@ -82,6 +82,15 @@ public:
     // Called around every optimizer step (null: none). For the equivalence check.
     void setProbe(WindowProbe *probe);
 
+    // The throughput model's measurement (sweep-flattening): while on, the engine adds up the
+    // wall time of each window's own work, done once per window whatever accum_steps is:
+    // zero_grad() and, after the last micro-batch, the sync, unscale, clip, the norms' and
+    // losses' read, the step and the scaler's update. Everything else a window takes is its
+    // micro-batches'. On CUDA each timed part is synchronized at both ends, so it is on only
+    // where it is measured.
+    void setPhaseTiming(bool on);
+    double windowWorkSeconds() const; // since the engine was built
+
     // SHA-256 of the flat parameter buffer's bytes (every parameter in registration order, in
     // the model's dtype, native byte order): 64 hex digits that two runs compare.
     std::string paramsSha256() const;

@@ -64,13 +64,31 @@ struct EquivalenceResult {
     double gradScaleBound = 0.0; // |gradScale - 1| allowed by the dtype-aware verdict: eps(dtype)
     double updateScale = 0.0;   // <d_acc, d_full> / <d_full, d_full>, d = theta after the first step - theta_0
     double reorderedUpdateScale = 0.0; // the same for the full batch summed in reverse sample order
-    double updateScaleBound = 0.0; // |updateScale - 1| allowed: k |reorderedUpdateScale - 1|, at least eps
+    double updateScaleBound = 0.0; // |updateScale - 1| allowed: k |reorderedUpdateScale - 1|, at least
+                                   // 4 eps, plus updateScaleSensitivity
+    double updateScaleSensitivity = 0.0; // what the optimizer's per-element sensitivity (the parameter
+                                         // bound's r) lets gradient noise move the scale: AdamW near eps
     double maxAbsGrad = 0.0;    // max |g_full| over all tensors
     double maxAbsParam = 0.0;   // max |theta_full| after the step
     double gradBoundDtype = 0.0;  // k * eps(dtype) * max|g|
-    double paramBoundDtype = 0.0; // eps(dtype) * max|theta| + lr-scaled gradient bound
-    bool holdsFixed = false;      // both diffs under the lesson's 1e-4
-    bool holdsDtypeAware = false; // both diffs under the dtype-aware bounds
+    // The parameters after the first step are bounded element by element (equivalence.cpp,
+    // checkParams): |p_full - p_acc| <= base + lr0 * r, r the optimizer's response to the
+    // element's gradient difference (|dg| for SGD and momentum, |dg| / (min |g| + eps) for
+    // AdamW's first step g / (|g| + eps)); base is the fixed tolerance, or
+    // k * eps(dtype) * (max|theta| + lr0) for the dtype-aware verdict.
+    double firstStepLr = 0.0;      // lr0: the rate of the first update (schedule step 0)
+    double paramExcessFixed = 0.0; // max over elements of |dp| / bound with the fixed base: < 1 holds
+    double paramExcessDtype = 0.0; // the same with the dtype-aware base: <= 1 holds
+    double paramBoundFixed = 0.0;  // the bound at the fixed verdict's worst element
+    double paramBoundDtype = 0.0;  // the bound at the dtype-aware verdict's worst element
+    // The applied verdict's worst element: "fc1.weight[37]", its |dp| and the two gradients
+    // the sides stepped with there.
+    std::string worstParam;
+    double worstParamDiff = 0.0;
+    double worstParamGradFull = 0.0;
+    double worstParamGradAcc = 0.0;
+    bool holdsFixed = false;      // grads under the lesson's 1e-4, params within their fixed bound
+    bool holdsDtypeAware = false; // both diffs within the dtype-aware bounds
     bool holds = false;           // the bound that applies: fixed for f32/f64, dtype-aware for bf16
     int64_t fullOptimizerStateStep = 0;
     int64_t accumOptimizerStateStep = 0;
@@ -88,7 +106,8 @@ struct EquivalenceResult {
     EquivalenceCause causeCode() const;
     // The tolerances the verdict applied: dtype-aware in bfloat16, the fixed one otherwise.
     double appliedGradTolerance() const;
-    double appliedParamTolerance() const;
+    double appliedParamTolerance() const; // the bound at the applied verdict's worst element
+    double appliedParamExcess() const;
     // The English sentence for causeCode() ("" when it holds); the window words it in its
     // own language from the same code and fields.
     std::string cause() const;

@@ -162,84 +162,116 @@ ExperimentResult judgeSweepFlattening(const SweepResult &sweep)
     double plateau = 0.0;
     for (const auto &p : sweep.points)
         plateau = std::max(plateau, p.blockMedian());
+    const auto micro = static_cast<double>(sweep.config.base.microBatch);
     addValue(r, "plateau_samples_per_sec", plateau);
     addValue(r, "steps_per_point", static_cast<double>(sweep.config.numSteps));
     addValue(r, "timing_blocks_per_point", static_cast<double>(sweep.config.blocks()));
-    addValue(r, "micro_batch", static_cast<double>(sweep.config.base.microBatch));
+    addValue(r, "micro_batch", micro);
 
-    std::vector<double> share, lo, hi;
+    // The model's two costs, measured in every block of every point (SweepPoint::blockMicroMs,
+    // blockWindowMs): block b's t_micro and t_window are the points' means in that block, since
+    // every point runs the same micro-batch and the same window work; their spread over the
+    // blocks is the prediction's.
+    size_t blocks = sweep.points.empty() ? 0 : std::numeric_limits<size_t>::max();
+    for (const auto &p : sweep.points)
+        blocks = std::min({blocks, p.blockMicroMs.size(), p.blockWindowMs.size()});
+    std::vector<double> tMicro(blocks, 0.0), tWindow(blocks, 0.0); // ms, per block
+    for (size_t b = 0; b < blocks; ++b) {
+        for (const auto &p : sweep.points) {
+            tMicro[b] += p.blockMicroMs[b] / static_cast<double>(sweep.points.size());
+            tWindow[b] += p.blockWindowMs[b] / static_cast<double>(sweep.points.size());
+        }
+    }
+    // samples/sec(N) = N micro / (N t_micro + t_window), per block.
+    const auto predicted = [&](int64_t n, size_t b) {
+        const auto nn = static_cast<double>(n);
+        return 1000.0 * nn * micro / (nn * tMicro[b] + tWindow[b]);
+    };
+    const double tMicroMs = quantile(tMicro, 0.5), tWindowMs = quantile(tWindow, 0.5);
+    addValue(r, "t_micro_ms", tMicroMs);
+    addValue(r, "t_window_ms", tWindowMs);
+    addValue(r, "t_micro_q25_ms", quantile(tMicro, 0.25));
+    addValue(r, "t_micro_q75_ms", quantile(tMicro, 0.75));
+    addValue(r, "t_window_q25_ms", quantile(tWindow, 0.25));
+    addValue(r, "t_window_q75_ms", quantile(tWindow, 0.75));
+    // The plateau the model reaches as N grows (micro / t_micro), and the window's share of a
+    // step at N = 1: how much accumulation can speed a step up is that share alone.
+    addValue(r, "plateau_model_samples_per_sec", tMicroMs > 0.0 ? 1000.0 * micro / tMicroMs : 0.0);
+    addValue(r, "window_share_at_1", tMicroMs + tWindowMs > 0.0 ? tWindowMs / (tMicroMs + tWindowMs) : 0.0);
+
     ExperimentSeries sps{"samples_per_sec", "effective_batch", "samples/sec", {}, {}};
+    ExperimentSeries model{"predicted_samples_per_sec", "effective_batch", "samples/sec", {}, {}};
     ExperimentSeries shareSeries{"share_of_plateau", "effective_batch", "share of plateau", {}, {}};
     bool complete = true;
     int64_t syncs = 0, steps = 0;
+    // Each point's median against the prediction's, with the medians' own uncertainty: the
+    // standard error of a median of n blocks is about 1.2533 sigma / sqrt(n), and sigma is the
+    // blocks' interquartile range / 1.349 (normal blocks), so two of them span about
+    // 1.86 / sqrt(n) interquartile ranges; the measured and predicted ones add in quadrature.
+    // worst: |error| plus that, best: |error| less it, over the points.
+    const double errorsPerIqr = blocks > 0 ? 2.0 * 1.2533 / (1.349 * std::sqrt(static_cast<double>(blocks))) : 0.0;
+    double worst = 0.0, best = 0.0, maxError = 0.0;
     for (const auto &p : sweep.points) {
         const std::string a = str(p.accumSteps);
         const auto of = [&](double v) { return plateau > 0.0 ? v / plateau : 0.0; };
-        share.push_back(of(p.blockMedian()));
-        lo.push_back(of(p.blockQuantile(0.25)));
-        hi.push_back(of(p.blockQuantile(0.75)));
         addValue(r, "samples_per_sec_accum_" + a, p.blockMedian());
-        addValue(r, "share_of_plateau_accum_" + a, share.back());
-        addValue(r, "share_of_plateau_q25_accum_" + a, lo.back());
-        addValue(r, "share_of_plateau_q75_accum_" + a, hi.back());
+        addValue(r, "share_of_plateau_accum_" + a, of(p.blockMedian()));
+        addValue(r, "share_of_plateau_q25_accum_" + a, of(p.blockQuantile(0.25)));
+        addValue(r, "share_of_plateau_q75_accum_" + a, of(p.blockQuantile(0.75)));
         addValue(r, "median_step_ms_accum_" + a, p.medianStepMs);
         addValue(r, "sync_calls_accum_" + a, static_cast<double>(p.syncCalls));
+        if (!p.blockMicroMs.empty()) {
+            addValue(r, "t_micro_ms_accum_" + a, quantile(p.blockMicroMs, 0.5));
+            addValue(r, "t_window_ms_accum_" + a, quantile(p.blockWindowMs, 0.5));
+        }
         sps.x.push_back(static_cast<double>(p.effectiveBatch));
         sps.y.push_back(p.blockMedian());
         shareSeries.x.push_back(static_cast<double>(p.effectiveBatch));
-        shareSeries.y.push_back(share.back());
+        shareSeries.y.push_back(of(p.blockMedian()));
+        if (blocks > 0) {
+            std::vector<double> pred;
+            for (size_t b = 0; b < blocks; ++b)
+                pred.push_back(predicted(p.accumSteps, b));
+            const double pLo = quantile(pred, 0.25), pMid = quantile(pred, 0.5), pHi = quantile(pred, 0.75);
+            const double mLo = p.blockQuantile(0.25), mHi = p.blockQuantile(0.75);
+            addValue(r, "predicted_samples_per_sec_accum_" + a, pMid);
+            const double error = pMid > 0.0 ? p.blockMedian() / pMid - 1.0 : 0.0;
+            addValue(r, "model_error_accum_" + a, error);
+            maxError = std::max(maxError, std::abs(error));
+            const double m = p.blockMedian();
+            if (pMid > 0.0 && m > 0.0) {
+                const double u = errorsPerIqr * std::hypot((mHi - mLo) / m, (pHi - pLo) / pMid);
+                worst = std::max(worst, std::abs(error) + u);
+                best = std::max(best, std::abs(error) - u);
+            }
+            model.x.push_back(static_cast<double>(p.effectiveBatch));
+            model.y.push_back(pMid);
+        }
         syncs += p.syncCalls;
         steps += p.steps;
         complete = complete && p.steps == sweep.config.numSteps && !p.diverged;
     }
-    r.series = {sps, shareSeries};
+    r.series = {sps, model, shareSeries};
+    addValue(r, "share_of_plateau_first", sweep.points.empty() || plateau <= 0.0
+                                              ? 0.0 : sweep.points.front().blockMedian() / plateau);
+    addValue(r, "max_model_error", maxError);
 
-    const size_t n = share.size();
-    const auto laterMeanOf = [&](const std::vector<double> &v) {
-        double m = 0.0;
-        for (size_t i = n / 2; i < n; ++i)
-            m += v[i];
-        return m / static_cast<double>(n - n / 2);
-    };
-    const double laterMean = laterMeanOf(share);
-    double laterMin = 1.0, laterMinLo = 1.0, laterMinHi = 1.0;
-    for (size_t i = n / 2; i < n; ++i) {
-        laterMin = std::min(laterMin, share[i]);
-        laterMinLo = std::min(laterMinLo, lo[i]);
-        laterMinHi = std::min(laterMinHi, hi[i]);
-    }
-    const double firstGain = share[1] - share[0];
-    const double lastGain = share[n - 1] - share[n - 2];
-    addValue(r, "share_of_plateau_first", share.front());
-    addValue(r, "share_of_plateau_later_mean", laterMean);
-    addValue(r, "share_of_plateau_later_min", laterMin);
-    addValue(r, "first_doubling_gain", firstGain);
-    addValue(r, "last_doubling_gain", lastGain);
-
-    // Each verdict compares the ends of the spreads: it holds when the least favourable ends
-    // agree, fails when even the most favourable ends disagree, and is inconclusive otherwise.
-    const auto outcome = [](bool surelyHolds, bool surelyFails) {
-        return surelyHolds ? TimingOutcome::Holds : surelyFails ? TimingOutcome::Fails : TimingOutcome::Inconclusive;
-    };
-    constexpr double kFlatShare = 0.8;  // "flat" = within 20% of the plateau
-    constexpr double kGainSlack = 0.05; // allowance between two doublings
-    addValue(r, "flat_share_threshold", kFlatShare);
-    addTimingClaim(r, "rises",
-                   "holds: share_of_plateau_q75_accum_1 < mean of the later points' share_of_plateau_q25; fails: "
-                   "share_of_plateau_q25_accum_1 >= mean of their share_of_plateau_q75",
-                   outcome(hi.front() < laterMeanOf(lo), lo.front() >= laterMeanOf(hi)));
-    addTimingClaim(r, "flattens",
-                   "holds: every later point's share_of_plateau_q25 >= 0.8; fails: some later point's "
-                   "share_of_plateau_q75 < 0.8",
-                   outcome(laterMinLo >= kFlatShare, laterMinHi < kFlatShare));
-    const double firstGainLo = lo[1] - hi[0], firstGainHi = hi[1] - lo[0];
-    const double lastGainLo = lo[n - 1] - hi[n - 2], lastGainHi = hi[n - 1] - lo[n - 2];
-    addTimingClaim(r, "last-doubling-gains-less",
-                   "gains between the ends of the middle halves (q25..q75); holds: the last gain's largest <= "
-                   "max(the first gain's smallest, 0) + 0.05; fails: the last gain's smallest > max(the first "
-                   "gain's largest, 0) + 0.05",
-                   outcome(lastGainHi <= std::max(firstGainLo, 0.0) + kGainSlack,
-                           lastGainLo > std::max(firstGainHi, 0.0) + kGainSlack));
+    // The verdict: it holds when every point's error, widened by its uncertainty, is within
+    // the tolerance, fails when some point's error, narrowed by it, is still beyond, and is
+    // inconclusive otherwise (a loaded machine widens the spreads; it cannot make a confident
+    // wrong verdict).
+    constexpr double kModelTolerance = 0.2;
+    addValue(r, "model_tolerance", kModelTolerance);
+    const TimingOutcome follows = blocks == 0 ? TimingOutcome::Inconclusive
+                                  : worst <= kModelTolerance ? TimingOutcome::Holds
+                                  : best > kModelTolerance   ? TimingOutcome::Fails
+                                                             : TimingOutcome::Inconclusive;
+    addTimingClaim(r, "follows-the-model",
+                   "predicted = N micro / (N t_micro + t_window) from the measured costs; error = measured / "
+                   "predicted - 1 (block medians), u = 2 standard errors of the two medians (from the blocks' "
+                   "interquartile ranges); holds: |error| + u <= 20% at every point; fails: |error| - u > 20% at "
+                   "some point",
+                   follows);
     addValue(r, "sync_calls", static_cast<double>(syncs));
     addValue(r, "timed_steps", static_cast<double>(steps));
     addObservation(r, "one-sync-per-step",
@@ -275,8 +307,10 @@ ExperimentResult sweepFlattening(const ExperimentOptions &o, const CancelToken *
     sc.warmupSteps = o.fast ? 1 : 2;
     sc.threads = o.threads;
 
-    // Ten interleaved blocks a point: every verdict below is judged against their spread.
+    // Ten interleaved blocks a point: every verdict below is judged against their spread, and
+    // each block measures the model's two costs.
     sc.repeats = 10;
+    sc.phaseTiming = true;
 
     const SweepResult sweep = runSweep(sc, nullptr, cancel);
     ExperimentResult r = judgeSweepFlattening(sweep);
@@ -377,7 +411,7 @@ ExperimentResult adamwState(const ExperimentOptions &o, const CancelToken *cance
     for (int64_t n : grid) {
         AccumConfig c = settings.config;
         c.accumSteps = n;
-        c.stepEveryMicro = false;
+        c.stepEveryMicro = o.plantPitfall; // planted: the right arm steps every micro-batch too
         AccumEngine right(c);
         c.stepEveryMicro = true;
         AccumEngine buggy(c);
@@ -400,6 +434,7 @@ ExperimentResult adamwState(const ExperimentOptions &o, const CancelToken *cance
     EquivalenceConfig e;
     e.seed = o.seed;
     e.optimizer.kind = OptimizerKind::AdamW;
+    e.stepEveryMicro = o.plantPitfall;
     const EquivalenceResult right = runEquivalence(e, cancel);
     e.stepEveryMicro = true;
     const EquivalenceResult buggy = runEquivalence(e, cancel);
@@ -416,7 +451,12 @@ ExperimentResult adamwState(const ExperimentOptions &o, const CancelToken *cance
                    microIsKN ? "micro_batches_accum_N == k x N for N in 1,2,4,8 (the engine's own count)"
                              : "micro_batches_accum_N differs from k x N (the engine's own count)");
     addClaim(r, "every-micro-counts-k-times-n", "state_step_every_micro_accum_N == k x N for N in 1,2,4,8", bugIsKN);
-    addClaim(r, "right-matches-full-batch", "max_param_diff < 1e-4", right.maxParamDiff < kFixedTolerance);
+    addValue(r, "param_excess", right.paramExcessFixed);
+    // The equivalence verdict: under AdamW a correct window can differ by more than 1e-4 where a
+    // gradient is near eps, and each parameter is held to its own bound (core/equivalence.h).
+    addClaim(r, "right-matches-full-batch",
+             "the equivalence check holds: max_grad_diff < 1e-4 and every parameter within its bound (param_excess < 1)",
+             right.holds);
     addClaim(r, "every-micro-lands-away", "max_param_diff_every_micro > 1e-2", buggy.maxParamDiff > kAway);
     return r;
 }

@@ -128,6 +128,11 @@ struct ExperimentOptions {
     int64_t sweepSteps = 100;  // sweep-flattening: timed steps per point (fast: 6)
     int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = default
     SyncFactory makeSync;      // sync-count: see SyncFactory
+    // Tests only: run each pitfall experiment's correct arm with the pitfall it exists to catch
+    // planted (variable-length, partial-window, batchnorm, clipping, lr-schedule, linear-scaling,
+    // adamw-state, resume-mid-window; the experiment's own wrong arm, reused), so its claims
+    // that the correct arm holds must fail. The others ignore it.
+    bool plantPitfall = false;
 };
 
 // Every experiment, in the lesson's order.

@@ -221,11 +221,14 @@ ExperimentResult variableLength(const ExperimentOptions &o, const CancelToken *c
         return gradSnapshot(params);
     };
 
+    // The correct arm normalises by the window's tokens; with the pitfall planted it runs the
+    // wrong arm's mean over N instead.
+    const Mode rightMode = o.plantPitfall ? Mode::MeanOverN : Mode::SumOverWindowTokens;
     double wrong64 = 0, right64 = 0, wrong32 = 0, right32 = 0;
     for (auto dtype : {torch::kFloat64, torch::kFloat32}) {
         const auto full = run(dtype, Mode::Full);
         const double wrong = maxAbsDiff(run(dtype, Mode::MeanOverN), full);
-        const double right = maxAbsDiff(run(dtype, Mode::SumOverWindowTokens), full);
+        const double right = maxAbsDiff(run(dtype, rightMode), full);
         (dtype == torch::kFloat64 ? wrong64 : wrong32) = wrong;
         (dtype == torch::kFloat64 ? right64 : right32) = right;
     }
@@ -301,8 +304,12 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
     const std::vector<int64_t> three(static_cast<size_t>(seen), micro);
     const double shortSamples = static_cast<double>(seen * micro);
     const auto full12 = fullOf(seen * micro);
-    const auto overN = grad(three, [&](int64_t) { return 1.0 / static_cast<double>(accum); }, false);
-    const auto bySamples12 = grad(three, [&](int64_t) { return 1.0 / shortSamples; }, true);
+    const auto divideByN = [&](int64_t) { return 1.0 / static_cast<double>(accum); };
+    const auto overN = grad(three, divideByN, false);
+    // The correct arm weights by the samples seen; with the pitfall planted it divides each
+    // micro-batch's mean by N, as the wrong arm does (and below by the micro-batches seen).
+    const auto bySamples12 = o.plantPitfall ? grad(three, divideByN, false)
+                                            : grad(three, [&](int64_t) { return 1.0 / shortSamples; }, true);
     const double ratio = l2(overN) / l2(full12);
     const double overNDiff = maxAbsDiff(overN, full12);
     const double bySamplesDiff = maxAbsDiff(bySamples12, full12);
@@ -312,8 +319,11 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
     const std::vector<int64_t> ragged{micro, micro, micro / 2};
     const int64_t raggedSamples = 2 * micro + micro / 2;
     const auto full10 = fullOf(raggedSamples);
-    const auto overSeenMicro = grad(ragged, [&](int64_t) { return 1.0 / static_cast<double>(ragged.size()); }, false);
-    const auto bySamples10 = grad(ragged, [&](int64_t) { return 1.0 / static_cast<double>(raggedSamples); }, true);
+    const auto divideBySeen = [&](int64_t) { return 1.0 / static_cast<double>(ragged.size()); };
+    const auto overSeenMicro = grad(ragged, divideBySeen, false);
+    const auto bySamples10 = o.plantPitfall
+                                 ? grad(ragged, divideBySeen, false)
+                                 : grad(ragged, [&](int64_t) { return 1.0 / static_cast<double>(raggedSamples); }, true);
     const double raggedMicroDiff = maxAbsDiff(overSeenMicro, full10);
     const double raggedSamplesDiff = maxAbsDiff(bySamples10, full10);
 
@@ -418,7 +428,8 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
         return m;
     };
     const Measured bn = measure(Norm::Batch);
-    const Measured ln = measure(Norm::Layer);
+    // With the pitfall planted the LayerNorm arm keeps BatchNorm.
+    const Measured ln = measure(o.plantPitfall ? Norm::Batch : Norm::Layer);
 
     addValue(r, "accum_steps", static_cast<double>(accum));
     addValue(r, "batchnorm_max_grad_diff", bn.gradDiff);
@@ -462,8 +473,11 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
     const double maxNorm = kClipFraction * fullNorm;
 
     // The same samples in 4 micro-batches, clipped once: the norm read before the step.
+    // With the pitfall planted the clipped-once arm clips each micro-batch too.
+    const AccumBug onceBug = o.plantPitfall ? AccumBug::ClipEachMicro : AccumBug::None;
     c = settings;
     c.optimizer.clipNorm = maxNorm;
+    c.bug = onceBug;
     AccumEngine clippedOnce(c);
     r.ran = ExperimentLabSettings{clippedOnce.config()};
     const double onceNorm = clippedOnce.step(nullptr, cancel).gradNorm;
@@ -473,6 +487,7 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
     EquivalenceConfig e = equivalenceOf(settings);
     e.labels = LabelKind::Teacher;
     e.optimizer.clipNorm = maxNorm;
+    e.bug = onceBug;
     const EquivalenceResult once = runEquivalence(e, cancel);
     e.bug = AccumBug::ClipEachMicro;
     const EquivalenceResult each = runEquivalence(e, cancel);
@@ -564,7 +579,8 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
         return run;
     };
     const Run full = train(1, AccumBug::None);
-    const Run perStep = train(n, AccumBug::None);
+    // With the pitfall planted the per-effective-step arm steps its schedule every micro-batch.
+    const Run perStep = train(n, o.plantPitfall ? AccumBug::ScheduleEveryMicro : AccumBug::None);
     const Run perMicro = train(n, AccumBug::ScheduleEveryMicro);
     r.ran = ExperimentLabSettings{perStep.config}; // the window shows the schedule stepped per window
 
@@ -677,7 +693,8 @@ ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *ca
         return c;
     };
     const Curve small = train(1, false);
-    const Curve scaled = train(scale, true);
+    // With the pitfall planted the scaled arm keeps the small batch's rate.
+    const Curve scaled = train(scale, !o.plantPitfall);
     const Curve unscaled = train(scale, false);
 
     // As run: the large batch at the scaled rate, from the figures this loop trained with.

@@ -75,8 +75,11 @@ ExperimentResult resumeMidWindow(const ExperimentOptions &o, const CancelToken *
         runTo(second, total, cancel);
         return std::pair{second.maxAbsParamDiff(straight), second.paramsSha256() == straight.paramsSha256()};
     };
-    const auto [diffMid, sameMid] = resumed(stopMid, ResumeBug::None);
-    const auto [diffEnd, sameEnd] = resumed(stopEnd, ResumeBug::None);
+    // With the pitfall planted the correct resumes drop the partial buffers too (at a window's
+    // end there are none to drop: window-end-identical holds either way).
+    const ResumeBug rightBug = o.plantPitfall ? ResumeBug::DropPartialBuffers : ResumeBug::None;
+    const auto [diffMid, sameMid] = resumed(stopMid, rightBug);
+    const auto [diffEnd, sameEnd] = resumed(stopEnd, rightBug);
     const auto [diffNoBuffer, sameNoBuffer] = resumed(stopMid, ResumeBug::DropPartialBuffers);
     const auto [diffRestart, sameRestart] = resumed(stopMid, ResumeBug::RestartWindowCount);
 

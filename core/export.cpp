@@ -47,9 +47,18 @@ json toJson(const EquivalenceResult &r)
         {"update_scale", r.updateScale},
         {"reordered_update_scale", r.reorderedUpdateScale},
         {"update_scale_bound_dtype", r.updateScaleBound},
+        {"update_scale_sensitivity", r.updateScaleSensitivity},
         {"tolerance", c.fixedTolerance},
         {"grad_bound_dtype", r.gradBoundDtype},
         {"param_bound_dtype", r.paramBoundDtype},
+        {"param_bound_fixed", r.paramBoundFixed},
+        {"param_excess_fixed", r.paramExcessFixed},
+        {"param_excess_dtype", r.paramExcessDtype},
+        {"first_step_lr", r.firstStepLr},
+        {"worst_param", {{"where", r.worstParam},
+                         {"param_diff", r.worstParamDiff},
+                         {"grad_full", r.worstParamGradFull},
+                         {"grad_accum", r.worstParamGradAcc}}},
         {"dtype_bound_factor", c.dtypeBoundFactor},
         {"holds_fixed", r.holdsFixed},
         {"holds_dtype_aware", r.holdsDtypeAware},
@@ -83,6 +92,46 @@ json toJson(const EquivalenceResult &r)
           {"seed", c.seed},
           {"device", r.device}}},
     };
+}
+
+nlohmann::ordered_json toJson(const AccumConfig &c)
+{
+    const OptimizerConfig &o = c.optimizer;
+    const LossScalerConfig &l = c.lossScaler;
+    const ModelShape shape = c.modelShape();
+    return {{"model", toString(c.preset)},
+            {"in_features", shape.inFeatures},
+            {"hidden", shape.hidden},
+            {"classes", shape.classes},
+            {"micro_batch", c.microBatch},
+            {"accum_steps", c.accumSteps},
+            {"world_size", c.worldSize},
+            {"optimizer", toString(o.kind)},
+            {"lr", o.lr},
+            {"momentum", o.momentum},
+            {"weight_decay", o.weightDecay},
+            {"adam_weight_decay", o.adamWeightDecay},
+            {"beta1", o.beta1},
+            {"beta2", o.beta2},
+            {"eps", o.eps},
+            {"clip_norm", o.clipNorm},
+            {"lr_warmup", o.lrWarmup},
+            {"scaling", toString(c.scaling)},
+            {"step_every_micro", c.stepEveryMicro},
+            {"bug", toString(c.bug)},
+            {"no_sync", c.noSync},
+            {"dtype", toString(c.dtype)},
+            {"loss_scaling", l.enabled},
+            {"scaler_init_scale", l.initScale},
+            {"scaler_growth_factor", l.growthFactor},
+            {"scaler_backoff_factor", l.backoffFactor},
+            {"scaler_growth_interval", l.growthInterval},
+            {"scaler_bug", toString(l.bug)},
+            {"scaler_spike_window", l.spikeWindow},
+            {"scaler_spike_micro", l.spikeMicro},
+            {"device", resolveDevice(c.device)},
+            {"labels", toString(c.labels)},
+            {"seed", c.seed}};
 }
 
 json toJson(const SweepConfig &c)
@@ -268,11 +317,28 @@ void syncFolder(const std::filesystem::path &dir)
     }
 }
 
+// Refuses a destination that exists and is not a regular file or a link to one: a rename over a
+// device node, a FIFO or a socket would replace it (as root, /dev/null would become a PNG), and
+// one over a folder fails with a sentence about the wrong thing. A dangling link is replaced.
+void checkTarget(const std::filesystem::path &path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) // absent, dangling, or a file
+        return;
+    const char *kind = S_ISDIR(st.st_mode)                               ? "export/target-is-folder"
+                       : S_ISFIFO(st.st_mode)                            ? "export/target-is-fifo"
+                       : S_ISSOCK(st.st_mode)                            ? "export/target-is-socket"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)      ? "export/target-is-device"
+                                                                          : "export/target-is-other";
+    throw ExportError(kind, TextArgs{{}, {{"path", path.string()}}}, "not a regular file");
+}
+
 } // namespace
 
 StagedFile::StagedFile(std::filesystem::path path, const std::string &content) : m_path(std::move(path))
 {
     namespace fs = std::filesystem;
+    checkTarget(m_path);
     const fs::path dir = folderOf(m_path);
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -338,6 +404,9 @@ void publishTogether(const std::vector<StagedFile *> &files)
         int fd;
         ~Unlock() { ::close(fd); }
     } unlock{dfd};
+    // Again under the lock: a FIFO or device may have been made there since the file was staged.
+    for (const StagedFile *f : files)
+        checkTarget(f->m_path);
 
     const HeldSignals held;
     // The earlier files, kept aside under a second name (a hard link) until all are published.

@@ -17,6 +17,12 @@
 namespace accumlab {
 
 nlohmann::json toJson(const EquivalenceResult &);
+// Every setting of one run (AccumConfig), keyed as the CLI's option where there is one
+// ("micro_batch" for --micro-batch), the device resolved: what a checkpoint records and a
+// resumed run must match, and what the ranks of one job must agree on (the CLI names a key
+// "--micro-batch"). A new AccumConfig field belongs here, or neither comparison sees it
+// (tst_export::accumConfigJsonHasEveryField).
+nlohmann::ordered_json toJson(const AccumConfig &);
 nlohmann::json toJson(const SweepConfig &);
 nlohmann::json environmentJson(const SweepConfig &);
 // accum-tradeoff.v1 (README: "The trade-off file"); parseTradeoffJson reads it back.

@@ -51,6 +51,7 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
 constexpr int kExitFails = 1;       // equivalence does not hold (nothing is swept or written)
 constexpr int kExitBadInput = 2;    // a setting or flag refused in words
 constexpr int kExitWriteFailed = 4; // an export could not be written; earlier ones were kept
+constexpr int kExitDiverged = 5;    // `train` diverged or never stepped (core/divergence.h)
 
 // Runs the whole lesson, printing as the lesson's script does. Returns the exit code:
 // 0 when everything ran, 1 when equivalence does not hold (nothing is swept or written).

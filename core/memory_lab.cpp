@@ -183,10 +183,40 @@ int64_t resolveBudget(const MemoryLabConfig &lab)
     if (lab.budgetBytes)
         return *lab.budgetBytes;
     const int64_t n = lab.failsAfterSamples > 0 ? lab.failsAfterSamples : lab.base.microBatch;
-    const WindowMemory m = measureWindows(runConfig(lab, n));
-    // A quarter of one sample's share: the next micro-batch that divides the effective batch
-    // (at least n more samples) cannot fit.
-    return m.peakBytes + std::max<int64_t>(1, m.transientBytes() / (4 * n));
+    const std::vector<int64_t> c = dividingMicroBatches(lab.effectiveBatch, lab.base.worldSize);
+    const auto peakAt = [&](int64_t micro) { return measureWindows(runConfig(lab, micro)).peakBytes; };
+    // A window's peak, as a function of the micro-batch m at a fixed effective batch E: what the
+    // engine holds, plus a little kept per micro-batch (E / m of them, falling with m), plus the
+    // larger of one micro-batch's activations and the optimizer step's temporaries (rising
+    // with m). Both parts are convex in m, so the peak is too: its largest value up to n is at
+    // 1 or at n, and above n it falls at most until it starts to rise.
+    const WindowMemory at = measureWindows(runConfig(lab, n));
+    int64_t fitsPeak = at.peakBytes;
+    if (n > c.front())
+        fitsPeak = std::max(fitsPeak, peakAt(c.front()));
+    const auto next = std::upper_bound(c.begin(), c.end(), n);
+    if (next == c.end()) // n is the whole share: nothing larger to keep out
+        return fitsPeak + std::max<int64_t>(1, at.transientBytes() / (4 * n));
+    int64_t failsPeak = peakAt(*next), failsMicro = *next;
+    for (auto it = next + 1; it != c.end(); ++it) {
+        const int64_t p = peakAt(*it);
+        if (p >= failsPeak)
+            break;
+        failsPeak = p;
+        failsMicro = *it;
+    }
+    // Where the step's temporaries set the peaks (small micro-batches under AdamW), a larger
+    // micro-batch needs no more than n does: no budget lets n samples through and stops the
+    // next, and "fails after n" cannot be made true.
+    if (failsPeak <= fitsPeak)
+        throw ConfigError("memory/fails-after-not-separable",
+                          TextArgs{{{"micro", double(n)},
+                                    {"peak", double(fitsPeak)},
+                                    {"next", double(failsMicro)},
+                                    {"next_peak", double(failsPeak)}},
+                                   {}});
+    // Halfway: every micro-batch up to n fits, every larger one fails.
+    return fitsPeak + (failsPeak - fitsPeak) / 2;
 }
 
 OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)

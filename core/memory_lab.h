@@ -57,9 +57,11 @@ std::vector<int64_t> dividingMicroBatches(int64_t effectiveBatch, int64_t worldS
 int64_t deviceMemoryBytes(const std::string &device);
 // The measured peak of `windows` windows of `config`, run without a budget.
 WindowMemory measureWindows(const AccumConfig &config, int64_t windows = 2);
-// The budget in bytes that lab.failsAfterSamples stands for (lab.budgetBytes when that is set):
-// the measured peak of micro-batches of that size at the effective batch, plus a quarter of
-// one sample's share of its transient bytes.
+// The budget in bytes that lab.failsAfterSamples (n) stands for (lab.budgetBytes when that is
+// set): halfway between the largest measured peak of the micro-batches up to n and the
+// smallest of those above it that divide the effective batch, so that n fits and the next does
+// not. Throws ConfigError (memory/fails-after-not-separable) where no larger micro-batch peaks
+// higher: the optimizer step's temporaries, not the activations, set the peaks there.
 int64_t resolveBudget(const MemoryLabConfig &lab);
 
 // One budgeted run: `windows` windows of `config` under `budgetBytes` (0: none).

@@ -100,6 +100,8 @@ void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObs
     const std::optional<int64_t> before = currentMemoryBytes(p.device);
     resetPeakMemory(p.device);
     const SyncStats collectivesBefore = engine.syncStats();
+    const double windowWorkBefore = engine.windowWorkSeconds();
+    const int64_t microBatchesBefore = engine.microBatches();
     const auto start = Clock::now();
     int64_t done = 0;
     for (int64_t i = 0; i < steps; ++i) {
@@ -120,8 +122,15 @@ void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObs
     const double wall = std::chrono::duration<double>(Clock::now() - start).count();
     run.collectives = run.collectives + (engine.syncStats() - collectivesBefore);
     p.wallS += wall;
-    if (!run.stopped && wall > 0.0)
+    if (!run.stopped && wall > 0.0) {
         p.blockSamplesPerSec.push_back(static_cast<double>(done * p.effectiveBatch) / wall);
+        if (config.phaseTiming) {
+            const double windowS = engine.windowWorkSeconds() - windowWorkBefore;
+            const auto micros = static_cast<double>(engine.microBatches() - microBatchesBefore);
+            p.blockMicroMs.push_back(1000.0 * (wall - windowS) / micros);
+            p.blockWindowMs.push_back(1000.0 * windowS / static_cast<double>(done));
+        }
+    }
     if (const auto peak = peakMemoryBytes(p.device); peak && before)
         run.transientPeak = std::max(run.transientPeak.value_or(0), *peak - *before);
 }
@@ -174,6 +183,7 @@ SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const 
         c.accumSteps = config.accumGrid[i];
         const std::optional<int64_t> before = currentMemoryBytes(resolveDevice(c.device));
         run.engine = std::make_unique<AccumEngine>(c, sync);
+        run.engine->setPhaseTiming(config.phaseTiming);
         SweepPoint &p = run.p;
         p.accumSteps = c.accumSteps;
         p.microBatch = c.microBatch;

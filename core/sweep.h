@@ -45,6 +45,13 @@ struct SweepPoint {
     // samples/sec of each timed block (SweepConfig::repeats, interleaved across the grid), in
     // the order they ran; samplesPerSec above is the whole timed region's.
     std::vector<double> blockSamplesPerSec;
+    // With SweepConfig::phaseTiming, per block in the same order: t_window, a window's own work
+    // (AccumEngine::windowWorkSeconds: zeroing, sync, unscale, clip, the norms' read, the step),
+    // and t_micro, the rest of the block's wall time per micro-batch (drawing its samples, its
+    // forward and backward, the loop). A block's wall time is steps x (accum_steps x t_micro +
+    // t_window). Not written to accum-curve.v1.
+    std::vector<double> blockMicroMs;
+    std::vector<double> blockWindowMs;
     double blockMedian() const; // median of the blocks (samplesPerSec when there are none)
     double blockMin() const;    // the spread: the slowest and the fastest block
     double blockMax() const;
@@ -69,16 +76,20 @@ struct SweepPoint {
 
 // Inline, so that the torch-free reader (and its fuzz target, built from core/curve_io.cpp
 // alone) has them too.
-inline double SweepPoint::blockQuantile(double q) const
+// The q-quantile of `v` (0 <= q <= 1, linear between order statistics); 0 when it is empty.
+inline double quantile(std::vector<double> v, double q)
 {
-    if (blockSamplesPerSec.empty())
-        return samplesPerSec;
-    std::vector<double> v = blockSamplesPerSec;
+    if (v.empty())
+        return 0.0;
     std::sort(v.begin(), v.end());
     const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
     const auto below = static_cast<size_t>(std::floor(at));
     const size_t above = std::min(below + 1, v.size() - 1);
     return v[below] + (at - static_cast<double>(below)) * (v[above] - v[below]);
+}
+inline double SweepPoint::blockQuantile(double q) const
+{
+    return blockSamplesPerSec.empty() ? samplesPerSec : quantile(blockSamplesPerSec, q);
 }
 inline double SweepPoint::blockMedian() const { return blockQuantile(0.5); }
 inline double SweepPoint::blockMin() const { return blockQuantile(0.0); }

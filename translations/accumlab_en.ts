@@ -619,6 +619,21 @@
         <source>Differences per parameter tensor</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Still equivalent: at %1 the gradient is near eps, and AdamW&apos;s first step lr·g/(|g|+eps) turns its rounding into a parameter difference of up to lr. Each parameter has its own bound.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Still equivalent: the first step lr·g multiplies the gradients&apos; rounding by the rate. Each parameter has its own bound.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each parameter p after the first step: |p_full − p_accum| ≤ %1 + lr·r.
+SGD and momentum step by lr·g: r = |g_full − g_accum|.
+AdamW&apos;s first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps).
+Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ExperimentPanel</name>
@@ -796,6 +811,10 @@
     </message>
     <message>
         <source>Experiment results</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>predicted: N·micro / (N·t_micro + t_window)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

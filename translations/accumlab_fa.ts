@@ -619,6 +619,24 @@
         <source>Differences per parameter tensor</source>
         <translation>تفاوت‌ها برای هر تانسور پارامتر</translation>
     </message>
+    <message>
+        <source>Still equivalent: at %1 the gradient is near eps, and AdamW&apos;s first step lr·g/(|g|+eps) turns its rounding into a parameter difference of up to lr. Each parameter has its own bound.</source>
+        <translation>همچنان هم‌ارز: در %1 گرادیان نزدیک ⁦eps⁩ است و نخستین گام AdamW، یعنی ⁦lr·g/(|g|+eps)‎⁩، گردکردن آن را به اختلافی تا ⁦lr⁩ در پارامتر تبدیل می‌کند. هر پارامتر کران خودش را دارد.</translation>
+    </message>
+    <message>
+        <source>Still equivalent: the first step lr·g multiplies the gradients&apos; rounding by the rate. Each parameter has its own bound.</source>
+        <translation>همچنان هم‌ارز: نخستین گام، ⁦lr·g⁩، گردکردن گرادیان‌ها را در نرخ ضرب می‌کند. هر پارامتر کران خودش را دارد.</translation>
+    </message>
+    <message>
+        <source>Each parameter p after the first step: |p_full − p_accum| ≤ %1 + lr·r.
+SGD and momentum step by lr·g: r = |g_full − g_accum|.
+AdamW&apos;s first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps).
+Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).</source>
+        <translation>هر پارامتر p پس از نخستین گام: ⁦|p_full − p_accum| ≤ %1 + lr·r⁩.
+SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند: ⁦r = |g_full − g_accum|⁩.
+نخستین گام AdamW برابر ⁦lr·g/(|g|+eps)‎⁩ است: ⁦r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps)‎⁩.
+اینجا: ⁦|Δp|⁩ برابر %2 در %3، جایی که گرادیان‌ها %4 و %5 هستند؛ بزرگ‌ترین نسبت ⁦|Δp|⁩ به کران %6 است (زیر ۱ پذیرفته است).</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ExperimentPanel</name>
@@ -797,6 +815,10 @@
     <message>
         <source>Experiment results</source>
         <translation>نتیجه‌های آزمایش</translation>
+    </message>
+    <message>
+        <source>predicted: N·micro / (N·t_micro + t_window)</source>
+        <translation>پیش‌بینی: ⁦N·micro / (N·t_micro + t_window)‎⁩</translation>
     </message>
 </context>
 <context>

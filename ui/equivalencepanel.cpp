@@ -188,6 +188,28 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
     return {};
 }
 
+QString EquivalencePanel::describeBound(const EquivalenceResult &r) const
+{
+    if (!r.holds || lowPrecision(r.config.dtype) || r.maxParamDiff < r.config.fixedTolerance)
+        return {};
+    if (r.config.optimizer.kind == OptimizerKind::AdamW)
+        return tr("Still equivalent: at %1 the gradient is near eps, and AdamW's first step lr·g/(|g|+eps) turns its "
+                  "rounding into a parameter difference of up to lr. Each parameter has its own bound.")
+            .arg(LanguageManager::ltr(QString::fromStdString(r.worstParam)));
+    return tr("Still equivalent: the first step lr·g multiplies the gradients' rounding by the rate. Each parameter "
+              "has its own bound.");
+}
+
+QString EquivalencePanel::boundDerivation(const EquivalenceResult &r) const
+{
+    return tr("Each parameter p after the first step: |p_full − p_accum| ≤ %1 + lr·r.\n"
+              "SGD and momentum step by lr·g: r = |g_full − g_accum|.\n"
+              "AdamW's first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps).\n"
+              "Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).")
+        .arg(sci(r.config.fixedTolerance), sci(r.worstParamDiff), LanguageManager::ltr(QString::fromStdString(r.worstParam)),
+             sci(r.worstParamGradFull), sci(r.worstParamGradAcc), figure(r.paramExcessFixed, ".2f"));
+}
+
 void EquivalencePanel::showResult()
 {
     const EquivalenceConfig &c = (m_update && !m_pending) ? m_update->result.config : m_pendingConfig;
@@ -220,7 +242,9 @@ void EquivalencePanel::showResult()
     m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(r.gradBoundDtype), sci(r.paramBoundDtype))
                                          : tr("%1 (fixed)").arg(sci(r.config.fixedTolerance)));
     m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(figure(r.updateRatio, ".4f")));
-    m_causeLabel->setText(describeCause(r));
+    const QString bound = describeBound(r);
+    m_causeLabel->setText(bound.isEmpty() ? describeCause(r) : bound);
+    m_causeLabel->setToolTip(bound.isEmpty() ? QString() : boundDerivation(r));
     m_causeLabel->setVisible(!m_causeLabel->text().isEmpty());
     m_layerTable->setRowCount(static_cast<int>(r.layers.size()));
     for (int i = 0; i < static_cast<int>(r.layers.size()); ++i) {

@@ -28,6 +28,11 @@ public:
     // Why the check failed, in the UI language, from the result's cause code and figures (the
     // CLI prints core's English sentence from the same code).
     QString describeCause(const EquivalenceResult &r) const;
+    // Why a check that passes may show parameter differences above the lesson's 1e-4 (its
+    // bound is per element: tolerance + lr x the first update's response), "" otherwise; and
+    // the derivation, for the tooltip.
+    QString describeBound(const EquivalenceResult &r) const;
+    QString boundDerivation(const EquivalenceResult &r) const;
 
 protected:
     void changeEvent(QEvent *event) override;

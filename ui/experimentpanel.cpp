@@ -590,6 +590,7 @@ QString ExperimentPanel::curveText(const std::string &key) const
         {"samples_seen", QT_TR_NOOP("samples seen")},
         {"samples/sec", QT_TR_NOOP("samples/sec")},
         {"samples_per_sec", QT_TR_NOOP("samples/sec")},
+        {"predicted_samples_per_sec", QT_TR_NOOP("predicted: N·micro / (N·t_micro + t_window)")},
         {"share of plateau", QT_TR_NOOP("share of the plateau")},
         {"share_of_plateau", QT_TR_NOOP("share of the plateau")},
         {"learning rate", QT_TR_NOOP("learning rate")},

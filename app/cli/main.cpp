@@ -11,7 +11,8 @@
 //   accumlab-cli find-micro-batch  the largest micro-batch under the budget and its accum_steps
 //   accumlab-cli train           one training run of the engine (--num-steps windows); one JSON object with the
 //                                counters and params_sha256; --checkpoint DIR [--checkpoint-every-micro K] saves
-//                                checkpoints, --resume DIR continues from the latest one (core/checkpoint.h)
+//                                checkpoints, --resume DIR continues from the latest one (core/checkpoint.h);
+//                                a run that diverged or never stepped: one line on stderr, exit 5
 //   accumlab-cli content-check   checks the embedded teaching content (every text in every language, the
 //                                same placeholders, no English prose or Latin digits in right-to-left text);
 //                                exit 0 when clean, 1 with one line per problem (translators run it)
@@ -23,6 +24,7 @@
 #include "core/checkpoint.h"
 #include "core/content.h"
 #include "core/device.h"
+#include "core/divergence.h"
 #include "core/engine.h"
 #include "core/experiments.h"
 #include "core/gpu.h"
@@ -59,8 +61,9 @@ struct UsageError : std::runtime_error {
 
 namespace {
 
-// Exit codes: core/lesson.h (kExitFails, kExitBadInput, kExitWriteFailed) and
-// core/distributed.h (kExitDistributed), shared with the window's terminal fallback.
+// Exit codes: core/lesson.h (kExitFails, kExitBadInput, kExitWriteFailed, and `train`'s
+// kExitDiverged) and core/distributed.h (kExitDistributed), shared with the window's terminal
+// fallback.
 
 // The flags' defaults are core's (the config structs' own defaults), read in the *Defaults()
 // functions below and never restated here; tests/app/tst_cli compares --help with core.
@@ -362,8 +365,13 @@ MemoryLabConfig memoryLab(const MemoryFlags &f)
     lab.effectiveBatch = f.effectiveBatch;
     if (f.budgetGiven)
         lab.budgetBytes = f.budget;
-    else if (!f.noBudget)
+    else if (!f.noBudget) {
+        // 0 would silently mean no budget (a trade-off run without one, the demo at 32).
+        if (f.failsAfter < 1)
+            throw UsageError("--fails-after must be at least 1 sample, got " + std::to_string(f.failsAfter) +
+                             "; --no-budget runs without a budget");
         lab.failsAfterSamples = f.failsAfter;
+    }
     validate(lab);
     return lab;
 }
@@ -544,8 +552,9 @@ AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
         shape.hidden = f.hidden;
         c.shape = shape;
     }
-    if (f.numSteps < 1)
-        throw UsageError("--num-steps must be at least 1, got " + std::to_string(f.numSteps));
+    if (f.numSteps < 1 || f.numSteps > kMaxNumSteps) // steps x accum_steps must not overflow
+        throw UsageError("--num-steps must be between 1 and " + std::to_string(kMaxNumSteps) + ", got " +
+                         std::to_string(f.numSteps));
     if (f.checkpointEvery < 0)
         throw UsageError("--checkpoint-every-micro must be 0 (only at the end) or positive");
     if (f.checkpointEvery > 0 && f.checkpoint.empty())
@@ -556,20 +565,35 @@ AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
 }
 
 // `train`: runs --num-steps windows of one engine (resumed from --resume's latest checkpoint
-// when given), saving checkpoints as asked; rank 0 prints one JSON object.
-int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync> sync, std::ostream &out)
+// when given), saving checkpoints as asked; rank 0 prints one JSON object. Each closed window
+// goes to a DivergenceWatch: a run that diverged or never stepped says so in the JSON and in
+// one line on `err`, and returns kExitDiverged (rank 0's verdict is the launcher's exit code).
+int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync> sync, std::ostream &out,
+             std::ostream &err)
 {
+    if (!f.checkpoint.empty()) // refused before the run trains, not after
+        prepareCheckpointFolder(f.checkpoint);
     AccumEngine engine(c, std::move(sync));
     nlohmann::json resumed = nullptr;
+    DivergenceWatch watch;
     if (!f.resume.empty()) {
         const CheckpointSummary r = loadCheckpoint(engine, f.resume);
         resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
+        // Without the scaler no window is skipped (its state's count stays 0).
+        watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);
     }
+    // skip-last-micro at accum_steps 1 runs no micro-batch (config/skip-last-micro-at-one): its
+    // windows' loss is NaN because nothing ran, not because the run diverged.
+    const bool lossMeasured = !(c.bug == AccumBug::SkipLastMicro && c.accumSteps == 1);
     const int64_t target = f.numSteps * c.accumSteps; // micro-batches of the whole run
     int64_t written = 0;
     int64_t savedAt = -1;
     while (engine.microBatches() < target) {
-        engine.microStep();
+        if (engine.microStep()) {
+            const StepResult &w = engine.lastStep();
+            watch.observe({/*step=*/w.step + 1, w.loss, lossMeasured, /*stepped=*/!w.stepSkipped,
+                           /*lossScale=*/w.lossScaling ? w.scalerState.scale : 1.0});
+        }
         const int64_t done = engine.microBatches();
         if (f.checkpointEvery > 0 && done % f.checkpointEvery == 0) {
             saveCheckpoint(engine, f.checkpoint);
@@ -582,6 +606,7 @@ int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync
         saveCheckpoint(engine, f.checkpoint);
         ++written;
     }
+    watch.finish();
     const StepResult &last = engine.lastStep();
     nlohmann::json report{{"windows", engine.lastStep().step + 1},
                           {"micro_batches", engine.microBatches()},
@@ -594,7 +619,11 @@ int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync
                           {"device", engine.deviceName()},
                           {"resumed_from", resumed},
                           {"checkpoints_written", written},
-                          {"params_sha256", engine.paramsSha256()}};
+                          {"params_sha256", engine.paramsSha256()},
+                          {"stepped_windows", watch.steppedWindows()},
+                          {"diverged", nullptr}};
+    if (watch.diverged())
+        report["diverged"] = {{"reason", toString(watch.reason())}, {"at_step", watch.atStep()}};
     // float16: which path ran and, with the scaler, its counters (as the sweep's points carry them).
     if (c.dtype == DType::Float16)
         report["float16_path"] = engine.float16Path();
@@ -605,7 +634,17 @@ int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync
         report["unscale_calls"] = ls.unscaleCalls;
     }
     out << report.dump(2) << std::endl;
-    return 0;
+    if (!watch.diverged())
+        return 0;
+    err << divergenceSentence(watch, f.numSteps) << std::endl;
+    return kExitDiverged;
+}
+
+// A checkpoint that could not be written is an export that failed (exit 4, as a full disk at
+// the end of the main job); one that cannot be read or belongs to another run is bad input.
+int checkpointExitCode(const CheckpointError &e)
+{
+    return e.code().rfind("checkpoint/write-failed", 0) == 0 ? kExitWriteFailed : kExitBadInput;
 }
 
 void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
@@ -643,40 +682,57 @@ int checkStdout(int code)
 // What every rank of one run must share, keyed by the option that sets it: compared at the
 // rendezvous, so a rank started with another seed or width is refused before any collective.
 // Options only rank 0 uses (--out-dir, --no-write) and --threads (speed only) are left out.
-std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const SweepConfig &sweep)
+// What the ranks of one job must share, as a flat JSON object of option names ("--seed") and
+// values, compared in this order (the first difference is named). The main job and `train`
+// take every setting of the run from core's one record of it, toJson(AccumConfig), so a new
+// setting cannot be left out here; `job` adds the command's own options first.
+std::string rankSettings(nlohmann::ordered_json job, const AccumConfig &config)
 {
-    nlohmann::ordered_json out; // compared in this order: the first difference is named
-    if (equivalence) {
-        out = {{"command", "equivalence"},
-               {"--big-batch", eq.bigBatch},
-               {"--accum-steps", eq.accumSteps},
-               {"--optimizer", toString(eq.optimizer.kind)},
-               {"--lr", eq.optimizer.lr},
-               {"--clip-norm", eq.optimizer.clipNorm},
-               {"--lr-warmup", eq.optimizer.lrWarmup},
-               {"--scaling", toString(eq.scaling)},
-               {"--step-every-micro", eq.stepEveryMicro},
-               {"--bug", toString(eq.bug)},
-               {"--dtype", toString(eq.dtype)},
-               {"--device", resolveDevice(eq.device)},
-               {"--labels", toString(eq.labels)},
-               {"--seed", eq.seed},
-               {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}};
-        return out.dump();
-    }
-    // The sweep's own record, with each key written as its option; the job and the model first.
-    out["command"] = "main job";
-    out["--model"] = toString(sweep.base.preset);
-    const nlohmann::json record = toJson(sweep);
+    const nlohmann::ordered_json record = toJson(config);
     for (auto it = record.begin(); it != record.end(); ++it) {
         const std::string &key = it.key();
         if (key == "in_features" || key == "classes") // follow from --model
             continue;
         std::string option = "--" + key;
         std::replace(option.begin(), option.end(), '_', '-');
-        out[option] = key == "device" ? nlohmann::json(resolveDevice(sweep.base.device)) : it.value();
+        if (!job.contains(option))
+            job[option] = it.value();
     }
-    return out.dump();
+    return job.dump();
+}
+
+std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const SweepConfig &sweep)
+{
+    if (equivalence) {
+        // EquivalenceConfig restates AccumConfig's fields (issue: one config); until it is one,
+        // its settings are listed here.
+        const nlohmann::ordered_json out = {{"command", "equivalence"},
+                                            {"--big-batch", eq.bigBatch},
+                                            {"--accum-steps", eq.accumSteps},
+                                            {"--optimizer", toString(eq.optimizer.kind)},
+                                            {"--lr", eq.optimizer.lr},
+                                            {"--clip-norm", eq.optimizer.clipNorm},
+                                            {"--lr-warmup", eq.optimizer.lrWarmup},
+                                            {"--scaling", toString(eq.scaling)},
+                                            {"--step-every-micro", eq.stepEveryMicro},
+                                            {"--bug", toString(eq.bug)},
+                                            {"--dtype", toString(eq.dtype)},
+                                            {"--device", resolveDevice(eq.device)},
+                                            {"--labels", toString(eq.labels)},
+                                            {"--seed", eq.seed},
+                                            {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}};
+        return out.dump();
+    }
+    // The sweep's own settings, then the run's (accum_steps is the grid's, point by point).
+    AccumConfig base = sweep.base;
+    base.accumSteps = 1;
+    return rankSettings({{"command", "main job"},
+                         {"--model", toString(base.preset)},
+                         {"--accum-grid", sweep.accumGrid},
+                         {"--num-steps", sweep.numSteps},
+                         {"--warmup-steps", sweep.warmupSteps},
+                         {"--repeats", sweep.repeats}},
+                        base);
 }
 
 // A rank's last word when a wait overstayed its bound or a library thread threw.
@@ -699,28 +755,17 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
             d.cuda = resolveDevice(c.device).rfind("cuda", 0) == 0;
             if (d.cuda)
                 setCudaDeviceIndex(static_cast<int>(d.localRank));
-            nlohmann::ordered_json settings = {{"command", "train"}, {"--num-steps", train->numSteps},
-                                               {"--checkpoint", train->checkpoint},
-                                               {"--checkpoint-every-micro", train->checkpointEvery},
-                                               {"--resume", train->resume}};
-            settings["--seed"] = c.seed;
-            settings["--micro-batch"] = c.microBatch;
-            settings["--accum-steps"] = c.accumSteps;
-            settings["--model"] = train->model;
-            settings["--hidden"] = train->hidden;
-            settings["--optimizer"] = train->optimizer;
-            settings["--lr"] = c.optimizer.lr;
-            settings["--lr-warmup"] = c.optimizer.lrWarmup;
-            settings["--clip-norm"] = c.optimizer.clipNorm;
-            settings["--dtype"] = train->dtype;
-            settings["--labels"] = train->labels;
-            settings["--bug"] = train->bug;
-            settings["--no-sync"] = train->noSync;
-            d.settings = settings.dump();
+            d.settings = rankSettings({{"command", "train"},
+                                       {"--num-steps", train->numSteps},
+                                       {"--checkpoint", train->checkpoint},
+                                       {"--checkpoint-every-micro", train->checkpointEvery},
+                                       {"--resume", train->resume}},
+                                      c);
             d.onFatal = &rankFatal;
             const bool lead = d.rank == 0;
             auto sync = joinProcessGroup(d);
-            exitNow(runTrain(*train, c, sync, lead ? std::cout : quiet));
+            const int code = runTrain(*train, c, sync, lead ? std::cout : quiet, lead ? std::cerr : quiet);
+            exitNow(lead ? code : 0); // rank 0's verdict decides (kExitDiverged)
         }
         EquivalenceConfig eq;
         LessonOptions lesson;
@@ -755,7 +800,7 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         exitNow(kExitBadInput);
     } catch (const CheckpointError &ex) {
         std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
-        exitNow(kExitBadInput);
+        exitNow(checkpointExitCode(ex));
     } catch (const UsageError &ex) {
         std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
         exitNow(kExitBadInput);
@@ -777,8 +822,9 @@ int launchRanks(const DistFlags &d, int argc, char **argv)
     lo.timeoutS = d.timeoutS;
     const LaunchResult r =
         launchLocalRanks(std::filesystem::read_symlink("/proc/self/exe"), {argv + 1, argv + argc}, lo);
-    // Rank 0's "does not hold" is a verdict it already explained, not a failure of the ranks.
-    if (r.exitCode != 0 && !(r.exitCode == kExitFails && r.failedRank == 0))
+    // Rank 0's "does not hold" and "diverged" are verdicts it already explained, not failures
+    // of the ranks.
+    if (r.exitCode != 0 && !((r.exitCode == kExitFails || r.exitCode == kExitDiverged) && r.failedRank == 0))
         std::cerr << "accumlab-cli: error: " << r.failure << "\n";
     return r.exitCode;
 }
@@ -1000,11 +1046,14 @@ int runMain(int argc, char **argv)
     trainCmd->add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
     trainCmd->add_option("--labels", t.labels, "teacher | random")->capture_default_str();
     trainCmd->add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
-    trainCmd->add_option("--checkpoint", t.checkpoint, "folder to save checkpoints in (the last one at the end)");
+    // An empty folder name would mean a run that saves nothing or starts afresh, silently.
+    const CLI::Validator aFolder([](std::string &v) { return v.empty() ? std::string("needs a folder, got ''") : std::string(); },
+                                 "FOLDER");
+    trainCmd->add_option("--checkpoint", t.checkpoint, "folder to save checkpoints in (the last one at the end)")->check(aFolder);
     trainCmd->add_option("--checkpoint-every-micro", t.checkpointEvery, "also save one every K micro-batches (0 = only at the end)")
         ->transform(decimal<int64_t>())
         ->capture_default_str();
-    trainCmd->add_option("--resume", t.resume, "continue from the latest checkpoint in this folder");
+    trainCmd->add_option("--resume", t.resume, "continue from the latest checkpoint in this folder")->check(aFolder);
 
     DistFlags d;
     CLI::Option *worldOpt = nullptr;
@@ -1075,8 +1124,9 @@ int runMain(int argc, char **argv)
         if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
             throw UsageError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
                               std::to_string(d.worldSize));
-        if (!(d.timeoutS > 0.0))
-            throw UsageError("--dist-timeout must be positive");
+        if (!(d.timeoutS > 0.0) || d.timeoutS > kMaxDistTimeoutS) // before any rank starts or a folder is made
+            throw UsageError("--dist-timeout must be more than 0 and at most " + std::to_string(int(kMaxDistTimeoutS)) +
+                             " seconds (a day)");
         if (auto rank = distributedOptionsFromEnv(d.timeoutS)) {
             const bool worldGiven =
                 (eqCmd->parsed() ? eqWorldOpt : trainCmd->parsed() ? trainWorldOpt : worldOpt)->count() > 0;
@@ -1102,7 +1152,7 @@ int runMain(int argc, char **argv)
             return launchRanks(d, argc, argv);
         }
         if (trainCmd->parsed())
-            return runTrain(t, trainConfig(t, 1), nullptr, std::cout);
+            return runTrain(t, trainConfig(t, 1), nullptr, std::cout, std::cerr);
         if (eqCmd->parsed()) {
             const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
             std::cout << toJson(r).dump(2) << std::endl;
@@ -1121,7 +1171,7 @@ int runMain(int argc, char **argv)
         return kExitBadInput;
     } catch (const CheckpointError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
-        return kExitBadInput;
+        return checkpointExitCode(ex);
     } catch (const DistributedError &ex) {
         std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
         return kExitDistributed;

@@ -54,9 +54,24 @@ bool hasDisplay()
 // The headless fallback: the CLI's lesson job with the flags that apply.
 int runHeadlessLesson(const gui::Flags &f)
 {
+    // A preset is the window's: the terminal lesson cannot apply it (float16 on four ranks would
+    // silently run as float32 on one), so it is refused rather than ignored.
+    if (!f.presetFile.isEmpty()) {
+        std::cerr << "accumlab: error: a preset (" << f.presetFile.toStdString()
+                  << ") needs the window, and no display was found (DISPLAY and WAYLAND_DISPLAY are unset); "
+                     "run the lesson with accumlab-cli's flags instead\n";
+        return kExitBadInput;
+    }
+    LessonOptions options;
+    try {
+        options = gui::headlessLessonOptions(f); // a malformed grid or a value out of range
+    } catch (const std::exception &ex) {
+        std::cerr << "accumlab: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    }
     std::cerr << "accumlab: no display found (DISPLAY and WAYLAND_DISPLAY are unset); "
                  "running the lesson in the terminal instead, as accumlab-cli does.\n";
-    return runLessonJob(gui::headlessLessonOptions(f), "accumlab", std::cout, std::cerr);
+    return runLessonJob(options, "accumlab", std::cout, std::cerr);
 }
 
 } // namespace

@@ -13,7 +13,10 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
+#include <QElapsedTimer>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 #include <csignal>
 #include <sys/resource.h>
@@ -203,6 +206,8 @@ private slots:
         QTest::newRow("oom demo, budget beyond the machine") << QStringList{"oom-demo", "--budget", "1000000000000000000"};
         QTest::newRow("oom demo, fails after a non-divisor") << QStringList{"oom-demo", "--fails-after", "48"};
         QTest::newRow("oom demo, micro-batch is the whole batch") << QStringList{"oom-demo", "--fails-after", "512"};
+        QTest::newRow("tradeoff, fails after 0") << QStringList{"tradeoff", "--fails-after", "0"}; // meant no budget
+        QTest::newRow("oom demo, fails after 0") << QStringList{"oom-demo", "--fails-after", "0"};
         QTest::newRow("tradeoff, effective over ranks") << QStringList{"tradeoff", "--effective-batch", "513", "--world-size", "2"};
         QTest::newRow("tradeoff, grid entry not dividing") << QStringList{"tradeoff", "--micro-grid", "3,4"};
         QTest::newRow("tradeoff, out-dir is a file") << QStringList{"tradeoff", "--out-dir", "blocker"};
@@ -271,6 +276,8 @@ private slots:
         QTest::newRow("lr hex float") << QStringList{"--lr", "0x1p-3"};
         QTest::newRow("lr overflowing") << QStringList{"--lr", "1e999"};
         QTest::newRow("dist-timeout inf") << QStringList{"--world-size", "2", "--dist-timeout", "inf"};
+        // The launcher accepted it, made the out-dir, and the ranks refused it.
+        QTest::newRow("dist-timeout 1e300") << QStringList{"--world-size", "2", "--dist-timeout", "1e300"};
         QTest::newRow("main job's lr before equivalence") << QStringList{"--lr", "0.5", "equivalence"};
         QTest::newRow("main job's seed before experiment") << QStringList{"--seed", "3", "experiment", "list"};
         // Output folders that cannot be used.
@@ -517,6 +524,110 @@ private slots:
         QVERIFY(!file.points[1].diverged);
         QCOMPARE(file.points[1].steps, 20);
         QVERIFY(!file.raw.at("points")[1].contains("diverged_at_step"));
+    }
+
+    // `train` that diverged is no success: float16 at lr 1000 steps once, then every window's
+    // loss is NaN and the scaler skips it (the scale halving towards 0). The JSON says where
+    // and why, stderr says it in one line, the exit code is 5; rank 0's verdict decides with
+    // two ranks. The same run at the default rate, and the defaults, exit 0 with every window
+    // stepped and nothing on stderr.
+    void trainReportsDivergence_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("reason"); // empty: "diverged" is null
+        QTest::addColumn<int>("atMost"); // the window it diverges at, at the latest
+        const QStringList fp16{"train", "--dtype", "float16", "--loss-scaling", "--accum-steps", "1",
+                               "--micro-batch", "1", "--num-steps", "50"};
+        // The first window's step at lr 1000 leaves the parameters huge: one rank's next loss is
+        // not finite; two ranks' next window overflows the scaler first, the one after is NaN.
+        QTest::newRow("float16, lr 1000") << fp16 + QStringList{"--lr", "1000"} << 5 << "loss-not-finite" << 3;
+        QTest::newRow("float16, lr 1000, two ranks")
+            << fp16 + QStringList{"--lr", "1000", "--world-size", "2"} << 5 << "loss-not-finite" << 3;
+        QTest::newRow("float16, default rate") << fp16 << 0 << QString() << -1;
+        QTest::newRow("defaults") << QStringList{"train", "--num-steps", "50"} << 0 << QString() << -1;
+    }
+    void trainReportsDivergence()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, reason);
+        QFETCH(int, atMost);
+        const Run r = runCli(args);
+        QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
+        const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QCOMPARE(json.value("windows").toInt(), 50);
+        QVERIFY(json.contains("stepped_windows"));
+        const int stepped = json.value("stepped_windows").toInt();
+        // Only the scaler skips a step: what it skipped did not step, all the rest did.
+        QCOMPARE(stepped, 50 - json.value("skipped_windows").toInt());
+        QVERIFY(json.contains("diverged"));
+        if (reason.isEmpty()) {
+            QVERIFY(json.value("diverged").isNull());
+            QVERIFY(stepped > 25); // the scaler may skip a window or two while its scale settles
+            QCOMPARE(r.err, QString());
+            return;
+        }
+        const QJsonObject diverged = json.value("diverged").toObject();
+        QCOMPARE(diverged.value("reason").toString(), reason);
+        const int atStep = diverged.value("at_step").toInt();
+        QVERIFY2(atStep >= 2 && atStep <= atMost, qPrintable(QString::number(atStep)));
+        QVERIFY(json.value("loss").isNull()); // NaN: JSON has none
+        QVERIFY(stepped >= 1 && stepped < atStep);
+        QCOMPARE(r.err, QStringLiteral("diverged at step %1 of 50 (%2); %3 of 50 windows stepped\n")
+                            .arg(atStep)
+                            .arg(reason)
+                            .arg(stepped));
+    }
+
+    // `train` refuses what would waste or lose a run before it trains: an empty folder name
+    // (a run that saved nothing or silently started afresh), steps whose micro-batch count
+    // overflows (4611686018427387904 ran 0 micro-batches and exited 0), and a checkpoint folder
+    // that cannot take a file (found only after the training, exit 2 and "the previous
+    // checkpoint is left whole" when there was none). A checkpoint that cannot be written is an
+    // export that failed: exit 4.
+    void trainRefusesBeforeItTrains_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("setup"); // "file": a file where the folder goes; "fifo": latest.json a FIFO
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("words");
+        QTest::newRow("--resume ''") << QStringList{"train", "--resume", ""} << "" << 2 << "--resume";
+        QTest::newRow("--checkpoint ''") << QStringList{"train", "--checkpoint", ""} << "" << 2 << "--checkpoint";
+        QTest::newRow("--num-steps 2^62") << QStringList{"train", "--num-steps", "4611686018427387904"} << "" << 2
+                                          << "--num-steps must be between 1 and 1000000";
+        QTest::newRow("--num-steps 10^12") << QStringList{"train", "--num-steps", "1000000000000"} << "" << 2
+                                           << "--num-steps must be between 1 and 1000000";
+        QTest::newRow("checkpoint folder is a file")
+            << QStringList{"train", "--num-steps", "100000", "--checkpoint", "ck"} << "file" << 4
+            << "there was no earlier checkpoint";
+        QTest::newRow("latest.json is a FIFO") << QStringList{"train", "--num-steps", "100000", "--checkpoint", "ck"}
+                                               << "fifo" << 4 << "cannot write the checkpoint in";
+    }
+    void trainRefusesBeforeItTrains()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, setup);
+        QFETCH(int, exitCode);
+        QFETCH(QString, words);
+        QTemporaryDir dir;
+        if (setup == "file") {
+            QFile f(dir.filePath("ck"));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        } else if (setup == "fifo") {
+            QVERIFY(QDir(dir.path()).mkdir("ck"));
+            QCOMPARE(::mkfifo(dir.filePath("ck/latest.json").toLocal8Bit().constData(), 0600), 0);
+        }
+        QElapsedTimer clock;
+        clock.start();
+        const Run r = runCli(args, dir.path());
+        QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
+        QCOMPARE(r.out, QString());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY2(r.err.contains(words), qPrintable(r.err));
+        QVERIFY2(clock.elapsed() < 60000, "refused only after training"); // 100000 windows take minutes
+        if (setup == "fifo")
+            QVERIFY(QFileInfo(dir.filePath("ck/latest.json")).exists() && !QFileInfo(dir.filePath("ck/latest.json")).isFile());
     }
 
     // --hidden overrides the preset's width; --lang fa writes the Persian recipe; peak memory

@@ -8,13 +8,19 @@
 
 #include "common.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
+#include <sys/stat.h>
+#include <functional>
 
 using namespace accumlab;
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace {
 
@@ -38,6 +44,14 @@ void runMicro(AccumEngine &e, int64_t untilMicroBatches)
         e.microStep();
 }
 
+// A checkpoint of a fresh run of `c` saved in `dir` after `micro` micro-batches.
+void saveAfter(const AccumConfig &c, const fs::path &dir, int64_t micro)
+{
+    AccumEngine e(c);
+    runMicro(e, micro);
+    saveCheckpoint(e, dir);
+}
+
 std::string readAll(const fs::path &p)
 {
     std::ifstream in(p, std::ios::binary);
@@ -48,6 +62,24 @@ void writeAll(const fs::path &p, const std::string &bytes)
 {
     std::ofstream out(p, std::ios::binary | std::ios::trunc);
     out << bytes;
+}
+
+// Rewrites a rank file's manifest (its first line) with `edit` applied and its checksum
+// recomputed, as a student who read the format would: only the checks of the fields
+// themselves stand between that file and the engine.
+void editManifest(const fs::path &file, const std::function<void(json &)> &edit, bool reseal = true)
+{
+    std::string bytes = readAll(file);
+    const size_t eol = bytes.find('\n');
+    json manifest = json::parse(bytes.substr(0, eol));
+    manifest.erase("manifest_sha256");
+    edit(manifest);
+    if (reseal) {
+        const std::string unsealed = manifest.dump();
+        manifest["manifest_sha256"] = sha256Hex(unsealed.data(), unsealed.size());
+    }
+    bytes.replace(0, eol, manifest.dump());
+    writeAll(file, bytes);
 }
 
 // The code a load of `dir` into an engine of `c` is refused with; empty when it loads.
@@ -62,7 +94,11 @@ std::string refusal(const AccumConfig &c, const fs::path &dir)
     return {};
 }
 
+using ManifestEdit = std::function<void(json &)>;
+
 } // namespace
+
+Q_DECLARE_METATYPE(ManifestEdit)
 
 class TestCheckpoint : public QObject {
     Q_OBJECT
@@ -141,11 +177,7 @@ private slots:
         }
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
-        {
-            AccumEngine e(c);
-            runMicro(e, 6);
-            saveCheckpoint(e, dir);
-        }
+        saveAfter(c, dir, 6);
         const AccumConfig back = checkpointConfig(dir);
         QCOMPARE(refusal(back, dir), std::string());
         const ModelShape a = c.modelShape(), b = back.modelShape();
@@ -171,18 +203,20 @@ private slots:
         QFETCH(QString, to);
         QTemporaryDir tmp;
         const fs::path dir = tmp.path().toStdString();
-        {
-            AccumEngine e(runConfig(OptimizerKind::Sgd));
-            runMicro(e, 2);
-            saveCheckpoint(e, dir);
-        }
-        // The manifest is one line of JSON before the data; its checksum covers only the data.
+        saveAfter(runConfig(OptimizerKind::Sgd), dir, 2);
+        // The manifest is one line of JSON before the data, sealed by its own checksum: an edit
+        // resealed (as one who read the format could) is refused by the setting's own check.
         const fs::path file = latestRankFile(dir, 0);
-        std::string bytes = readAll(file);
-        const auto at = bytes.find(from.toStdString());
-        QVERIFY(at != std::string::npos && at < bytes.find('\n'));
-        bytes.replace(at, size_t(from.size()), to.toStdString());
-        writeAll(file, bytes);
+        {
+            std::string line = readAll(file);
+            line.resize(line.find('\n'));
+            QVERIFY(line.find(from.toStdString()) != std::string::npos);
+        }
+        editManifest(file, [&](json &m) {
+            std::string text = m.dump();
+            text.replace(text.find(from.toStdString()), size_t(from.size()), to.toStdString());
+            m = json::parse(text);
+        });
         try {
             checkpointConfig(dir);
             QFAIL("read a setting this build does not accept");
@@ -293,7 +327,10 @@ private slots:
         QTest::newRow("cut payload") << "truncate" << "checkpoint/truncated";
         QTest::newRow("cut manifest") << "truncate-manifest" << "checkpoint/not-a-checkpoint";
         QTest::newRow("newer format version") << "version" << "checkpoint/version";
+        QTest::newRow("older format version") << "version-1" << "checkpoint/version";
         QTest::newRow("a loss scaler section") << "scaler" << "checkpoint/unsupported-section";
+        QTest::newRow("edited manifest") << "edit-manifest" << "checkpoint/manifest-corrupt";
+        QTest::newRow("manifest without its seal") << "unseal" << "checkpoint/manifest-corrupt";
         QTest::newRow("no checkpoint") << "empty" << "checkpoint/none";
         QTest::newRow("unchanged") << "" << "";
     }
@@ -318,8 +355,14 @@ private slots:
             c.worldSize = 2; // refused before an engine of two ranks is needed: by latest.json
         else if (change == "lr")
             c.optimizer.lr *= 2;
+        else if (change == "scaler")
+            editManifest(file, [](json &m) { m["loss_scaler"] = json::object(); });
+        else if (change == "edit-manifest") // the sed: one digit of micro_index
+            editManifest(file, [](json &m) { m["window"]["micro_index"] = 3; }, /*reseal=*/false);
+        else if (change == "unseal")
+            editManifest(file, [](json &) {}, /*reseal=*/false);
         else if (change == "corrupt" || change == "truncate" || change == "truncate-manifest" ||
-                 change == "version" || change == "scaler") {
+                 change == "version" || change == "version-1") {
             std::string bytes = readAll(file);
             const size_t eol = bytes.find('\n');
             if (change == "corrupt")
@@ -329,9 +372,9 @@ private slots:
             else if (change == "truncate-manifest")
                 bytes.resize(eol / 2);
             else if (change == "version")
-                bytes.replace(bytes.find("\"version\":1"), 11, "\"version\":2");
+                bytes.replace(bytes.find("\"version\":2"), 11, "\"version\":3");
             else
-                bytes.replace(bytes.find("\"loss_scaler\":null"), 18, "\"loss_scaler\":{ }");
+                bytes.replace(bytes.find("\"version\":2"), 11, "\"version\":1");
             writeAll(file, bytes);
         }
         if (change == "world") {
@@ -354,6 +397,183 @@ private slots:
                 QVERIFY(std::string(ex.what()).size() > 10);
             }
         }
+    }
+
+    // A manifest resealed after an edit (its checksums recomputed) is checked field by field
+    // against the run before the engine sees it. The crash: micro_index 4 in a window of
+    // 4 indexed past the window's micro-batches (a segmentation fault); 100 and -1 read other
+    // memory. Saved mid-window: AdamW, micro 3 x accum 4, 6 micro-batches (window 2, micro 2).
+    void manifestCheckedFieldByField_data()
+    {
+        QTest::addColumn<ManifestEdit>("edit");
+        QTest::addColumn<QString>("code");
+        const auto row = [](const char *name, ManifestEdit e, const char *code) { QTest::newRow(name) << e << QString(code); };
+        const auto micro = [](int64_t v) { return [v](json &m) { m["window"]["micro_index"] = v; }; };
+        row("resealed, unchanged", [](json &) {}, "");
+        row("micro_index 4", micro(4), "checkpoint/out-of-range");
+        row("micro_index 5", micro(5), "checkpoint/out-of-range");
+        row("micro_index 7", micro(7), "checkpoint/out-of-range");
+        row("micro_index 100", micro(100), "checkpoint/out-of-range");
+        row("micro_index -1", micro(-1), "checkpoint/out-of-range");
+        row("micro_index 2^40", micro(int64_t(1) << 40), "checkpoint/out-of-range");
+        row("micro_index 3, two losses", micro(3), "checkpoint/out-of-range");
+        row("micro_index 1, counters at 2", micro(1), "checkpoint/out-of-range");
+        row("window closed, micro-batches mid-window", [](json &m) { m["window"]["open"] = false; },
+            "checkpoint/out-of-range");
+        row("micro_batches 7", [](json &m) { m["micro_batches"] = 7; }, "checkpoint/out-of-range");
+        row("windows_done -1", [](json &m) { m["shared"]["windows_done"] = -1; }, "checkpoint/out-of-range");
+        row("windows_done 2^62", [](json &m) { m["shared"]["windows_done"] = int64_t(1) << 62; },
+            "checkpoint/out-of-range");
+        row("optimizer_steps 99", [](json &m) { m["shared"]["optimizer_steps"] = 99; }, "checkpoint/out-of-range");
+        row("last_lr -1", [](json &m) { m["shared"]["last_lr"] = -1.0; }, "checkpoint/out-of-range");
+        row("last_lr as text", [](json &m) { m["shared"]["last_lr"] = "0.01"; }, "checkpoint/not-a-checkpoint");
+        row("a setting as an object", [](json &m) { m["config"]["lr"] = {{"a", 1}}; }, "checkpoint/config-differs");
+        const auto tensor = [](const std::string &name, std::function<void(json &)> f) {
+            return [name, f](json &m) {
+                for (json &t : m["tensors"])
+                    if (t["name"] == name)
+                        f(t);
+            };
+        };
+        row("window.y named grads (twice)", tensor("window.y", [](json &t) { t["name"] = "grads"; }),
+            "checkpoint/corrupt");
+        row("window.x reshaped, same bytes", tensor("window.x", [](json &t) {
+                const auto shape = t["shape"].get<std::vector<int64_t>>();
+                t["shape"] = {shape[0] / 2, shape[1] * 2};
+            }),
+            "checkpoint/out-of-range");
+        row("params as one row", tensor("params", [](json &t) { t["shape"] = {1, t["shape"][0].get<int64_t>()}; }),
+            "checkpoint/out-of-range");
+        row("window.losses cut to one", tensor("window.losses", [](json &t) {
+                t["shape"] = {1};
+                t["bytes"] = 4;
+            }),
+            "checkpoint/out-of-range");
+    }
+    void manifestCheckedFieldByField()
+    {
+        QFETCH(ManifestEdit, edit);
+        QFETCH(QString, code);
+        const AccumConfig c = runConfig(OptimizerKind::AdamW);
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        std::string sha;
+        {
+            AccumEngine e(c);
+            runMicro(e, 6);
+            saveCheckpoint(e, dir);
+            runMicro(e, 12);
+            sha = e.paramsSha256();
+        }
+        editManifest(latestRankFile(dir, 0), edit);
+        QCOMPARE(QString::fromStdString(refusal(c, dir)), code);
+        if (code.isEmpty()) { // and it resumes to the same end
+            AccumEngine e(c);
+            loadCheckpoint(e, dir);
+            runMicro(e, 12);
+            QCOMPARE(e.paramsSha256(), sha);
+        }
+    }
+    // A value nested 100,000 deep overflowed the stack when the refusal printed it: the depth
+    // is counted (without recursion) before the manifest is parsed.
+    void deeplyNestedManifestRefused()
+    {
+        const AccumConfig c = runConfig(OptimizerKind::AdamW);
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        saveAfter(c, dir, 6);
+        const fs::path file = latestRankFile(dir, 0);
+        std::string bytes = readAll(file);
+        const size_t at = bytes.find("\"lr\":");
+        QVERIFY(at < bytes.find('\n'));
+        const size_t end = bytes.find_first_of(",}", at);
+        bytes.replace(at + 5, end - at - 5, std::string(100000, '[') + std::string(100000, ']'));
+        writeAll(file, bytes);
+        QCOMPARE(QString::fromStdString(refusal(c, dir)), QStringLiteral("checkpoint/not-a-checkpoint"));
+        try {
+            checkpointConfig(dir);
+            QFAIL("read a manifest nested 100000 deep");
+        } catch (const CheckpointError &ex) {
+            QVERIFY(std::string(ex.what()).size() < 300);
+        }
+    }
+
+    // The loss scaler's restored state, range-checked the same way: a scale of -1 or 0 or a
+    // growth tracker of -1e18 once ran on to a final loss scale of -0.125.
+    void scalerStateChecked_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("code");
+        QTest::newRow("unchanged") << "" << 0.0 << "";
+        QTest::newRow("scale -1") << "scale" << -1.0 << "checkpoint/out-of-range";
+        QTest::newRow("scale 0") << "scale" << 0.0 << "checkpoint/out-of-range";
+        QTest::newRow("growth_tracker -1e18") << "growth_tracker" << -1e18 << "checkpoint/out-of-range";
+        QTest::newRow("growth_tracker at the interval") << "growth_tracker" << 2000.0 << "checkpoint/out-of-range";
+        QTest::newRow("skipped_windows 5") << "skipped_windows" << 5.0 << "checkpoint/out-of-range";
+    }
+    void scalerStateChecked()
+    {
+        QFETCH(QString, key);
+        QFETCH(double, value);
+        QFETCH(QString, code);
+        AccumConfig c = runConfig(OptimizerKind::Sgd);
+        c.dtype = DType::Float16;
+        c.lossScaler.enabled = true;
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        saveAfter(c, dir, 6);
+        editManifest(latestRankFile(dir, 0), [&](json &m) {
+            if (key.isEmpty())
+                return;
+            if (key == "scale")
+                m["loss_scaler"]["scale"] = value;
+            else
+                m["loss_scaler"][key.toStdString()] = static_cast<int64_t>(value);
+        });
+        QCOMPARE(QString::fromStdString(refusal(c, dir)), code);
+    }
+
+    // Checkpoint files are read only when they are regular files of a bounded size: a FIFO in
+    // place of latest.json or a rank file hung the resume, /dev/zero was read until memory ran
+    // out. Refused at once (the FIFO is opened without blocking).
+    void readsOnlyRegularFiles_data()
+    {
+        QTest::addColumn<QString>("which"); // latest.json or the rank file
+        QTest::addColumn<QString>("node");
+        QTest::addColumn<QString>("code");
+        for (const char *which : {"latest", "rank"}) {
+            QTest::addRow("%s FIFO", which) << which << "fifo" << "checkpoint/not-a-file";
+            QTest::addRow("%s folder", which) << which << "folder" << "checkpoint/not-a-file";
+            QTest::addRow("%s link to /dev/zero", which) << which << "zero" << "checkpoint/not-a-file";
+            QTest::addRow("%s sparse file of 2^40 bytes", which) << which << "huge" << "checkpoint/too-large";
+        }
+    }
+    void readsOnlyRegularFiles()
+    {
+        QFETCH(QString, which);
+        QFETCH(QString, node);
+        QFETCH(QString, code);
+        const AccumConfig c = runConfig(OptimizerKind::Sgd);
+        QTemporaryDir tmp;
+        const fs::path dir = tmp.path().toStdString();
+        saveAfter(c, dir, 5);
+        const fs::path file = which == "latest" ? dir / "latest.json" : latestRankFile(dir, 0);
+        fs::remove(file);
+        if (node == "fifo")
+            QCOMPARE(::mkfifo(file.c_str(), 0600), 0);
+        else if (node == "folder")
+            fs::create_directory(file);
+        else if (node == "zero")
+            fs::create_symlink("/dev/zero", file);
+        else {
+            writeAll(file, "x");
+            fs::resize_file(file, uint64_t(1) << 40); // sparse: no disk is used
+        }
+        QElapsedTimer clock;
+        clock.start();
+        QCOMPARE(QString::fromStdString(refusal(c, dir)), code);
+        QVERIFY(clock.elapsed() < 10000);
     }
 
     // A write that fails leaves the previous checkpoint whole and the latest.

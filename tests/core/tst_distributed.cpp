@@ -274,6 +274,10 @@ private slots:
         c.base.optimizer.lrWarmup = 6;
         c.repeats = 3;
         c.base.stepEveryMicro = true;
+        c.base.dtype = DType::Float16;
+        c.base.lossScaler.enabled = true;
+        c.base.lossScaler.growthInterval = 7;
+        c.base.lossScaler.bug = ScalerBug::UnscaleEveryMicro;
         const auto args = sweepCliArgs(c);
         const auto valueOf = [&](const std::string &option) {
             const auto at = std::find(args.begin(), args.end(), option);
@@ -284,6 +288,10 @@ private slots:
         QCOMPARE(valueOf("--repeats"), QString("3"));
         QCOMPARE(valueOf("--lr-warmup"), QString("6"));
         QVERIFY(std::find(args.begin(), args.end(), "--step-every-micro") != args.end());
+        QCOMPARE(valueOf("--dtype"), QString("float16"));
+        QVERIFY(std::find(args.begin(), args.end(), "--loss-scaling") != args.end());
+        QCOMPARE(valueOf("--scaler-growth-interval"), QString("7"));
+        QCOMPARE(valueOf("--scaler-bug"), QString("unscale-every-micro"));
     }
 
     // What the desktop app calls: a 2-rank sweep through accumlab-cli, points parsed back

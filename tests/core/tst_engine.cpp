@@ -1,6 +1,9 @@
 // The engine's window loop: optimizer cadence and state, sync counting, the gradient buffers
-// filling per micro-batch against the full-batch marker, determinism and learning.
+// filling per micro-batch against the full-batch marker (and against a plain LibTorch loop),
+// determinism and learning.
+#include "core/data.h" // LibTorch first: Qt's `slots` macro breaks its headers
 #include "core/engine.h"
+#include "core/model.h"
 
 #include "common.h"
 
@@ -118,6 +121,77 @@ private slots:
         // The bars grow micro-batch by micro-batch; the last event reports the window's norms.
         QCOMPARE(rec.micro.back().gradNorms, r.layerGradNorms);
         QVERIFY(rec.micro.front().gradNorms[0] < rec.micro.back().gradNorms[0]);
+    }
+
+    // The bars against an independent computation: the lesson's loop written out in plain
+    // LibTorch (the same model and samples from the same seed; zero, N x forward/backward of
+    // loss / N into the parameters' own .grad, an SGD step p -= lr g), with the full batch's
+    // gradient from torch::autograd::grad. Per micro-batch and per parameter tensor, the bar's
+    // norm and fill (<buffer, g> / <g, g>) are the loop's, for two windows (the second after
+    // a step), and the marker is the full-batch gradient's norm.
+    void barsMatchAPlainLoop_data()
+    {
+        QTest::addColumn<qint64>("accum");
+        QTest::addColumn<bool>("divide");
+        for (qint64 a : {2, 4, 16}) {
+            QTest::addRow("accum %lld divide", static_cast<long long>(a)) << a << true;
+            QTest::addRow("accum %lld no division", static_cast<long long>(a)) << a << false;
+        }
+    }
+    void barsMatchAPlainLoop()
+    {
+        QFETCH(qint64, accum);
+        QFETCH(bool, divide);
+        auto c = smallConfig(4, accum);
+        c.scaling = divide ? Scaling::Divide : Scaling::None;
+        AccumEngine engine(c);
+
+        const torch::Device cpu(torch::kCPU);
+        const ModelShape shape = c.modelShape();
+        Mlp model = makeModel(shape, c.seed, toTorch(c.dtype), cpu);
+        DataStream data(shape, c.labels, c.seed, toTorch(c.dtype), cpu);
+        const auto params = model->parameters();
+        const double n = double(accum);
+        constexpr int64_t kWindows = 2;
+        for (int64_t window = 0; window < kWindows; ++window) {
+            const auto marker = engine.referenceGradNorms();
+            Recorder rec;
+            engine.step(&rec);
+            QCOMPARE(qint64(rec.micro.size()), accum);
+
+            auto [x, y] = data.next(c.microBatch * accum); // x: (micro * accum, in), y: (micro * accum,)
+            // The full batch's gradient at the window's start, beside the buffers.
+            const auto full = torch::autograd::grad({torch::cross_entropy_loss(model->forward(x), y)}, params);
+            QCOMPARE(marker.size(), full.size());
+            for (size_t i = 0; i < full.size(); ++i)
+                ACCUMLAB_COMPARE_REL(marker[i], full[i].to(torch::kFloat64).norm().item<double>(), 1e-5);
+
+            for (const auto &p : params)
+                if (p.grad().defined())
+                    p.grad().zero_();
+            const auto xs = x.split(c.microBatch), ys = y.split(c.microBatch);
+            for (int64_t m = 0; m < accum; ++m) {
+                auto loss = torch::cross_entropy_loss(model->forward(xs[m]), ys[m]); // () mean over the micro-batch
+                (divide ? loss / n : loss).backward();
+                const MicroBatchEvent &e = rec.micro[size_t(m)];
+                QCOMPARE(e.gradNorms.size(), params.size());
+                QCOMPARE(e.fills.size(), params.size());
+                for (size_t i = 0; i < params.size(); ++i) {
+                    const auto g = full[i].to(torch::kFloat64);
+                    const auto buffer = params[i].grad().to(torch::kFloat64);
+                    ACCUMLAB_COMPARE_REL(e.gradNorms[i], buffer.norm().item<double>(), 1e-5);
+                    // A fill is a ratio whose end is 1 (N without division); a micro-batch's
+                    // share can be near 0, so it is held to 1e-5 of that end.
+                    const double fill = (buffer * g).sum().item<double>() / g.pow(2).sum().item<double>();
+                    QVERIFY2(std::abs(e.fills[i] - fill) <= 1e-5 * (divide ? 1.0 : n),
+                             qPrintable(QStringLiteral("window %1, micro-batch %2, tensor %3: fill %4, the loop's %5")
+                                            .arg(window).arg(m).arg(i).arg(e.fills[i], 0, 'g', 10).arg(fill, 0, 'g', 10)));
+                }
+            }
+            torch::NoGradGuard noGrad;
+            for (const auto &p : params)
+                p.add_(p.grad(), -c.optimizer.lr); // SGD, no momentum, no weight decay
+        }
     }
 
     // The bars' fills: each buffer's projection onto the window's full-batch gradient, linear

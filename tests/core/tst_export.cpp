@@ -2,15 +2,21 @@
 // rejections, the atomic write leaving no partial file, a pair of files published together
 // (rolled back when the second fails, never interleaved between writers), a symlink replaced
 // rather than followed, and a signal mid-export leaving no temporary file.
+#include "core/device.h"
 #include "core/export.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <csignal>
+#include <cstring>
+#include <functional>
 #include <fstream>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -37,7 +43,12 @@ std::string readAll(const std::string &path)
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// One change to an AccumConfig (accumConfigJsonHasEveryField's rows).
+using ConfigChange = std::function<void(AccumConfig &)>;
+
 } // namespace
+
+Q_DECLARE_METATYPE(ConfigChange)
 
 class TestExport : public QObject {
     Q_OBJECT
@@ -56,6 +67,70 @@ private slots:
         QVERIFY(j.contains("config"));
         QVERIFY(j.contains("environment"));
         QCOMPARE(j.at("config").at("accum_grid").size(), size_t(2));
+    }
+
+    // toJson(AccumConfig) is the one record of a run's settings: a checkpoint compares it on
+    // resume and the ranks of one job compare it before they start. Each row changes one
+    // field of AccumConfig; a field the record leaves out leaves it unchanged, and the fault
+    // goes unnoticed (a rank without the loss scaler once ran beside ranks with it).
+    void accumConfigJsonHasEveryField_data()
+    {
+        using Change = ConfigChange;
+        QTest::addColumn<Change>("change");
+        QTest::addColumn<QString>("key");
+        const auto row = [](const char *name, const char *key, Change c) { QTest::newRow(name) << c << QString(key); };
+        row("preset", "model", [](AccumConfig &c) { c.preset = ModelPreset::Wide; });
+        row("shape", "hidden", [](AccumConfig &c) { c.shape = ModelShape{64, 96, 16}; });
+        row("microBatch", "micro_batch", [](AccumConfig &c) { c.microBatch = 8; });
+        row("accumSteps", "accum_steps", [](AccumConfig &c) { c.accumSteps = 3; });
+        row("worldSize", "world_size", [](AccumConfig &c) { c.worldSize = 2; });
+        row("optimizer.kind", "optimizer", [](AccumConfig &c) { c.optimizer.kind = OptimizerKind::AdamW; });
+        row("optimizer.lr", "lr", [](AccumConfig &c) { c.optimizer.lr = 0.2; });
+        row("optimizer.momentum", "momentum", [](AccumConfig &c) { c.optimizer.momentum = 0.5; });
+        row("optimizer.weightDecay", "weight_decay", [](AccumConfig &c) { c.optimizer.weightDecay = 0.1; });
+        row("optimizer.adamWeightDecay", "adam_weight_decay", [](AccumConfig &c) { c.optimizer.adamWeightDecay = 0.2; });
+        row("optimizer.beta1", "beta1", [](AccumConfig &c) { c.optimizer.beta1 = 0.8; });
+        row("optimizer.beta2", "beta2", [](AccumConfig &c) { c.optimizer.beta2 = 0.99; });
+        row("optimizer.eps", "eps", [](AccumConfig &c) { c.optimizer.eps = 1e-6; });
+        row("optimizer.clipNorm", "clip_norm", [](AccumConfig &c) { c.optimizer.clipNorm = 1.0; });
+        row("optimizer.lrWarmup", "lr_warmup", [](AccumConfig &c) { c.optimizer.lrWarmup = 4; });
+        row("scaling", "scaling", [](AccumConfig &c) { c.scaling = Scaling::None; });
+        row("stepEveryMicro", "step_every_micro", [](AccumConfig &c) { c.stepEveryMicro = true; });
+        row("bug", "bug", [](AccumConfig &c) { c.bug = AccumBug::CountMicroTwice; });
+        row("noSync", "no_sync", [](AccumConfig &c) { c.noSync = false; });
+        row("dtype", "dtype", [](AccumConfig &c) { c.dtype = DType::Float64; });
+        row("lossScaler.enabled", "loss_scaling", [](AccumConfig &c) { c.lossScaler.enabled = true; });
+        row("lossScaler.initScale", "scaler_init_scale", [](AccumConfig &c) { c.lossScaler.initScale = 1024; });
+        row("lossScaler.growthFactor", "scaler_growth_factor", [](AccumConfig &c) { c.lossScaler.growthFactor = 4; });
+        row("lossScaler.backoffFactor", "scaler_backoff_factor", [](AccumConfig &c) { c.lossScaler.backoffFactor = 0.25; });
+        row("lossScaler.growthInterval", "scaler_growth_interval", [](AccumConfig &c) { c.lossScaler.growthInterval = 3; });
+        row("lossScaler.bug", "scaler_bug", [](AccumConfig &c) { c.lossScaler.bug = ScalerBug::LogScaledLoss; });
+        row("lossScaler.spikeWindow", "scaler_spike_window", [](AccumConfig &c) { c.lossScaler.spikeWindow = 2; });
+        row("lossScaler.spikeMicro", "scaler_spike_micro", [](AccumConfig &c) { c.lossScaler.spikeMicro = 1; });
+        row("device", "device", [](AccumConfig &c) { c.device = DeviceRequest::Cuda; });
+        row("labels", "labels", [](AccumConfig &c) { c.labels = LabelKind::Random; });
+        row("seed", "seed", [](AccumConfig &c) { c.seed = 99; });
+    }
+    void accumConfigJsonHasEveryField()
+    {
+        QFETCH(ConfigChange, change);
+        QFETCH(QString, key);
+        AccumConfig base;
+        base.device = DeviceRequest::Cpu;
+        AccumConfig changed = base;
+        change(changed);
+        if (key == "device" && !cudaAvailable())
+            QSKIP("the device record is the resolved device: without CUDA every request resolves to the CPU");
+        const auto a = toJson(base), b = toJson(changed);
+        QVERIFY2(a.at(key.toStdString()) != b.at(key.toStdString()), qPrintable(key));
+    }
+    // A tripwire for the table above: a field added to AccumConfig (or OptimizerConfig,
+    // LossScalerConfig) usually changes its size (x86-64, GCC); then this fails until the field
+    // has its key in toJson(AccumConfig) and its row above, and the size here is updated.
+    void accumConfigJsonTableIsComplete()
+    {
+        QCOMPARE(toJson(AccumConfig{}).size(), size_t(33)); // 31 rows; in_features and classes follow the shape
+        QCOMPARE(sizeof(AccumConfig), size_t(248));
     }
 
     void roundTrip()
@@ -212,11 +287,14 @@ private slots:
         const std::string b = dir.filePath("b.md").toStdString();
         if (earlier)
             writeFileAtomic(a, "old A");
-        QVERIFY(QDir(dir.path()).mkpath("b.md/inside")); // a non-empty folder: rename() onto it fails
         QString message;
         {
             StagedFile fa(a, "new A");
             StagedFile fb(b, "new B");
+            // The second rename fails: its staged file is gone (ENOENT) when the pair publishes.
+            const QStringList staged = QDir(dir.path()).entryList({"b.md.tmp-*"}, QDir::Files | QDir::Hidden);
+            QCOMPARE(staged.size(), 1);
+            QVERIFY(QFile::remove(dir.filePath(staged.first())));
             try {
                 publishTogether({&fa, &fb});
             } catch (const ExportError &e) {
@@ -229,10 +307,86 @@ private slots:
             QCOMPARE(QString::fromStdString(readAll(a)), QStringLiteral("old A"));
         else
             QVERIFY(!QFileInfo::exists(dir.filePath("a.json")));
-        QStringList expected{"b.md"};
+        QStringList expected;
         if (earlier)
-            expected.prepend("a.json");
+            expected << "a.json";
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden), expected);
+    }
+
+    // The one writer refuses a destination that exists and is not a regular file or a link to
+    // one: a rename would replace a device node, a FIFO or a socket (as root, /dev/null became a
+    // PNG). Made in a temporary folder, never on /dev: a FIFO, a socket, a folder, links to
+    // them; a regular file, a link to one and a dangling link are replaced as before.
+    void refusesTargetsThatAreNotFiles_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("code"); // "" when the write succeeds
+        QTest::newRow("absent") << "absent" << "";
+        QTest::newRow("regular file") << "file" << "";
+        QTest::newRow("link to a file") << "link-file" << "";
+        QTest::newRow("dangling link") << "link-dangling" << "";
+        QTest::newRow("folder") << "folder" << "export/target-is-folder";
+        QTest::newRow("FIFO") << "fifo" << "export/target-is-fifo";
+        QTest::newRow("socket") << "socket" << "export/target-is-socket";
+        QTest::newRow("link to a FIFO") << "link-fifo" << "export/target-is-fifo";
+        QTest::newRow("link to a folder") << "link-folder" << "export/target-is-folder";
+    }
+    void refusesTargetsThatAreNotFiles()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, code);
+        QTemporaryDir dir;
+        const std::string target = dir.filePath("accum-curve.json").toStdString();
+        const std::string other = dir.filePath("other").toStdString();
+        auto makeNode = [](const QString &k, const std::string &path) {
+            if (k == "file")
+                writeFileAtomic(path, "earlier");
+            else if (k == "folder")
+                QVERIFY(QDir().mkpath(QString::fromStdString(path)));
+            else if (k == "fifo")
+                QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+            else if (k == "socket") {
+                const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+                QVERIFY(fd >= 0);
+                sockaddr_un addr{};
+                addr.sun_family = AF_UNIX;
+                QVERIFY(path.size() < sizeof(addr.sun_path));
+                std::strcpy(addr.sun_path, path.c_str());
+                QCOMPARE(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof(addr)), 0);
+                ::close(fd); // the socket's node stays
+            }
+        };
+        if (kind.startsWith("link-")) {
+            const QString to = kind.mid(5);
+            if (to != "dangling")
+                makeNode(to, other);
+            QCOMPARE(::symlink(other.c_str(), target.c_str()), 0);
+        } else if (kind != "absent") {
+            makeNode(kind, target);
+        }
+        struct stat before {};
+        const bool existed = ::lstat(target.c_str(), &before) == 0;
+        QString got;
+        try {
+            writeFileAtomic(target, "new");
+        } catch (const ExportError &e) {
+            got = QString::fromStdString(e.code());
+            QVERIFY2(std::string(e.what()).find(target) != std::string::npos, e.what());
+            QVERIFY(!e.text(NumberStyle{"fa"}).empty());
+        }
+        QCOMPARE(got, code);
+        struct stat after {};
+        QCOMPARE(::lstat(target.c_str(), &after), 0);
+        if (code.isEmpty()) {
+            QVERIFY(S_ISREG(after.st_mode)); // the file itself, a link replaced by it
+            QCOMPARE(QString::fromStdString(readAll(target)), QStringLiteral("new"));
+        } else {
+            QVERIFY(existed);
+            QCOMPARE(after.st_ino, before.st_ino); // the node is untouched
+            QCOMPARE(after.st_mode, before.st_mode);
+        }
+        // Nothing staged is left beside it.
+        QCOMPARE(QDir(dir.path()).entryList({"*.tmp-*"}, QDir::AllEntries | QDir::Hidden | QDir::System), QStringList());
     }
 
     // Writers of one out-dir (threads here; processes take the same lock) publish whole pairs:

@@ -2,7 +2,10 @@
 // unscale per window, skip-and-halve on an Inf/NaN with the optimizer's state and the LR
 // schedule held, growth after the interval, which float16 path ran (against a float16 matmul
 // tried here), each pitfall's measured consequence, and the counters in accum-curve.json.
+// Also the divergence watch `accumlab-cli train` judges a run by (a non-finite loss, a collapsed
+// scale, no step at all), on planted windows and on the engine driven to divergence.
 #include "core/curve_io.h"
+#include "core/divergence.h"
 #include "core/engine.h"
 #include "core/loss_scaler.h"
 
@@ -359,6 +362,118 @@ private slots:
         QCOMPARE(q.skippedWindows, int64_t(scaling ? 3 : 0));
         QCOMPARE(q.unscaleCalls, int64_t(scaling ? 7 : 0));
         QCOMPARE(file["points"][0].contains("loss_scale"), scaling);
+    }
+
+    // DivergenceWatch on planted windows, one letter each:
+    //   c clean (loss 1, stepped, scale 65536)    s skipped by the scaler (loss 1, scale 32768)
+    //   n NaN loss, skipped                       m NaN loss, stepped (no scaler)
+    //   i +Inf loss, skipped                      u no micro-batch ran (NaN loss, not measured)
+    //   z skipped, scale 0                        t skipped, scale 2^-25 (under the floor)
+    //   f skipped, scale 2^-24 (at the floor)     q skipped, scale NaN
+    //   x NaN loss and scale 0 in one window
+    void divergenceWatch_data()
+    {
+        QTest::addColumn<QString>("windows");
+        QTest::addColumn<int>("carriedWindows"); // a resumed run's windows before its checkpoint
+        QTest::addColumn<int>("carriedStepped");
+        QTest::addColumn<QString>("reason");
+        QTest::addColumn<int>("atStep");
+        QTest::addColumn<int>("stepped");
+        QTest::newRow("healthy") << "cccc" << 0 << 0 << "none" << -1 << 4;
+        QTest::newRow("skips, then steps: the scaler at work") << "sscc" << 0 << 0 << "none" << -1 << 2;
+        QTest::newRow("NaN loss at window 2") << "cnnn" << 0 << 0 << "loss-not-finite" << 2 << 1;
+        QTest::newRow("NaN loss, stepped") << "ccm" << 0 << 0 << "loss-not-finite" << 3 << 3;
+        QTest::newRow("Inf loss") << "ci" << 0 << 0 << "loss-not-finite" << 2 << 1;
+        QTest::newRow("never stepped") << "sss" << 0 << 0 << "never-stepped" << 1 << 0;
+        QTest::newRow("scale reached 0") << "cz" << 0 << 0 << "loss-scale-collapsed" << 2 << 1;
+        QTest::newRow("scale under the floor") << "cst" << 0 << 0 << "loss-scale-collapsed" << 3 << 1;
+        QTest::newRow("scale at the floor holds") << "cf" << 0 << 0 << "none" << -1 << 1;
+        QTest::newRow("NaN scale") << "cq" << 0 << 0 << "loss-scale-collapsed" << 2 << 1;
+        QTest::newRow("loss before scale in one window") << "cx" << 0 << 0 << "loss-not-finite" << 2 << 1;
+        QTest::newRow("the first reason stands") << "czn" << 0 << 0 << "loss-scale-collapsed" << 2 << 1;
+        QTest::newRow("a window without a loss is not judged") << "uu" << 0 << 0 << "none" << -1 << 2;
+        QTest::newRow("resumed after stepped windows") << "ss" << 3 << 3 << "none" << -1 << 3;
+        QTest::newRow("resumed, none ever stepped") << "ss" << 2 << 0 << "never-stepped" << 3 << 0;
+        QTest::newRow("resumed, NaN after the checkpoint") << "cn" << 4 << 4 << "loss-not-finite" << 6 << 5;
+    }
+    void divergenceWatch()
+    {
+        QFETCH(QString, windows);
+        QFETCH(int, carriedWindows);
+        QFETCH(int, carriedStepped);
+        QFETCH(QString, reason);
+        QFETCH(int, atStep);
+        QFETCH(int, stepped);
+        const double nan = std::nan("");
+        DivergenceWatch watch;
+        watch.carryOver(carriedWindows, carriedStepped);
+        int64_t step = carriedWindows;
+        for (const QChar k : windows) {
+            WindowOutcome w;
+            w.step = ++step;
+            w.loss = QStringLiteral("nmux").contains(k) ? nan : k == QLatin1Char('i') ? INFINITY : 1.0;
+            w.lossMeasured = k != QLatin1Char('u');
+            w.stepped = QStringLiteral("cmu").contains(k);
+            w.lossScale = k == QLatin1Char('c') ? kDefaultInitScale
+                          : QStringLiteral("zx").contains(k) ? 0.0
+                          : k == QLatin1Char('t') ? std::ldexp(1.0, -25)
+                          : k == QLatin1Char('f') ? std::ldexp(1.0, -24)
+                          : k == QLatin1Char('q') ? nan
+                          : k == QLatin1Char('m') || k == QLatin1Char('u') ? 1.0 // no scaler
+                                                                           : kDefaultInitScale / 2.0;
+            watch.observe(w);
+        }
+        watch.finish();
+        QCOMPARE(QString::fromStdString(toString(watch.reason())), reason);
+        QCOMPARE(watch.diverged(), reason != QLatin1String("none"));
+        QCOMPARE(watch.atStep(), int64_t(atStep));
+        QCOMPARE(watch.steppedWindows(), int64_t(stepped));
+        QCOMPARE(watch.windows(), int64_t(carriedWindows + windows.size()));
+    }
+
+    // The engine driven to divergence, as `accumlab-cli train --lr 1000 --dtype float16
+    // --loss-scaling --accum-steps 1 --micro-batch 1` drives it: the first window steps, its
+    // update leaves the parameters non-finite, every later window's loss is NaN and skipped. At
+    // the lesson's rate the same run holds.
+    void divergenceWatchOnTheEngine_data()
+    {
+        QTest::addColumn<double>("lr");
+        QTest::addColumn<bool>("diverges");
+        QTest::newRow("lr 1000 diverges") << 1000.0 << true;
+        QTest::newRow("the default rate holds") << AccumConfig{}.optimizer.lr << false;
+    }
+    void divergenceWatchOnTheEngine()
+    {
+        QFETCH(double, lr);
+        QFETCH(bool, diverges);
+        AccumConfig c = float16Config(1);
+        c.preset = AccumConfig{}.preset;
+        c.microBatch = 1;
+        c.optimizer.lr = lr;
+        const int64_t windows = 12;
+        AccumEngine e(c);
+        DivergenceWatch watch;
+        for (int64_t i = 0; i < windows; ++i) {
+            const StepResult r = e.step();
+            watch.observe({r.step + 1, r.loss, true, !r.stepSkipped, r.scalerState.scale});
+        }
+        watch.finish();
+        QCOMPARE(watch.windows(), windows);
+        QCOMPARE(watch.diverged(), diverges);
+        if (!diverges) {
+            // Every window stepped but those the scaler skipped for an overflow (a scale that
+            // starts too high halves once or twice): skipping is the scaler working, not divergence.
+            QCOMPARE(watch.steppedWindows(), windows - e.lossScalerState().skippedWindows);
+            QVERIFY(watch.steppedWindows() > windows / 2);
+            QCOMPARE(watch.atStep(), int64_t(-1));
+            return;
+        }
+        QCOMPARE(toString(watch.reason()), std::string("loss-not-finite"));
+        QVERIFY(std::isnan(e.lastStep().loss));
+        QCOMPARE(watch.steppedWindows(), windows - e.lossScalerState().skippedWindows);
+        QCOMPARE(divergenceSentence(watch, windows),
+                 "diverged at step " + std::to_string(watch.atStep()) + " of 12 (loss-not-finite); " +
+                     std::to_string(watch.steppedWindows()) + " of 12 windows stepped");
     }
 };
 

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <limits>
 
 using namespace accumlab;
 
@@ -309,6 +310,75 @@ private slots:
         // Every tried micro-batch below the found one fitted, every one above failed.
         for (const auto &[micro, fitted] : f.tried)
             QCOMPARE(fitted, micro <= found);
+    }
+
+    // "Fails after N samples" means it: for every N below the effective batch that divides it,
+    // under every optimizer, the finder under that budget finds exactly N (everything up to N
+    // fits, everything above fails), or the budget is refused in words because no larger
+    // micro-batch peaks higher than the ones up to N (AdamW's step temporaries set the peaks
+    // of small micro-batches), and then every peak measured here says so too.
+    void failsAfterMeansWhatItSays_data()
+    {
+        QTest::addColumn<int>("optimizer");
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("effective");
+        QTest::addColumn<QList<int>>("ns"); // the N tried; empty: every one
+        for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::Momentum), int(OptimizerKind::AdamW)})
+            QTest::addRow("%s float32 of 64", toString(OptimizerKind(o)).c_str())
+                << o << int(DType::Float32) << 64 << QList<int>{};
+        for (int d : {int(DType::Float64), int(DType::BFloat16)})
+            QTest::addRow("sgd %s of 64", toString(DType(d)).c_str()) << int(OptimizerKind::Sgd) << d << 64 << QList<int>{};
+        // The window's default effective batch, where a micro-batch of 1 keeps 512 of them.
+        for (int o : {int(OptimizerKind::Sgd), int(OptimizerKind::AdamW)})
+            QTest::addRow("%s float32 of 512", toString(OptimizerKind(o)).c_str())
+                << o << int(DType::Float32) << 512 << QList<int>{1, 4, 32, 128};
+    }
+    void failsAfterMeansWhatItSays()
+    {
+        QFETCH(int, optimizer);
+        QFETCH(int, dtype);
+        QFETCH(int, effective);
+        QFETCH(QList<int>, ns);
+        int found = 0, refused = 0;
+        const std::vector<int64_t> micros = dividingMicroBatches(effective, 1);
+        for (int64_t n : micros) {
+            if (n == effective || (!ns.isEmpty() && !ns.contains(int(n))))
+                continue;
+            MemoryLabConfig lab = lessonLab(effective, n);
+            lab.base.optimizer.kind = OptimizerKind(optimizer);
+            lab.base.dtype = DType(dtype);
+            const Refusal refusal = refusalOf([&] { (void)resolveBudget(lab); });
+            if (!refusal.code.empty()) {
+                QCOMPARE(QString::fromStdString(refusal.code), QStringLiteral("memory/fails-after-not-separable"));
+                const auto peak = [&](int64_t m) {
+                    AccumConfig c = lab.base;
+                    c.microBatch = m;
+                    c.accumSteps = effective / m;
+                    return measureWindows(c).peakBytes;
+                };
+                int64_t upTo = 0, above = std::numeric_limits<int64_t>::max();
+                for (int64_t m : micros) {
+                    if (m <= n)
+                        upTo = std::max(upTo, peak(m));
+                    else
+                        above = std::min(above, peak(m));
+                }
+                QVERIFY2(above <= upTo, refusal.what.c_str());
+                ++refused;
+                continue;
+            }
+            const MicroBatchFinding f = findMicroBatch(lab);
+            QVERIFY2(f.microBatch == n, qPrintable(QStringLiteral("fails after %1: found %2").arg(n).arg(f.microBatch)));
+            for (const auto &[micro, fitted] : f.tried)
+                QCOMPARE(fitted, micro <= n);
+            ++found;
+        }
+        qInfo("%d found exactly, %d refused as not separable", found, refused);
+        // SGD and momentum find every N; AdamW refuses only where the step sets the peak, and
+        // finds the lesson's 32.
+        if (OptimizerKind(optimizer) != OptimizerKind::AdamW)
+            QCOMPARE(refused, 0);
+        QVERIFY(found > 0);
     }
 
     void tradeoffPointsBeyondTheBudgetFail()

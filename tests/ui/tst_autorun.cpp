@@ -28,6 +28,8 @@ private slots:
     void firstStartFitsTheScreen();
     void noDisplayRunsTheLesson();
     void noDisplayExportFailureIsWriteFailed();
+    void noDisplayRefusesBadFlags_data();
+    void noDisplayRefusesBadFlags();
     void badFlagIsBadInput();
     void helpAndVersionNeedNoDisplay_data();
     void helpAndVersionNeedNoDisplay();
@@ -246,6 +248,40 @@ void TestAutorun::noDisplayExportFailureIsWriteFailed()
     const QByteArray err = proc.readAllStandardError();
     QVERIFY2(proc.exitCode() == 4, err.constData());
     QVERIFY2(err.contains("accumlab: error: "), err.constData());
+}
+
+// With no display, flags the window's parser takes but the terminal lesson refuses (a
+// malformed grid, a value out of range) are bad input in one line, exit 2; they aborted
+// ("terminate called ... ConfigError", exit 134). A preset, which only the window can apply,
+// is refused instead of being silently ignored.
+void TestAutorun::noDisplayRefusesBadFlags_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("--accum-grid 1,,2") << QStringList{"--no-write", "--accum-grid", "1,,2"};
+    QTest::newRow("--accum-grid 1,2,") << QStringList{"--no-write", "--accum-grid", "1,2,"};
+    QTest::newRow("--accum-grid 1000000") << QStringList{"--no-write", "--accum-grid", "1000000"};
+    QTest::newRow("--threads 1025") << QStringList{"--no-write", "--threads", "1025"};
+    QTest::newRow("a preset") << QStringList{"--no-write", "preset.json"};
+}
+void TestAutorun::noDisplayRefusesBadFlags()
+{
+    QFETCH(QStringList, args);
+    QTemporaryDir dir;
+    {
+        QFile preset(dir.filePath(QStringLiteral("preset.json")));
+        QVERIFY(preset.open(QIODevice::WriteOnly));
+        preset.write("{\"schema\": \"accumlab-preset.v1\", \"dtype\": \"float16\", \"world_size\": 4}\n");
+    }
+    QProcess proc;
+    proc.setProcessEnvironment(withoutDisplay());
+    proc.setWorkingDirectory(dir.path());
+    proc.start(QStringLiteral(ACCUMLAB_GUI_BINARY), args);
+    QVERIFY(proc.waitForFinished(60'000));
+    const QByteArray err = proc.readAllStandardError();
+    QCOMPARE(proc.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(proc.exitCode() == 2, err.constData());
+    QVERIFY2(err.startsWith("accumlab: error: ") && err.count('\n') == 1, err.constData());
+    QCOMPARE(proc.readAllStandardOutput(), QByteArray());
 }
 
 void TestAutorun::badFlagIsBadInput()

@@ -482,6 +482,46 @@ private slots:
         }
     }
 
+    // A screenshot, a preset or a chart named where a FIFO or a folder is: refused in a sentence
+    // of the window's language, the node left as it was. (`accumlab --screenshot /dev/null`
+    // run as root replaced /dev/null with a PNG: a FIFO in a temporary folder stands for it.)
+    void writesRefuseNodesThatAreNotFiles_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("node");
+        QTest::addColumn<QString>("words");
+        QTest::newRow("en FIFO") << "en" << "fifo" << "named pipe";
+        QTest::newRow("en folder") << "en" << "folder" << "a folder";
+        QTest::newRow("fa FIFO") << "fa" << "fifo" << QStringLiteral("لوله‌ی نام‌دار");
+        QTest::newRow("fa folder") << "fa" << "folder" << QStringLiteral("یک پوشه");
+    }
+    void writesRefuseNodesThatAreNotFiles()
+    {
+        QFETCH(QString, language);
+        QFETCH(QString, node);
+        QFETCH(QString, words);
+        LanguageManager::instance()->setLanguage(language);
+        QTemporaryDir dir;
+        const QString target = dir.filePath(QStringLiteral("window.png"));
+        if (node == "fifo")
+            QCOMPARE(::mkfifo(target.toLocal8Bit().constData(), 0600), 0);
+        else
+            QVERIFY(QDir().mkpath(target));
+        MainWindow w(false);
+        QString error;
+        QVERIFY(!w.files()->saveScreenshot(target, &error));
+        QVERIFY2(error.contains(words) && error.contains(target), qPrintable(error));
+        error.clear();
+        QVERIFY(!w.files()->savePresetFile(target, &error));
+        QVERIFY2(error.contains(words), qPrintable(error));
+        const QFileInfo after(target);
+        QCOMPARE(after.isDir(), node == "folder");
+        QCOMPARE(after.isFile(), false);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden | QDir::System),
+                 QStringList{QStringLiteral("window.png")});
+        LanguageManager::instance()->setLanguage(QStringLiteral("en"));
+    }
+
     // Garbage where the settings file was, or a preset saved by an older AccumLab: the window
     // starts with the defaults (those of a window that reads no settings at all).
     void corruptSettingsFallBackToDefaults_data()

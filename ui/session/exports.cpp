@@ -3,6 +3,7 @@
 
 #include "core/export.h"
 #include "core/skill.h"
+#include "ui/localizedtext.h"
 
 #include <QBuffer>
 #include <QCoreApplication>
@@ -32,6 +33,13 @@ bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *erro
                    std::string(bytes.constData(), static_cast<size_t>(bytes.size())))
             .commit();
     } catch (const ExportError &e) {
+        // A destination that is not a file (a folder, a device, a FIFO) is said in a whole
+        // sentence of the window's language; the OS's own words otherwise.
+        if (e.code().rfind("export/target-is-", 0) == 0) {
+            if (error)
+                *error = errorSentence(e);
+            return false;
+        }
         return fail(QString::fromStdString(e.reason().empty() ? e.what() : e.reason()));
     }
     return true;

@@ -1,15 +1,15 @@
-// Bounded reads of regular files: open with O_NONBLOCK (a FIFO's open would otherwise wait
-// for a writer), fstat the descriptor, read at most the bound plus one byte.
+// Bounded reads of regular files through core's one reader (core/regular_file.h), with the
+// refusals in the window's language.
 #include "ui/session/filereading.h"
+
+#include "core/regular_file.h"
 
 #include <QCoreApplication>
 #include <QLocale>
 
-#include <cerrno>
+#include <algorithm>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace accumlab::ui {
 
@@ -32,43 +32,19 @@ QString systemReason(int err) { return QString::fromLocal8Bit(std::strerror(err)
 
 std::optional<QByteArray> readRegularFile(const QString &path, qint64 maxBytes, QString *reason)
 {
-    auto fail = [&](const QString &why) {
-        if (reason)
-            *reason = why;
-        return std::nullopt;
-    };
-    const QByteArray native = path.toLocal8Bit();
-    const int fd = ::open(native.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return fail(systemReason(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        return fail(systemReason(errno));
-    if (!S_ISREG(st.st_mode))
-        return fail(notRegular());
-    if (st.st_size > maxBytes)
-        return fail(tooLarge(maxBytes));
-    QByteArray bytes;
-    bytes.resize(maxBytes + 1); // a file that grows while read is still cut at the bound
-    qint64 got = 0;
-    while (got <= maxBytes) {
-        const ssize_t n = ::read(fd, bytes.data() + got, size_t(maxBytes + 1 - got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return fail(systemReason(errno));
-        if (n == 0)
-            break;
-        got += n;
+    // Core's one reader; the refusal worded here, in the window's language.
+    const FileBytes f = accumlab::readRegularFile(std::filesystem::path(path.toLocal8Bit().toStdString()),
+                                                  uint64_t(std::max<qint64>(maxBytes, 0)));
+    std::optional<QString> why;
+    switch (f.refusal) {
+    case ReadRefusal::None: return QByteArray::fromStdString(f.bytes);
+    case ReadRefusal::System: why = systemReason(f.error); break;
+    case ReadRefusal::NotRegular: why = notRegular(); break;
+    case ReadRefusal::TooLarge: why = tooLarge(maxBytes); break;
     }
-    if (got > maxBytes)
-        return fail(tooLarge(maxBytes));
-    bytes.resize(got);
-    return bytes;
+    if (reason)
+        *reason = *why;
+    return std::nullopt;
 }
 
 std::optional<QString> unsafeToRead(const QString &path, qint64 maxBytes)
