@@ -25,6 +25,10 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/file.h>
+#include <fcntl.h>
 
 namespace accumlab {
 
@@ -436,7 +440,24 @@ CheckpointError writeFailed(const fs::path &dir, const std::string &reason)
 
 } // namespace
 
-void prepareCheckpointFolder(const fs::path &dir)
+CheckpointFolderLock &CheckpointFolderLock::operator=(CheckpointFolderLock &&o) noexcept
+{
+    if (this != &o) {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = o.m_fd;
+        o.m_fd = -1;
+    }
+    return *this;
+}
+
+CheckpointFolderLock::~CheckpointFolderLock()
+{
+    if (m_fd >= 0)
+        ::close(m_fd); // the flock goes with the descriptor
+}
+
+CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
 {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -449,6 +470,25 @@ void prepareCheckpointFolder(const fs::path &dir)
     } catch (const ExportError &e) {
         throw writeFailed(dir, e.reason().empty() ? e.what() : e.reason());
     }
+    if (!lock)
+        return {};
+    // A file of its own: the folder's descriptor is what each publish locks for its renames.
+    const fs::path file = dir / ".accumlab-writer.lock";
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd < 0)
+        throw writeFailed(dir, std::strerror(errno));
+    CheckpointFolderLock held(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        throw writeFailed(dir, "its lock file is not a regular file");
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno == EWOULDBLOCK)
+            throw CheckpointError("checkpoint/folder-in-use", TextArgs{{}, {{"dir", dir.string()}}});
+        break; // no locks on this file system: unguarded, as before
+    }
+    return held;
 }
 
 fs::path latestRankFile(const fs::path &dir, int64_t rank)
@@ -611,8 +651,13 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     const auto expected = shared.number<int64_t>(shared.manifest, "micro_batches");
     for (const FileReader *f : {&shared, &own}) {
         const auto found = f->number<int64_t>(f->manifest, "micro_batches");
-        if (found != expected || f->number<int64_t>(f->manifest, "rank") != (f == &shared ? 0 : rank))
+        if (found != expected)
             refuse("inconsistent", f->path, TextArgs{{{"found", double(found)}, {"expected", double(expected)}}, {}});
+        // A rank's file copied or swapped into another rank's name.
+        const auto writer = f->number<int64_t>(f->manifest, "rank");
+        const int64_t reader = f == &shared ? 0 : rank;
+        if (writer != reader)
+            refuse("wrong-rank", f->path, TextArgs{{{"found", double(writer)}, {"expected", double(reader)}}, {}});
     }
 
     EngineState s;
@@ -672,6 +717,10 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     if (s.open && bug == ResumeBug::RestartWindowCount) {
         s.micro = 0;
         s.windowLosses = s.windowLosses.narrow(/*dim=*/0, 0, 0);
+    }
+    if (bug == ResumeBug::DropOptimizerState) { // the model's weights loaded, not the optimizer's state
+        s.momentum = s.expAvg = s.expAvgSq = torch::Tensor();
+        s.optimizerStateStep = 0;
     }
     engine.restoreState(s);
     if (scaler)

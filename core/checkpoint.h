@@ -50,17 +50,39 @@ struct CheckpointSummary {
 //   DropPartialBuffers  the open window's partial gradient sums are not restored (zeros)
 //   RestartWindowCount  the micro-batch index restarts at 0: the window's first micro-batches
 //                       run again on top of the restored buffers
-enum class ResumeBug { None, DropPartialBuffers, RestartWindowCount };
+//   DropOptimizerState  the weights are restored but the optimizer starts afresh (no momentum
+//                       or Adam moments, step count 0): wrong even at a window's end
+enum class ResumeBug { None, DropPartialBuffers, RestartWindowCount, DropOptimizerState };
 
 // Saves the engine's state into `dir` (created if needed) as a new generation and makes it the
 // latest. With several ranks every rank calls it at the same micro-batch (it meets the others
 // once). Throws CheckpointError("checkpoint/write-failed") with the previous checkpoint whole.
 void saveCheckpoint(AccumEngine &engine, const std::filesystem::path &dir);
+// Held while a run writes checkpoints into a folder (its rank 0 holds it): a second run
+// writing into the same folder pruned the first one's generations and moved latest.json
+// under it. A lock on the file `.accumlab-writer.lock` in the folder; released when destroyed
+// or when the process ends, however it ends.
+class CheckpointFolderLock {
+public:
+    CheckpointFolderLock() = default;
+    explicit CheckpointFolderLock(int fd) : m_fd(fd) {}
+    CheckpointFolderLock(CheckpointFolderLock &&o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+    CheckpointFolderLock &operator=(CheckpointFolderLock &&o) noexcept;
+    CheckpointFolderLock(const CheckpointFolderLock &) = delete;
+    CheckpointFolderLock &operator=(const CheckpointFolderLock &) = delete;
+    ~CheckpointFolderLock();
+
+private:
+    int m_fd = -1;
+};
+
 // Makes `dir` and stages (then drops) a file in it through the one writer, so that a folder
-// that cannot hold a checkpoint is refused before a run trains, not after. Throws
+// that cannot hold a checkpoint is refused before a run trains, not after; with `lock`
+// (rank 0), takes the folder's writer lock for as long as the result is kept. Throws
 // CheckpointError "checkpoint/write-failed-first" (or "write-failed" when the folder already
-// holds a checkpoint, which is left whole).
-void prepareCheckpointFolder(const std::filesystem::path &dir);
+// holds a checkpoint, which is left whole), or "checkpoint/folder-in-use" when another run
+// holds the lock.
+CheckpointFolderLock prepareCheckpointFolder(const std::filesystem::path &dir, bool lock = true);
 
 // Restores the latest checkpoint in `dir` into `engine`, freshly built with the run's settings.
 // Throws CheckpointError when there is none, when a file is truncated or corrupt, of another

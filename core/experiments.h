@@ -125,7 +125,10 @@ using SyncFactory = std::function<std::shared_ptr<GradSync>()>;
 struct ExperimentOptions {
     bool fast = false;         // smaller runs for tests (every claim still measured)
     uint64_t seed = 7;         // seed for every model and data stream
-    int64_t sweepSteps = 100;  // sweep-flattening: timed steps per point (fast: 6)
+    // sweep-flattening: timed steps per point (fast: 6). 1000 gives its ten timing blocks about
+    // 20 ms each at N = 1 (0.2 ms a step); with 100 the verdict concluded in 3 of 10 runs on an
+    // idle 2-core VM, with 1000 in 8 of 10 (scripts/bench/flagship-stability.sh).
+    int64_t sweepSteps = 1000;
     int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = default
     SyncFactory makeSync;      // sync-count: see SyncFactory
     // Tests only: run each pitfall experiment's correct arm with the pitfall it exists to catch

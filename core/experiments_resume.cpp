@@ -3,7 +3,8 @@
 // files: with the window's partial gradient buffers and micro-batch index restored it ends
 // bit-identical to the run that never stopped (max abs diff exactly 0, and at a window's end
 // too); resumed without the partial buffers, or with the window's micro-batch count restarted,
-// it drifts. The checkpoints go through the real files in a temporary folder, removed after.
+// it drifts, and with the weights alone (the optimizer's momentum not restored) it drifts even
+// from a window's end. The checkpoints go through the real files in a temporary folder, removed after.
 // Not here: the words (resources/content/experiments/resume-mid-window.json).
 #include "core/experiments_internal.h"
 
@@ -75,13 +76,15 @@ ExperimentResult resumeMidWindow(const ExperimentOptions &o, const CancelToken *
         runTo(second, total, cancel);
         return std::pair{second.maxAbsParamDiff(straight), second.paramsSha256() == straight.paramsSha256()};
     };
-    // With the pitfall planted the correct resumes drop the partial buffers too (at a window's
-    // end there are none to drop: window-end-identical holds either way).
-    const ResumeBug rightBug = o.plantPitfall ? ResumeBug::DropPartialBuffers : ResumeBug::None;
-    const auto [diffMid, sameMid] = resumed(stopMid, rightBug);
-    const auto [diffEnd, sameEnd] = resumed(stopEnd, rightBug);
+    // With the pitfall planted the correct resumes lose what each needs: the partial buffers
+    // inside the window, the optimizer's state at its end (no buffers are open there).
+    const ResumeBug midBug = o.plantPitfall ? ResumeBug::DropPartialBuffers : ResumeBug::None;
+    const ResumeBug endBug = o.plantPitfall ? ResumeBug::DropOptimizerState : ResumeBug::None;
+    const auto [diffMid, sameMid] = resumed(stopMid, midBug);
+    const auto [diffEnd, sameEnd] = resumed(stopEnd, endBug);
     const auto [diffNoBuffer, sameNoBuffer] = resumed(stopMid, ResumeBug::DropPartialBuffers);
     const auto [diffRestart, sameRestart] = resumed(stopMid, ResumeBug::RestartWindowCount);
+    const auto [diffNoState, sameNoState] = resumed(stopEnd, ResumeBug::DropOptimizerState);
 
     addValue(r, "accum_steps", static_cast<double>(n));
     addValue(r, "windows", static_cast<double>(windows));
@@ -92,6 +95,7 @@ ExperimentResult resumeMidWindow(const ExperimentOptions &o, const CancelToken *
     addValue(r, "param_diff_resumed_at_window_end", diffEnd);
     addValue(r, "param_diff_without_partial_buffers", diffNoBuffer);
     addValue(r, "param_diff_restarted_window_count", diffRestart);
+    addValue(r, "param_diff_without_optimizer_state", diffNoState);
 
     addClaim(r, "mid-window-identical",
              "param_diff_resumed_mid_window == 0 and params_sha256 equal to the uninterrupted run's",
@@ -103,6 +107,8 @@ ExperimentResult resumeMidWindow(const ExperimentOptions &o, const CancelToken *
              diffNoBuffer > 0.0 && !sameNoBuffer);
     addClaim(r, "restarted-count-drifts", "param_diff_restarted_window_count > 0",
              diffRestart > 0.0 && !sameRestart);
+    addClaim(r, "without-optimizer-state-drifts", "param_diff_without_optimizer_state > 0",
+             diffNoState > 0.0 && !sameNoState);
     return r;
 }
 

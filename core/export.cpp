@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <csignal>
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <random>
 #include <sys/file.h>
+#include <thread>
 #include <unistd.h>
 
 namespace accumlab {
@@ -398,7 +400,19 @@ void publishTogether(const std::vector<StagedFile *> &files)
         throw ExportError("export/folder-unwritable", TextArgs{{}, {{"folder", dir.string()}, {"reason", errorText(e)}}},
                           errorText(e));
     }
-    while (::flock(dfd, LOCK_EX) != 0 && errno == EINTR) {
+    // Waited for a bounded time: another writer holds it for a few renames, so a lock held
+    // longer is a stuck or foreign process, and a window must not wait on it for ever.
+    const auto giveUp = std::chrono::steady_clock::now() + kFolderLockWait;
+    while (::flock(dfd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            break; // no locks on this file system: publish unlocked, as before locks existed
+        if (std::chrono::steady_clock::now() >= giveUp) {
+            ::close(dfd);
+            throw ExportError("export/folder-busy",
+                              TextArgs{{{"seconds", double(kFolderLockWait.count())}}, {{"folder", dir.string()}}},
+                              "the folder is locked by another writer");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     struct Unlock {
         int fd;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -76,6 +77,9 @@ private:
 // content back and ExportError says so; only if that also fails does the sentence name
 // exactly which file is new and which is old.
 void publishTogether(const std::vector<StagedFile *> &files);
+// How long publishTogether waits for another writer's lock on the folder before it refuses
+// (export/folder-busy): a publish holds it for a few renames.
+inline constexpr std::chrono::seconds kFolderLockWait{10};
 
 // 16 hex digits from std::random_device: the id that pairs two exports of one run (and
 // that keeps the ranks of one launch apart from another's).

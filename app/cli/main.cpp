@@ -571,9 +571,10 @@ AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
 int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync> sync, std::ostream &out,
              std::ostream &err)
 {
-    if (!f.checkpoint.empty()) // refused before the run trains, not after
-        prepareCheckpointFolder(f.checkpoint);
     AccumEngine engine(c, std::move(sync));
+    CheckpointFolderLock folderLock; // rank 0 keeps other runs out of the folder while it trains
+    if (!f.checkpoint.empty()) // refused before the run trains, not after
+        folderLock = prepareCheckpointFolder(f.checkpoint, /*lock=*/engine.rank() == 0);
     nlohmann::json resumed = nullptr;
     DivergenceWatch watch;
     if (!f.resume.empty()) {

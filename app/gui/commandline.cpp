@@ -197,7 +197,9 @@ void presetFromFlags(const Flags &f, ui::Preset &p)
         p.config.optimizer.lr = *f.lr;
 }
 
-bool automated(const Flags &f) { return f.autorun || !f.screenshot.isEmpty(); }
+// --memory-run alone is scripted too: its runs start by themselves and --quit ends it after them
+// (it used to open an idle window that never quit).
+bool automated(const Flags &f) { return f.autorun || !f.screenshot.isEmpty() || !f.memoryRuns.isEmpty(); }
 
 bool persistsSettings(const Flags &f) { return !automated(f) && !f.noWrite; }
 

@@ -421,6 +421,7 @@ private slots:
         row("window closed, micro-batches mid-window", [](json &m) { m["window"]["open"] = false; },
             "checkpoint/out-of-range");
         row("micro_batches 7", [](json &m) { m["micro_batches"] = 7; }, "checkpoint/out-of-range");
+        row("rank 1's file in rank 0's place", [](json &m) { m["rank"] = 1; }, "checkpoint/wrong-rank");
         row("windows_done -1", [](json &m) { m["shared"]["windows_done"] = -1; }, "checkpoint/out-of-range");
         row("windows_done 2^62", [](json &m) { m["shared"]["windows_done"] = int64_t(1) << 62; },
             "checkpoint/out-of-range");
@@ -574,6 +575,39 @@ private slots:
         clock.start();
         QCOMPARE(QString::fromStdString(refusal(c, dir)), code);
         QVERIFY(clock.elapsed() < 10000);
+    }
+
+    // One run at a time writes checkpoints into a folder: a second run's rank 0 is refused while
+    // the first holds the folder (two writers pruned each other's generations and one ended on
+    // the other's latest.json); once it ends, the folder is free. Ranks other than 0 of the
+    // same run do not take it. A folder that is a file is refused before anything trains.
+    void oneWriterPerFolder()
+    {
+        QTemporaryDir tmp;
+        const fs::path dir = fs::path(tmp.path().toStdString()) / "ck";
+        QString code;
+        {
+            const CheckpointFolderLock first = prepareCheckpointFolder(dir);
+            const CheckpointFolderLock otherRank = prepareCheckpointFolder(dir, /*lock=*/false);
+            try {
+                prepareCheckpointFolder(dir);
+            } catch (const CheckpointError &e) {
+                code = QString::fromStdString(e.code());
+                QVERIFY(!e.text(NumberStyle{"fa"}).empty());
+            }
+            // The lock keeps nothing else out: the run's own checkpoints are written as before.
+            saveAfter(runConfig(OptimizerKind::Sgd), dir, 2);
+        }
+        QCOMPARE(code, QStringLiteral("checkpoint/folder-in-use"));
+        const CheckpointFolderLock again = prepareCheckpointFolder(dir);
+        writeAll(fs::path(tmp.path().toStdString()) / "file", "x");
+        code.clear();
+        try {
+            prepareCheckpointFolder(fs::path(tmp.path().toStdString()) / "file");
+        } catch (const CheckpointError &e) {
+            code = QString::fromStdString(e.code());
+        }
+        QCOMPARE(code, QStringLiteral("checkpoint/write-failed-first"));
     }
 
     // A write that fails leaves the previous checkpoint whole and the latest.

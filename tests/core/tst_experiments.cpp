@@ -172,7 +172,8 @@ private slots:
                                                      "update-every-micro-grows-early", "logged-scaled-loss-scale-times"};
         QTest::newRow("resume-mid-window") << "resume-mid-window"
                                            << QStringList{"mid-window-identical", "window-end-identical",
-                                                          "without-buffers-drifts", "restarted-count-drifts"};
+                                                          "without-buffers-drifts", "restarted-count-drifts",
+                                                          "without-optimizer-state-drifts"};
     }
     void verdicts()
     {
@@ -367,8 +368,9 @@ private slots:
         // step() on every micro-batch.
         QTest::newRow("adamw-state: state step") << "adamw-state" << "state-step-is-k";
         QTest::newRow("adamw-state: equivalence") << "adamw-state" << "right-matches-full-batch";
-        // Resumed without the window's partial buffers.
+        // Resumed without the window's partial buffers; at a window's end, without the optimizer's state.
         QTest::newRow("resume-mid-window: buffers dropped") << "resume-mid-window" << "mid-window-identical";
+        QTest::newRow("resume-mid-window: optimizer state dropped") << "resume-mid-window" << "window-end-identical";
     }
     void pitfallClaimsFailWithThePitfallPlanted()
     {

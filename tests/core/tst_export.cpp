@@ -5,6 +5,7 @@
 #include "core/device.h"
 #include "core/export.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -13,6 +14,7 @@
 #include <functional>
 #include <fstream>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -387,6 +389,33 @@ private slots:
         }
         // Nothing staged is left beside it.
         QCOMPARE(QDir(dir.path()).entryList({"*.tmp-*"}, QDir::AllEntries | QDir::Hidden | QDir::System), QStringList());
+    }
+
+    // The folder's lock is waited for a bounded time: a process that holds it for ever (a 30 s
+    // flock kept a write waiting 29.6 s, and the window's export waits on the GUI thread) makes
+    // the write fail in a sentence after kFolderLockWait, with nothing left behind.
+    void lockedFolderIsWaitedForABoundedTime()
+    {
+        QTemporaryDir dir;
+        const int held = ::open(dir.path().toLocal8Bit().constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        QVERIFY(held >= 0);
+        QCOMPARE(::flock(held, LOCK_EX), 0);
+        QElapsedTimer clock;
+        clock.start();
+        QString code;
+        try {
+            writeFileAtomic(dir.filePath("accum-curve.json").toStdString(), "new");
+        } catch (const ExportError &e) {
+            code = QString::fromStdString(e.code());
+            QVERIFY2(std::string(e.what()).find("10 seconds") != std::string::npos, e.what());
+        }
+        ::close(held);
+        QCOMPARE(code, QStringLiteral("export/folder-busy"));
+        const qint64 waited = clock.elapsed();
+        QVERIFY2(waited >= 9500 && waited < 20000, qPrintable(QString::number(waited)));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden), QStringList());
+        writeFileAtomic(dir.filePath("accum-curve.json").toStdString(), "new"); // released: it writes
+        QCOMPARE(QString::fromStdString(readAll(dir.filePath("accum-curve.json").toStdString())), QStringLiteral("new"));
     }
 
     // Writers of one out-dir (threads here; processes take the same lock) publish whole pairs:

@@ -203,6 +203,8 @@ void TestCommandLine::keepsSettingsOnlyWhenAllowed_data()
     QTest::newRow("--autorun") << "--autorun" << true << false;
     QTest::newRow("--screenshot") << "--screenshot a.png" << true << false;
     QTest::newRow("--autorun --lang fa") << "--autorun --lang fa" << true << false;
+    // Scripted: its runs start by themselves and --quit ends the program after them.
+    QTest::newRow("--memory-run demo") << "--memory-run demo" << true << false;
 }
 
 // main() hands persistsSettings() to the language and to the window alike: a --no-write run

@@ -251,7 +251,7 @@ private slots:
         EngineController controller;
         ExperimentPanel panel(&controller);
         panel.setQuickRun(false);
-        // The full sweep: 5 points of 100 timed steps each, long enough to be stopped midway.
+        // The full sweep: 5 points of 1000 timed steps each, long enough to be stopped midway.
         panel.setCurrentExperiment(QStringLiteral("sweep-flattening"));
         QSignalSpy finished(&panel, &ExperimentPanel::experimentFinished);
         panel.runCurrent();

@@ -33,9 +33,10 @@ bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *erro
                    std::string(bytes.constData(), static_cast<size_t>(bytes.size())))
             .commit();
     } catch (const ExportError &e) {
-        // A destination that is not a file (a folder, a device, a FIFO) is said in a whole
-        // sentence of the window's language; the OS's own words otherwise.
-        if (e.code().rfind("export/target-is-", 0) == 0) {
+        // A destination that is not a file (a folder, a device, a FIFO) or a folder another
+        // program keeps locked is said in a whole sentence of the window's language; the OS's
+        // own words otherwise.
+        if (e.code().rfind("export/target-is-", 0) == 0 || e.code() == "export/folder-busy") {
             if (error)
                 *error = errorSentence(e);
             return false;
