@@ -27,7 +27,6 @@
 #include <string_view>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/file.h>
 #include <fcntl.h>
 
 namespace accumlab {
@@ -85,6 +84,15 @@ json figureJson(double v)
 std::string widths(const ModelShape &s)
 {
     return std::to_string(s.inFeatures) + "-" + std::to_string(s.hidden) + "-" + std::to_string(s.classes);
+}
+
+// A tensor's shape and dtype as Python writes them, for a refusal: "(2048,) Float".
+std::string sizes(const torch::Tensor &t)
+{
+    std::string out = "(";
+    for (int64_t i = 0; i < t.dim(); ++i)
+        out += (i ? ", " : "") + std::to_string(t.size(i));
+    return out + (t.dim() == 1 ? ",)" : ")") + " " + std::string(c10::toString(t.scalar_type()));
 }
 
 // The largest files a checkpoint has: latest.json is a few lines; a rank file holds at most a
@@ -348,19 +356,13 @@ void pruneOlderGenerations(const fs::path &dir, const std::string &current)
 
 // Every restored field against the run it goes into, before the engine sees any of it: the
 // checksums prove a file is the one written, not that it belongs to this run, nor that whoever
-// wrote it (or recomputed its checksums) wrote sense. `mine` is the engine's own state, for
-// the shapes and dtypes of its tensors.
+// wrote it (or recomputed its checksums) wrote sense. `mine` is the engine's state layout
+// (AccumEngine::stateLayout): the shapes and dtypes of its tensors, no data.
 void checkState(const EngineState &s, const std::optional<LossScalerState> &scaler, const EngineState &mine,
                 const AccumConfig &c, const fs::path &sharedPath, const fs::path &ownPath)
 {
     auto bad = [](const fs::path &file, const std::string &field, const std::string &detail) {
         refuse("out-of-range", file, TextArgs{{}, {{"field", field}, {"detail", detail}}});
-    };
-    auto sizes = [](const torch::Tensor &t) {
-        std::string out = "(";
-        for (int64_t i = 0; i < t.dim(); ++i)
-            out += (i ? ", " : "") + std::to_string(t.size(i));
-        return out + (t.dim() == 1 ? ",)" : ")") + " " + std::string(c10::toString(t.scalar_type()));
     };
     // A tensor of exactly the engine's own shape and dtype.
     auto sameAs = [&](const torch::Tensor &t, const torch::Tensor &want, const fs::path &file, const char *name) {
@@ -481,13 +483,10 @@ CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         throw writeFailed(dir, "its lock file is not a regular file");
-    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EINTR)
-            continue;
-        if (errno == EWOULDBLOCK)
-            throw CheckpointError("checkpoint/folder-in-use", TextArgs{{}, {{"dir", dir.string()}}});
-        break; // no locks on this file system: unguarded, as before
-    }
+    // Tried once: a second run on this folder is refused at once, not waited for. A file
+    // system without locks leaves the folder unguarded, as before.
+    if (lockExclusive(fd, {}) == FileLock::Busy)
+        throw CheckpointError("checkpoint/folder-in-use", TextArgs{{}, {{"dir", dir.string()}}});
     return held;
 }
 
@@ -708,7 +707,7 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
         scaler = st;
     }
     EngineState mine;
-    engine.captureState(mine);
+    engine.stateLayout(mine);
     checkState(s, scaler, mine, c, shared.path, own.path);
 
     // The teaching bugs of the resume-mid-window experiment.

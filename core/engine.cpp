@@ -583,6 +583,15 @@ void AccumEngine::captureState(EngineState &out) const
     }
 }
 
+void AccumEngine::stateLayout(EngineState &out) const
+{
+    auto meta = [](const torch::Tensor &t) { return torch::empty(t.sizes(), t.options().device(torch::kMeta)); };
+    out = EngineState{};
+    out.params = meta(d->optimizer->flatParam());
+    out.grads = meta(d->optimizer->flatGrad());
+    out.generator = meta(d->data->generatorState());
+}
+
 void AccumEngine::restoreState(const EngineState &in)
 {
     torch::NoGradGuard noGrad;

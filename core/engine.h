@@ -100,6 +100,10 @@ public:
     // (same config and world size; the checkpoint checks this before, in words).
     void captureState(EngineState &out) const;
     void restoreState(const EngineState &in);
+    // What captureState would copy, as shapes and dtypes alone (params, grads and the data
+    // generator as tensors on the meta device, no memory): for a reader that checks a state
+    // before restoreState sees it.
+    void stateLayout(EngineState &out) const;
     // Returns when every rank has called it (one all-reduce of one element); at once on one rank.
     void rendezvous();
 

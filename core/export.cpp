@@ -387,6 +387,21 @@ StagedFile::~StagedFile()
 
 void StagedFile::commit() { publishTogether({this}); }
 
+FileLock lockExclusive(int fd, std::chrono::milliseconds wait)
+{
+    const auto giveUp = std::chrono::steady_clock::now() + wait;
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK)
+            return FileLock::Unsupported;
+        if (std::chrono::steady_clock::now() >= giveUp)
+            return FileLock::Busy;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return FileLock::Held;
+}
+
 void publishTogether(const std::vector<StagedFile *> &files)
 {
     namespace fs = std::filesystem;
@@ -402,17 +417,11 @@ void publishTogether(const std::vector<StagedFile *> &files)
     }
     // Waited for a bounded time: another writer holds it for a few renames, so a lock held
     // longer is a stuck or foreign process, and a window must not wait on it for ever.
-    const auto giveUp = std::chrono::steady_clock::now() + kFolderLockWait;
-    while (::flock(dfd, LOCK_EX | LOCK_NB) != 0) {
-        if (errno != EWOULDBLOCK && errno != EINTR)
-            break; // no locks on this file system: publish unlocked, as before locks existed
-        if (std::chrono::steady_clock::now() >= giveUp) {
-            ::close(dfd);
-            throw ExportError("export/folder-busy",
-                              TextArgs{{{"seconds", double(kFolderLockWait.count())}}, {{"folder", dir.string()}}},
-                              "the folder is locked by another writer");
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (lockExclusive(dfd, kFolderLockWait) == FileLock::Busy) {
+        ::close(dfd);
+        throw ExportError("export/folder-busy",
+                          TextArgs{{{"seconds", double(kFolderLockWait.count())}}, {{"folder", dir.string()}}},
+                          "the folder is locked by another writer");
     }
     struct Unlock {
         int fd;

@@ -81,6 +81,13 @@ void publishTogether(const std::vector<StagedFile *> &files);
 // (export/folder-busy): a publish holds it for a few renames.
 inline constexpr std::chrono::seconds kFolderLockWait{10};
 
+// One exclusive flock on `fd`, tried until `wait` has passed (zero: tried once), an
+// interrupted try tried again: Held, Busy (another holder kept it past the wait), or
+// Unsupported (a file system without locks, where the caller goes on unguarded). The lock
+// goes with the descriptor.
+enum class FileLock { Held, Busy, Unsupported };
+FileLock lockExclusive(int fd, std::chrono::milliseconds wait);
+
 // 16 hex digits from std::random_device: the id that pairs two exports of one run (and
 // that keeps the ranks of one launch apart from another's).
 std::string randomId();

@@ -29,7 +29,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <fstream>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 using namespace accumlab;
@@ -517,6 +519,54 @@ private slots:
         const QFileInfo after(target);
         QCOMPARE(after.isDir(), node == "folder");
         QCOMPARE(after.isFile(), false);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden | QDir::System),
+                 QStringList{QStringLiteral("window.png")});
+        LanguageManager::instance()->setLanguage(QStringLiteral("en"));
+    }
+
+    // A disk that fills while a screenshot is written (a file-size limit stands for it: the
+    // write fails with EFBIG): the content's sentence in the window's language with the OS's
+    // words inside it, nothing left beside the target, an earlier file kept.
+    void fullDiskIsSaidInTheWindowsLanguage_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("words");
+        QTest::newRow("en") << "en" << "cannot write ";
+        QTest::newRow("fa") << "fa" << QStringLiteral("نمی‌توان");
+    }
+    void fullDiskIsSaidInTheWindowsLanguage()
+    {
+        QFETCH(QString, language);
+        QFETCH(QString, words);
+        LanguageManager::instance()->setLanguage(language);
+        QTemporaryDir dir;
+        const QString target = dir.filePath(QStringLiteral("window.png"));
+        {
+            QFile earlier(target);
+            QVERIFY(earlier.open(QIODevice::WriteOnly));
+            earlier.write("earlier");
+        }
+        MainWindow w(false);
+        QString error;
+        bool saved = true;
+        {
+            const auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+            rlimit old{};
+            QCOMPARE(::getrlimit(RLIMIT_FSIZE, &old), 0);
+            rlimit small = old;
+            small.rlim_cur = 1024; // a window's PNG is far larger
+            QCOMPARE(::setrlimit(RLIMIT_FSIZE, &small), 0);
+            saved = w.files()->saveScreenshot(target, &error);
+            QCOMPARE(::setrlimit(RLIMIT_FSIZE, &old), 0);
+            std::signal(SIGXFSZ, oldHandler);
+        }
+        QVERIFY(!saved);
+        QVERIFY2(error.contains(words) && error.contains(target) && error.contains(QStringLiteral("large")),
+                 qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("Could not write")), qPrintable(error));
+        QFile kept(target);
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("earlier"));
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden | QDir::System),
                  QStringList{QStringLiteral("window.png")});
         LanguageManager::instance()->setLanguage(QStringLiteral("en"));

@@ -33,10 +33,10 @@ bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *erro
                    std::string(bytes.constData(), static_cast<size_t>(bytes.size())))
             .commit();
     } catch (const ExportError &e) {
-        // A destination that is not a file (a folder, a device, a FIFO) or a folder another
-        // program keeps locked is said in a whole sentence of the window's language; the OS's
-        // own words otherwise.
-        if (e.code().rfind("export/target-is-", 0) == 0 || e.code() == "export/folder-busy") {
+        // Every coded refusal (a folder or a device where the file goes, a locked folder, a
+        // full disk or a read-only folder) is the content's sentence in the window's language,
+        // the OS's own words inside it; an uncoded one keeps the OS's words alone.
+        if (!e.code().empty()) {
             if (error)
                 *error = errorSentence(e);
             return false;
