@@ -1,21 +1,22 @@
-// The accumulation engine's window loop.
+// The accumulation engine's window loop: the one accumulation window. The sweep, teaching
+// mode, the equivalence check, the memory lab and the thread ranks all run it.
 //
-// One effective (optimizer) step:
+// One effective (optimizer) step, as runMicro below reads (one call per micro-batch):
 //   zero the gradient buffers once at the window start;
 //   for each of the N micro-batches: forward, loss / N (Scaling::Divide), backward into the
 //   same buffers; non-final micro-batches skip the gradient sync when noSync is on;
-//   after the last micro-batch read the norms (one host transfer) and step the optimizer once.
-// Teaching bugs: Scaling::None leaves the loss undivided (SGD's update becomes N times the
-// correct one); stepEveryMicro calls the optimizer after every backward inside the window.
-// The classic bugs of AccumBug plug in at the line each one gets wrong. With a clip norm the
-// window's synced sum is clipped once before the step. This is the one
-// accumulation window: the sweep, teaching mode and the equivalence check all run it.
-// With the loss scaler (float16, core/loss_scaler.h) each micro-batch's loss / N is multiplied
-// by the scale before backward; after the last micro-batch (and the sync) the buffers are
-// unscaled once and checked for Inf/NaN, then clipped; a window with an Inf/NaN skips its
-// optimizer step (the optimizer's state and the LR schedule stay where they were), and the
-// scaler's update() runs once. The scaler's pitfalls (ScalerBug) plug in at the line each gets
-// wrong.
+//   after the last micro-batch read the norms (one host transfer) and step the optimizer once,
+//   then the LR schedule once.
+// With a clip norm the window's synced sum is clipped once before the step. With the loss
+// scaler (float16, core/loss_scaler.h) each micro-batch's loss / N is multiplied by the scale
+// before backward; after the last micro-batch (and the sync) the buffers are unscaled once and
+// checked for Inf/NaN, then clipped; a window with an Inf/NaN skips its optimizer step (the
+// optimizer's state and the LR schedule stay where they were), and the scaler's update() runs
+// once.
+// The planted bugs are hooks named after them (bugZeroInLoop, bugSkipsThisMicro, ...; the
+// scaler's pitfalls in pitfallsInLoop and stepWindow), each at the line it gets wrong, with
+// its one-line story: Scaling::None leaves the loss undivided (SGD's update becomes N times
+// the correct one); stepEveryMicro calls the optimizer after every backward.
 #include "core/engine.h"
 
 #include "core/cpu_memory.h"
@@ -200,100 +201,118 @@ struct AccumEngine::Impl {
         return config.scaling == Scaling::Divide ? n : 1.0;
     }
 
+    // ---- The window, as the lesson writes it ----------------------------------------------
+    // One call runs micro-batch k of the open window; each statement's lesson line is on its
+    // right. The planted bugs (AccumBug, stepEveryMicro, Scaling::None) and the scaler's
+    // pitfalls (ScalerBug) are the bug* and pitfall* hooks, each at the line it gets wrong.
+    //   optimizer.zero_grad()                            once, when the window opens
+    //   for k in range(N):
+    //       loss = criterion(model(x[k]), y[k]) / N      (* scaler.scale with float16)
+    //       loss.backward()                              adds into the same .grad buffers
+    //       (inside model.no_sync() for every k but the last)
+    //   scaler.unscale_(optimizer); clip_grad_norm_(...); optimizer.step(); scheduler.step();
+    //   scaler.update()                                  once per window
     bool runMicro(EngineObserver *observer, const CancelToken *cancel)
     {
         if (cancel && cancel->cancelled())
             throw Cancelled{};
         if (!open)
-            openWindow();
-        const int64_t n = config.accumSteps;
-        const bool lastMicro = micro == n - 1;
+            openWindow();                                      // optimizer.zero_grad()
+        const bool lastMicro = micro == config.accumSteps - 1; // for k in range(N):
+        bugZeroInLoop();
+        const torch::Tensor raw = forwardBackward(lastMicro);  //     (loss / N).backward()
+        ++microBatches;
+        pitfallsInLoop(lastMicro);
+        bugClipInLoop();
+        const bool stepPoint = config.stepEveryMicro || lastMicro;
+        const auto work = startWindowWork(stepPoint);
+        const bool synced = !config.noSync || lastMicro;       //     no_sync() on all but the last
+        if (synced)
+            allReduceBuffers();
+        WindowEnd end;
+        if (stepPoint)                                         // step-every-micro: every k
+            end = stepWindow(lastMicro);                       // unscale_, clip, step, scheduler, update
+        bugScheduleInLoop();
+        stopWindowWork(work);
+        reportMicro(observer, raw, lastMicro, synced, end);
+        ++micro;
+        if (!lastMicro)
+            return false;
+        closeWindow(observer, end);
+        return true;
+    }
 
-        if (config.bug == AccumBug::ZeroEveryMicro && micro > 0)
-            optimizer->zeroGrad(); // the bug: zero_grad() inside the loop
-        // loss / N so the buffers sum to the window's mean gradient (a division by 1 is skipped).
-        const double divisor = lossDivisor();
-        // The skip-last bug's loop stops one short: the last micro-batch is drawn, never run.
-        const bool skipped = config.bug == AccumBug::SkipLastMicro && lastMicro;
+    // What the window's step point leaves for the reports.
+    struct WindowEnd {
+        std::vector<double> hostNorms; // the last micro-batch's: the window's P norms
+        double windowLoss = 0.0;       // the mean raw loss of the micro-batches that ran
+        bool stepped = false;
+        bool skipStep = false;         // the scaler found an Inf/NaN: no step this window
+    };
+
+    // loss = criterion(model(x[k]), y[k]) / N (times the scaler's scale); loss.backward().
+    // Returns the raw loss (undefined when the skip-last bug left the micro-batch out).
+    torch::Tensor forwardBackward(bool lastMicro)
+    {
         torch::Tensor raw;
         // The loss scaler's factor (scaler.scale(loss)), and a planted spike's.
         windowScale = scaler ? scaler->scale() : 1.0;
         const bool spike = config.lossScaler.spikeWindow == windowsDone && config.lossScaler.spikeMicro == micro;
         const double factor = windowScale * (spike ? kSpikeFactor : 1.0);
-        if (!skipped) {
-            const int passes = config.bug == AccumBug::CountMicroTwice && micro == 0 ? 2 : 1;
-            const auto x = data->inputs(windowX[micro], windowY[micro]); // x: (micro, in)
-            // skip-overflowed-micro keeps the buffers as they were, to drop an overflowed micro-batch.
-            torch::Tensor before;
-            if (scalerBug() == ScalerBug::SkipOverflowedMicro)
-                before = optimizer->flatGrad().clone();
-            for (int pass = 0; pass < passes; ++pass) {
-                auto logits = model->forward(x);                         // logits: (micro, classes)
-                raw = torch::cross_entropy_loss(logits, windowY[micro]); // raw: () mean over the micro-batch
-                auto scaled = divisor != 1.0 ? raw / divisor : raw;
-                if (factor != 1.0)
-                    scaled = scaled * factor; // scaler.scale(loss / N)
-                scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
-            }
-            windowLosses.push_back(raw.detach());
-            if (probe)
-                probe->afterBackward(optimizer->grads(), micro);
-            if (before.defined() && buffersNonFinite()) {
-                torch::NoGradGuard noGrad;
-                optimizer->flatGrad().copy_(before); // the pitfall: drop this micro-batch, keep the window
-                windowDropped = true;
-            }
+        if (bugSkipsThisMicro(lastMicro))
+            return raw;
+        const double divisor = lossDivisor(); // N (a division by 1 is skipped)
+        const auto x = data->inputs(windowX[micro], windowY[micro]); // x: (micro, in)
+        // skip-overflowed-micro keeps the buffers as they were, to drop an overflowed micro-batch.
+        torch::Tensor before;
+        if (scalerBug() == ScalerBug::SkipOverflowedMicro)
+            before = optimizer->flatGrad().clone();
+        for (int pass = 0; pass < bugPassesOfThisMicro(); ++pass) {
+            auto logits = model->forward(x);                         // logits: (micro, classes)
+            raw = torch::cross_entropy_loss(logits, windowY[micro]); // raw: () mean over the micro-batch
+            auto scaled = divisor != 1.0 ? raw / divisor : raw;
+            if (factor != 1.0)
+                scaled = scaled * factor; // scaler.scale(loss / N)
+            scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
         }
-        ++microBatches;
-        // The pitfalls that call the scaler inside the loop: unscale_() after every backward (the
-        // second call raises), update() after every micro-batch but the last (whose update is the
-        // window's own, below).
-        if (scalerBug() == ScalerBug::UnscaleEveryMicro)
-            unscaleBuffers();
-        if (scalerBug() == ScalerBug::UpdateEveryMicro && !lastMicro)
-            scaler->update(buffersNonFinite());
-        // The clip-each-micro bug: clip_grad_norm_ inside the loop, on the partial sum.
-        if (config.bug == AccumBug::ClipEachMicro)
-            optimizer->clipGradNorm(clipNorm);
+        windowLosses.push_back(raw.detach());
+        if (probe)
+            probe->afterBackward(optimizer->grads(), micro);
+        if (before.defined() && buffersNonFinite()) {
+            torch::NoGradGuard noGrad;
+            optimizer->flatGrad().copy_(before); // the pitfall: drop this micro-batch, keep the window
+            windowDropped = true;
+        }
+        return raw;
+    }
 
-        // The window's own work from here (what a step-every-micro loop does after every one).
-        const bool stepPoint = config.stepEveryMicro || lastMicro;
-        const auto windowWork = startWindowWork(stepPoint);
-        const bool doSync = !config.noSync || lastMicro;
-        if (doSync) {
-            sync->allReduceMean(optimizer->flatGrad());
-            ++syncCalls;
-        }
-        // The scaler: unscale once (unless a pitfall already did), then look for Inf/NaN.
+    // The gradient all-reduce, once per window when no_sync() covers the others.
+    void allReduceBuffers()
+    {
+        sync->allReduceMean(optimizer->flatGrad());
+        ++syncCalls;
+    }
+
+    // The window's step point: scaler.unscale_(optimizer) and its Inf/NaN check, clip once,
+    // read the norms (one host transfer, on the last micro-batch), optimizer.step() and
+    // scheduler.step() (or no step for a window with an Inf/NaN), scaler.update().
+    WindowEnd stepWindow(bool lastMicro)
+    {
+        WindowEnd end;
         bool foundInf = false;
-        if (scaler && stepPoint) {
+        if (scaler) { // unscale once (unless a pitfall already did), then look for Inf/NaN
             foundInf = scaler->state().unscaledSinceUpdate ? buffersNonFinite() : unscaleBuffers();
             foundInf = foundInf || windowDropped; // the dropped micro-batch overflowed
         }
-        const bool skipStep = foundInf && !(scalerBug() == ScalerBug::SkipOverflowedMicro && windowDropped);
+        end.skipStep = foundInf && !(scalerBug() == ScalerBug::SkipOverflowedMicro && windowDropped);
         // The correct loop clips once, the window's synced (and unscaled) sum, just before the step.
-        if (lastMicro && clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro && !skipStep)
+        if (lastMicro && clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro && !end.skipStep)
             optimizer->clipGradNorm(clipNorm);
-
-        // Before the last step the window's norms are read in one host transfer.
-        std::vector<double> hostNorms;
-        double windowLoss = 0.0;
-        if (lastMicro) {
-            torch::NoGradGuard noGrad;
-            auto scalars = optimizer->gradNormList(); // P 0-d norms, then the raw losses that ran
-            scalars.insert(scalars.end(), windowLosses.begin(), windowLosses.end());
-            hostNorms = toVector(torch::stack(scalars)); // (P + ran,) on the host
-            const auto ran = static_cast<int64_t>(windowLosses.size());
-            for (int64_t i = 0; i < ran; ++i)
-                windowLoss += hostNorms[hostNorms.size() - 1 - i];
-            windowLoss = ran > 0 ? windowLoss / static_cast<double>(ran) : std::nan("");
-            hostNorms.resize(hostNorms.size() - ran);
-        }
-
-        bool stepped = false;
-        if (stepPoint && skipStep)
+        if (lastMicro)
+            readWindowNorms(end);
+        if (end.skipStep) {
             scaler->noteSkippedWindow(); // no step: the state and the schedule stay
-        if (stepPoint && !skipStep) {
+        } else {
             if (probe)
                 probe->beforeStep(optimizer->grads(), optimizer->params(), lastMicro);
             lastLr = scheduledLr(config.optimizer, schedulerSteps, lrWarmup);
@@ -302,65 +321,116 @@ struct AccumEngine::Impl {
             if (probe)
                 probe->afterStep(optimizer->params(), optimizer->stateStep(), lastMicro);
             ++optimizerSteps;
-            stepped = true;
+            end.stepped = true;
             if (config.bug != AccumBug::ScheduleEveryMicro)
                 ++schedulerSteps; // scheduler.step() once per optimizer update
         }
-        if (config.bug == AccumBug::ScheduleEveryMicro)
-            ++schedulerSteps; // the bug: scheduler.step() in the micro-batch loop
-        if (scaler && stepPoint)
+        if (scaler)
             scaler->update(foundInf); // scaler.update(): once per optimizer window
-        stopWindowWork(windowWork);
+        return end;
+    }
 
-        if (observer && observer->wantsMicroBatchDetail()) {
-            MicroBatchEvent e;
-            e.step = windowsDone;
-            e.microIndex = micro;
-            e.accumSteps = n;
-            e.microLoss = skipped ? std::nan("") : raw.detach().to(torch::kFloat64).item<double>();
-            e.gradNorms = lastMicro ? hostNorms : toVector(optimizer->gradNorms());
-            measureFills(e);
-            e.synced = doSync;
-            e.optimizerStepped = stepped;
-            e.syncCalls = syncCalls;
-            e.optimizerSteps = optimizerSteps;
-            e.optimizerStateStep = optimizer->stateStep();
-            e.microBatches = microBatches;
-            e.float16Path = toString(halfMode);
-            if (scaler) {
-                e.lossScaling = true;
-                e.scalerState = scaler->state();
-            }
-            observer->onMicroBatch(e);
+    // Before the last step the window's norms and losses are read in one host transfer.
+    void readWindowNorms(WindowEnd &end)
+    {
+        torch::NoGradGuard noGrad;
+        auto scalars = optimizer->gradNormList(); // P 0-d norms, then the raw losses that ran
+        scalars.insert(scalars.end(), windowLosses.begin(), windowLosses.end());
+        end.hostNorms = toVector(torch::stack(scalars)); // (P + ran,) on the host
+        const auto ran = static_cast<int64_t>(windowLosses.size());
+        for (int64_t i = 0; i < ran; ++i)
+            end.windowLoss += end.hostNorms[end.hostNorms.size() - 1 - i];
+        end.windowLoss = ran > 0 ? end.windowLoss / static_cast<double>(ran) : std::nan("");
+        end.hostNorms.resize(end.hostNorms.size() - ran);
+    }
+
+    // ---- The zoo's hooks: each a planted bug at the line it gets wrong ----------------------
+    // zero-every-micro: optimizer.zero_grad() inside the loop wipes the micro-batches before.
+    void bugZeroInLoop()
+    {
+        if (config.bug == AccumBug::ZeroEveryMicro && micro > 0)
+            optimizer->zeroGrad();
+    }
+    // skip-last-micro: the loop stops one short; the last micro-batch is drawn, never run.
+    bool bugSkipsThisMicro(bool lastMicro) const { return config.bug == AccumBug::SkipLastMicro && lastMicro; }
+    // count-micro-twice: the first micro-batch's backward runs twice (a retried batch).
+    int bugPassesOfThisMicro() const { return config.bug == AccumBug::CountMicroTwice && micro == 0 ? 2 : 1; }
+    // clip-each-micro: clip_grad_norm_ inside the loop, on the partial sum.
+    void bugClipInLoop()
+    {
+        if (config.bug == AccumBug::ClipEachMicro)
+            optimizer->clipGradNorm(clipNorm);
+    }
+    // schedule-every-micro: scheduler.step() in the micro-batch loop, N times per update.
+    void bugScheduleInLoop()
+    {
+        if (config.bug == AccumBug::ScheduleEveryMicro)
+            ++schedulerSteps;
+    }
+    // (never-zero forgets zero_grad() after the first window: openWindow; divide-by-n-plus-one
+    // and no-division change the divisor: lossDivisor.)
+
+    // The scaler's pitfalls inside the loop: unscale_() after every backward (the second call
+    // raises), update() after every micro-batch but the last (whose update is the window's own).
+    void pitfallsInLoop(bool lastMicro)
+    {
+        if (scalerBug() == ScalerBug::UnscaleEveryMicro)
+            unscaleBuffers();
+        if (scalerBug() == ScalerBug::UpdateEveryMicro && !lastMicro)
+            scaler->update(buffersNonFinite());
+    }
+
+    // ---- Reports ------------------------------------------------------------------------------
+    void reportMicro(EngineObserver *observer, const torch::Tensor &raw, bool lastMicro, bool synced, const WindowEnd &end)
+    {
+        if (!observer || !observer->wantsMicroBatchDetail())
+            return;
+        MicroBatchEvent e;
+        e.step = windowsDone;
+        e.microIndex = micro;
+        e.accumSteps = config.accumSteps;
+        e.microLoss = raw.defined() ? raw.detach().to(torch::kFloat64).item<double>() : std::nan("");
+        e.gradNorms = lastMicro ? end.hostNorms : toVector(optimizer->gradNorms());
+        measureFills(e);
+        e.synced = synced;
+        e.optimizerStepped = end.stepped;
+        e.syncCalls = syncCalls;
+        e.optimizerSteps = optimizerSteps;
+        e.optimizerStateStep = optimizer->stateStep();
+        e.microBatches = microBatches;
+        e.float16Path = toString(halfMode);
+        if (scaler) {
+            e.lossScaling = true;
+            e.scalerState = scaler->state();
         }
+        observer->onMicroBatch(e);
+    }
 
-        ++micro;
-        if (!lastMicro)
-            return false;
-
+    void closeWindow(EngineObserver *observer, WindowEnd &end)
+    {
         StepResult r;
         r.step = windowsDone++;
-        r.loss = windowLoss;
+        r.loss = end.windowLoss;
         // The lesson logs scaled.item() * accum_steps: the raw loss back with division, N times
         // it without, so the bug shows in the log.
-        r.loggedLoss = windowLoss * static_cast<double>(n) / lossDivisor();
+        r.loggedLoss = end.windowLoss * static_cast<double>(config.accumSteps) / lossDivisor();
         if (scalerBug() == ScalerBug::LogScaledLoss)
             r.loggedLoss *= windowScale; // the pitfall: the scaled loss logged
         r.float16Path = toString(halfMode);
         if (scaler) {
             r.lossScaling = true;
             r.lossScale = windowScale;
-            r.stepSkipped = skipStep;
+            r.stepSkipped = end.skipStep;
             r.scalerState = scaler->state();
         }
-        r.layerGradNorms = std::move(hostNorms);
+        r.layerGradNorms = std::move(end.hostNorms);
         r.gradNorm = l2(r.layerGradNorms);
         r.lr = lastLr;
         r.schedulerSteps = schedulerSteps;
         // A window whose loop ran no micro-batch (skip-last-micro at accum_steps 1) has no loss
         // to judge; its buffers still do.
         // A window skipped for an Inf/NaN is the scaler doing its work, not a divergence.
-        r.finite = (windowLosses.empty() || std::isfinite(r.loss)) && (std::isfinite(r.gradNorm) || skipStep);
+        r.finite = (windowLosses.empty() || std::isfinite(r.loss)) && (std::isfinite(r.gradNorm) || end.skipStep);
         r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - windowStart).count();
         r.syncCalls = syncCalls;
         r.optimizerSteps = optimizerSteps;
@@ -370,7 +440,6 @@ struct AccumEngine::Impl {
         open = false;
         if (observer)
             observer->onStep(last);
-        return true;
     }
 
     // The buffers' fills of `e` (MicroBatchEvent::fills), when the window's reference is known.
