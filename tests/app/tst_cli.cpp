@@ -16,6 +16,11 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include "cli_run.h"
+
+using accumlab::test::CliRun;
+using accumlab::test::runCli;
+
 #include <sys/stat.h>
 
 #include <csignal>
@@ -25,29 +30,7 @@ using namespace accumlab;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
 
-Run runCli(const QStringList &args, const QString &workDir = {}, const QMap<QString, QString> &env = {})
-{
-    QProcess p;
-    if (!env.isEmpty()) {
-        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-        for (auto it = env.begin(); it != env.end(); ++it)
-            e.insert(it.key(), it.value());
-        p.setProcessEnvironment(e);
-    }
-    if (!workDir.isEmpty())
-        p.setWorkingDirectory(workDir);
-    p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
-    if (!p.waitForFinished(240000))
-        qFatal("accumlab-cli did not finish");
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 QStringList fastSweep() { return {"--accum-grid", "1,2", "--num-steps", "3", "--warmup-steps", "0", "--threads", "1"}; }
 
@@ -80,8 +63,8 @@ private slots:
         QFETCH(QString, value);
         QFETCH(int, exitCode);
         QTemporaryDir dir;
-        const Run r = runCli({"--no-write", "--accum-grid", "1", "--num-steps", "1", "--threads", "1"}, dir.path(),
-                             {{"OMP_NUM_THREADS", value}});
+        const CliRun r = runCli({"--no-write", "--accum-grid", "1", "--num-steps", "1", "--threads", "1"},
+                                {{"OMP_NUM_THREADS", value}}, dir.path());
         QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
         if (exitCode == 2) {
             QCOMPARE(r.err, "accumlab-cli: error: OMP_NUM_THREADS='" + value +
@@ -96,7 +79,7 @@ private slots:
     void mainJobWritesBothExports()
     {
         QTemporaryDir dir;
-        const Run r = runCli(fastSweep() + QStringList{"--out-dir", dir.filePath("out")});
+        const CliRun r = runCli(fastSweep() + QStringList{"--out-dir", dir.filePath("out")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.out.contains("equivalence holds"));
         QVERIFY(r.out.contains(QRegularExpression(R"(eff_batch\s+accum\s+micro\s+sps\s+median_ms\s+syncs\s+loss)")));
@@ -118,7 +101,7 @@ private slots:
     void noWriteWritesNothing()
     {
         QTemporaryDir dir;
-        const Run r = runCli(fastSweep() + QStringList{"--no-write"}, dir.path());
+        const CliRun r = runCli(fastSweep() + QStringList{"--no-write"}, {}, dir.path());
         QCOMPARE(r.exitCode, 0);
         QVERIFY(QDir(dir.path()).isEmpty());
     }
@@ -128,7 +111,7 @@ private slots:
     void float16LossScalingCounters()
     {
         QTemporaryDir dir;
-        const Run r = runCli(fastSweep() + QStringList{"--dtype", "float16", "--loss-scaling", "--out-dir", dir.filePath("out")});
+        const CliRun r = runCli(fastSweep() + QStringList{"--dtype", "float16", "--loss-scaling", "--out-dir", dir.filePath("out")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // 3 timed windows per point, warm-up 0: one unscale each, nothing skipped, the default scale.
         QVERIFY2(r.out.contains(QRegularExpression(
@@ -166,7 +149,7 @@ private slots:
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
         QFETCH(QString, stderrMentions);
-        const Run r = runCli(QStringList{"equivalence"} + args);
+        const CliRun r = runCli(QStringList{"equivalence"} + args);
         QCOMPARE(r.exitCode, exitCode);
         QJsonParseError error;
         const auto doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
@@ -330,7 +313,7 @@ private slots:
         QFETCH(QString, bug);
         QFETCH(int, exitCode);
         QFETCH(QString, mentions);
-        const Run r = runCli({"equivalence", "--bug", bug});
+        const CliRun r = runCli({"equivalence", "--bug", bug});
         QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         if (exitCode == 1)
@@ -340,7 +323,7 @@ private slots:
     void bugList()
     {
         for (const QStringList &args : {QStringList{"--bug", "list"}, QStringList{"equivalence", "--bug", "list"}}) {
-            const Run r = runCli(args);
+            const CliRun r = runCli(args);
             QCOMPARE(r.exitCode, 0);
             for (const std::string &name : accumBugNames())
                 QVERIFY2(r.out.contains("  " + QString::fromStdString(name) + " "), name.c_str());
@@ -350,7 +333,7 @@ private slots:
     void leadingZerosAreDecimal()
     {
         QTemporaryDir dir;
-        const Run r = runCli({"--no-write", "--micro-batch", "010", "--accum-grid", "01,003", "--num-steps", "02"}, dir.path());
+        const CliRun r = runCli({"--no-write", "--micro-batch", "010", "--accum-grid", "01,003", "--num-steps", "02"}, {}, dir.path());
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // eff_batch accum micro: 10 = 10 x 1 and 30 = 10 x 3.
         QVERIFY2(QRegularExpression(QStringLiteral("\\n\\s+10\\s+1\\s+10\\s")).match(r.out).hasMatch(), qPrintable(r.out));
@@ -365,7 +348,7 @@ private slots:
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.write("x");
         blocker.close();
-        const Run r = runCli(args, dir.path());
+        const CliRun r = runCli(args, {}, dir.path());
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.out, QString()); // no work ran
         QCOMPARE(r.err.count('\n'), 1);
@@ -387,7 +370,7 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
-        const Run r = runCli(QStringList{"oom-demo", "--json", "--device", "cpu"} + args);
+        const CliRun r = runCli(QStringList{"oom-demo", "--json", "--device", "cpu"} + args);
         QCOMPARE(r.exitCode, exitCode);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(o.value("full_batch_out_of_memory").toBool(), exitCode == 0);
@@ -408,7 +391,7 @@ private slots:
     void tradeoffWritesAReadableFile()
     {
         QTemporaryDir dir;
-        const Run r = runCli({"tradeoff", "--device", "cpu", "--num-steps", "2", "--out-dir", dir.filePath("out")});
+        const CliRun r = runCli({"tradeoff", "--device", "cpu", "--num-steps", "2", "--out-dir", dir.filePath("out")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("CPU out of memory"), qPrintable(r.out));
         QFile f(dir.filePath("out/accum-tradeoff.json"));
@@ -422,7 +405,7 @@ private slots:
 
     void finderSaysItInWords()
     {
-        const Run r = runCli({"find-micro-batch", "--device", "cpu"});
+        const CliRun r = runCli({"find-micro-batch", "--device", "cpu"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("micro-batch 64: out of memory"), qPrintable(r.out));
         QVERIFY2(r.out.contains("32 samples fit; effective 512 = 32 x 16 x 1"), qPrintable(r.out));
@@ -440,7 +423,7 @@ private slots:
         QFETCH(QStringList, args);
         if (QFileInfo::exists("/dev/nvidia0"))
             QSKIP("this machine has a GPU");
-        const Run r = runCli(args);
+        const CliRun r = runCli(args);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("CUDA"), qPrintable(r.err));
         QCOMPARE(r.err.count('\n'), 1);
@@ -506,7 +489,7 @@ private slots:
     void divergenceIsReportedAndTheSweepCarriesOn()
     {
         QTemporaryDir dir;
-        const Run r = runCli({"--scaling", "none", "--lr", "0.7", "--accum-grid", "16,1", "--num-steps", "20",
+        const CliRun r = runCli({"--scaling", "none", "--lr", "0.7", "--accum-grid", "16,1", "--num-steps", "20",
                               "--warmup-steps", "1", "--threads", "1", "--out-dir", dir.path()});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile curve(dir.filePath("accum-curve.json"));
@@ -553,7 +536,7 @@ private slots:
         QFETCH(int, exitCode);
         QFETCH(QString, reason);
         QFETCH(int, atMost);
-        const Run r = runCli(args);
+        const CliRun r = runCli(args);
         QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
         const QJsonObject json = QJsonDocument::fromJson(r.out.toUtf8()).object();
         QCOMPARE(json.value("windows").toInt(), 50);
@@ -620,7 +603,7 @@ private slots:
         }
         QElapsedTimer clock;
         clock.start();
-        const Run r = runCli(args, dir.path());
+        const CliRun r = runCli(args, {}, dir.path());
         QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
         QCOMPARE(r.out, QString());
         QCOMPARE(r.err.count('\n'), 1);
@@ -635,7 +618,7 @@ private slots:
     void modelWidthAndRecipeLanguage()
     {
         QTemporaryDir dir;
-        const Run r = runCli(fastSweep() + QStringList{"--hidden", "32", "--lang", "fa", "--out-dir", dir.path()});
+        const CliRun r = runCli(fastSweep() + QStringList{"--hidden", "32", "--lang", "fa", "--out-dir", dir.path()});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QFile curve(dir.filePath("accum-curve.json"));
         QVERIFY(curve.open(QIODevice::ReadOnly));
@@ -644,7 +627,7 @@ private slots:
         // Weights and gradients of the 64-32-32-16 model alone are 4 x 3.7k parameters x 2.
         QVERIFY(file.raw.at("points")[0].at("peak_mem_bytes").get<int64_t>() > 2 * 4 * 3600);
         QTemporaryDir off;
-        const Run r2 = runCli(fastSweep() + QStringList{"--memory-counter", "off", "--hidden", "32", "--out-dir", off.path()});
+        const CliRun r2 = runCli(fastSweep() + QStringList{"--memory-counter", "off", "--hidden", "32", "--out-dir", off.path()});
         QVERIFY2(r2.exitCode == 0, qPrintable(r2.err));
         QFile offCurve(off.filePath("accum-curve.json"));
         QVERIFY(offCurve.open(QIODevice::ReadOnly));
@@ -709,10 +692,10 @@ private slots:
         QFETCH(QString, option);
         QFETCH(QString, expected);
         // One run per command's help (each start loads LibTorch).
-        static QHash<QString, Run> helps;
+        static QHash<QString, CliRun> helps;
         if (!helps.contains(command))
             helps.insert(command, runCli(command.isEmpty() ? QStringList{"--help"} : QStringList{command, "--help"}));
-        const Run &r = helps[command];
+        const CliRun &r = helps[command];
         QCOMPARE(r.exitCode, 0);
         // CLI11 writes "  --option TYPE=default  description".
         const QRegularExpression line("^\\s+" + QRegularExpression::escape(option) + "\\s+[^=\\s]+=(\\S+)",

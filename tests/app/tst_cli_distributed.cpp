@@ -13,6 +13,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "cli_run.h"
+
+using accumlab::test::CliRun;
+using accumlab::test::runCli;
+
 #include <arpa/inet.h>
 #include <atomic>
 #include <netinet/in.h>
@@ -29,32 +34,7 @@ constexpr int kDistTimeoutS = 3;
 // ... and must end well inside this bound (start-up, the timeout, the launcher's stop grace).
 constexpr qint64 kFaultBoundMs = 25000;
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-    qint64 ms = 0;
-};
 
-Run runCli(const QStringList &args, const QMap<QString, QString> &env = {}, const QString &workDir = {})
-{
-    QProcess p;
-    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-    for (const char *name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"})
-        e.remove(name);
-    for (auto it = env.begin(); it != env.end(); ++it)
-        e.insert(it.key(), it.value());
-    p.setProcessEnvironment(e);
-    if (!workDir.isEmpty())
-        p.setWorkingDirectory(workDir);
-    QElapsedTimer clock;
-    clock.start();
-    p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
-    if (!p.waitForFinished(120000))
-        qFatal("accumlab-cli did not finish");
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError()), clock.elapsed()};
-}
 
 QStringList fastSweep(const QString &grid = "1,2,4", const QString &steps = "3")
 {
@@ -141,11 +121,11 @@ QMap<QString, QString> rankEnv(int rank, const QString &port)
 }
 
 // Two ranks started by hand (as torchrun would), rank r with args[r].
-std::pair<Run, Run> twoRanks(const QStringList &args0, const QStringList &args1, const QString &workDir,
+std::pair<CliRun, CliRun> twoRanks(const QStringList &args0, const QStringList &args1, const QString &workDir,
                              const QMap<QString, QString> &extraEnv = {})
 {
     const QString port = QString::number(freePort());
-    Run r1;
+    CliRun r1;
     std::thread t([&] {
         auto e = rankEnv(1, port);
         for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it)
@@ -155,7 +135,7 @@ std::pair<Run, Run> twoRanks(const QStringList &args0, const QStringList &args1,
     auto e0 = rankEnv(0, port);
     for (auto it = extraEnv.begin(); it != extraEnv.end(); ++it)
         e0.insert(it.key(), it.value());
-    const Run r0 = runCli(args0, e0, workDir);
+    const CliRun r0 = runCli(args0, e0, workDir);
     t.join();
     return {r0, r1};
 }
@@ -191,7 +171,7 @@ private slots:
         QFETCH(int, exitCode);
         QFETCH(int, microBatch);
         QFETCH(QString, stderrMentions);
-        const Run r = runCli(QStringList{"equivalence", "--dist-timeout", "20"} + args);
+        const CliRun r = runCli(QStringList{"equivalence", "--dist-timeout", "20"} + args);
         QVERIFY2(r.exitCode == exitCode, qPrintable(r.err));
         QJsonParseError error;
         const auto doc = QJsonDocument::fromJson(r.out.toUtf8(), &error); // rank 0 alone prints: one object
@@ -226,7 +206,7 @@ private slots:
         QFETCH(int, world);
         QFETCH(bool, noSync);
         QTemporaryDir dir;
-        const Run r = runCli(fastSweep() + QStringList{"--world-size", QString::number(world), "--no-sync",
+        const CliRun r = runCli(fastSweep() + QStringList{"--world-size", QString::number(world), "--no-sync",
                                                        noSync ? "on" : "off", "--out-dir", dir.filePath("out")});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QCOMPARE(r.out.count("equivalence holds"), 1); // only rank 0 prints
@@ -279,7 +259,7 @@ private slots:
         old.write(earlier);
         old.close();
 
-        const Run r = runCli(fastSweep("1,2", "20") + QStringList{"--world-size", "2", "--dist-timeout",
+        const CliRun r = runCli(fastSweep("1,2", "20") + QStringList{"--world-size", "2", "--dist-timeout",
                                                             QString::number(kDistTimeoutS), "--out-dir",
                                                             dir.filePath("out")},
                              {{"ACCUMLAB_FAULT_RANK", faultRank}, {"ACCUMLAB_FAULT_AFTER", "10"},
@@ -301,13 +281,13 @@ private slots:
         const QString port = QString::number(squatter.port());
         QTemporaryDir dir;
         // The launcher refuses before starting a rank.
-        const Run launched = runCli(fastSweep() + QStringList{"--world-size", "2", "--master-port", port}, {}, dir.path());
+        const CliRun launched = runCli(fastSweep() + QStringList{"--world-size", "2", "--master-port", port}, {}, dir.path());
         QCOMPARE(launched.exitCode, 2);
         QCOMPARE(launched.err.count('\n'), 1);
         QVERIFY2(launched.err.contains("master port " + port + " on 127.0.0.1 is busy"), qPrintable(launched.err));
         QCOMPARE(dirListing(dir.path()), QString());
         // Rank 0 started by hand on the busy port cannot serve the store.
-        const Run byHand = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
+        const CliRun byHand = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
                                   {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}});
         QCOMPARE(byHand.exitCode, 3);
         QVERIFY2(byHand.err.contains("the port is busy"), qPrintable(byHand.err));
@@ -346,7 +326,7 @@ private slots:
         for (const QString &kv : env)
             vars.insert(kv.section('=', 0, 0), kv.section('=', 1));
         QTemporaryDir dir;
-        const Run r = runCli(args, vars, dir.path());
+        const CliRun r = runCli(args, vars, dir.path());
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.out, QString());
         QCOMPARE(r.err.count('\n'), 1);
@@ -368,7 +348,7 @@ private slots:
         // One bound for the whole rendezvous: the rank waits the timeout (rank 1 keeps knocking
         // for rank 0 all along) and not much longer, whatever stage it waits in.
         constexpr int kTimeoutS = 5;
-        const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kTimeoutS)},
+        const CliRun r = runCli({"equivalence", "--dist-timeout", QString::number(kTimeoutS)},
                              rankEnv(rank.toInt(), QString::number(freePort())), dir.path());
         QCOMPARE(r.exitCode, 3);
         QCOMPARE(r.out, QString());
@@ -397,7 +377,7 @@ private slots:
         QFETCH(QString, faultRank);
         QFETCH(QString, after);
         QTemporaryDir dir;
-        const Run r = runCli(fastSweep("1,2", "20") + QStringList{"--world-size", "2", "--dist-timeout",
+        const CliRun r = runCli(fastSweep("1,2", "20") + QStringList{"--world-size", "2", "--dist-timeout",
                                                             QString::number(kDistTimeoutS), "--out-dir",
                                                             dir.filePath("out")},
                              {{"ACCUMLAB_FAULT_RANK", faultRank}, {"ACCUMLAB_FAULT_AFTER", after},
@@ -416,7 +396,7 @@ private slots:
     {
         const Listener silent;
         QTemporaryDir dir;
-        const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
+        const CliRun r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
                              rankEnv(1, QString::number(silent.port())), dir.path());
         QCOMPARE(r.exitCode, 3);
         QCOMPARE(r.out, QString());
@@ -451,7 +431,7 @@ private slots:
 #endif
         const ForeignService service(reply, first);
         QTemporaryDir dir;
-        const Run r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
+        const CliRun r = runCli({"equivalence", "--dist-timeout", QString::number(kDistTimeoutS)},
                              rankEnv(1, QString::number(service.port())), dir.path());
         QCOMPARE(r.exitCode, 3);
         QCOMPARE(r.out, QString());
@@ -532,7 +512,7 @@ private slots:
             QVERIFY2(r1.exitCode == 0, qPrintable(r1.err));
             return;
         }
-        for (const Run &r : {r0, r1}) {
+        for (const CliRun &r : {r0, r1}) {
             QCOMPARE(r.exitCode, 2);
             QCOMPARE(r.out, QString());
             QCOMPARE(r.err.count('\n'), 1);
@@ -570,7 +550,7 @@ private slots:
         QFETCH(QString, ifname);
         QFETCH(int, exitCode);
         QTemporaryDir dir;
-        const Run r = runCli({"equivalence", "--world-size", "2", "--dist-timeout", "20"}, {{"GLOO_SOCKET_IFNAME", ifname}},
+        const CliRun r = runCli({"equivalence", "--world-size", "2", "--dist-timeout", "20"}, {{"GLOO_SOCKET_IFNAME", ifname}},
                              dir.path());
         QCOMPARE(r.exitCode, exitCode);
         if (exitCode == 0)
@@ -588,16 +568,16 @@ private slots:
     {
         const QString port = QString::number(freePort());
         QTemporaryDir a, b;
-        Run ra;
+        CliRun ra;
         // Long enough (about half a second of steps) that the two runs overlap: with a few
         // steps one launcher could finish before the other looked, and both would succeed.
         const QStringList args = fastSweep("1,2", "1500") + QStringList{"--world-size", "2", "--master-port", port,
                                                                         "--dist-timeout", "10"};
         std::thread t([&] { ra = runCli(args + QStringList{"--out-dir", a.filePath("out")}); });
-        const Run rb = runCli(args + QStringList{"--out-dir", b.filePath("out")});
+        const CliRun rb = runCli(args + QStringList{"--out-dir", b.filePath("out")});
         t.join();
         QVERIFY2((ra.exitCode == 0) != (rb.exitCode == 0), qPrintable(ra.err + rb.err));
-        const Run &lost = ra.exitCode == 0 ? rb : ra;
+        const CliRun &lost = ra.exitCode == 0 ? rb : ra;
         QVERIFY2(lost.exitCode == 2 || lost.exitCode == 3, qPrintable(lost.err));
         for (const QString &line : lost.err.split('\n', Qt::SkipEmptyParts))
             QVERIFY2(line.startsWith("accumlab-cli: error: "), qPrintable(line));
@@ -622,7 +602,7 @@ private slots:
         rank1.start(qEnvironmentVariable("ACCUMLAB_CLI"), {"equivalence", "--accum-steps", "2", "--dist-timeout", "20"});
         QVERIFY(rank1.waitForStarted());
         QThread::msleep(1500); // rank 1 knocks on a port nobody serves yet
-        const Run rank0 = runCli({"equivalence", "--accum-steps", "2", "--dist-timeout", "20"},
+        const CliRun rank0 = runCli({"equivalence", "--accum-steps", "2", "--dist-timeout", "20"},
                                  {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}});
         QVERIFY(rank1.waitForFinished(60000));
         QVERIFY2(rank0.exitCode == 0, qPrintable(rank0.err));

@@ -8,25 +8,16 @@
 #include <QProcess>
 #include <QtTest>
 
+#include "cli_run.h"
+
+using accumlab::test::CliRun;
+using accumlab::test::runCli;
+
 using namespace accumlab;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
 
-Run runCli(const QStringList &args)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
-    if (!p.waitForFinished(240000))
-        qFatal("accumlab-cli did not finish");
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
 
 } // namespace
 
@@ -37,7 +28,7 @@ private slots:
 
     void list()
     {
-        const Run r = runCli({"experiment", "list"});
+        const CliRun r = runCli({"experiment", "list"});
         QCOMPARE(r.exitCode, 0);
         const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), int(experimentCatalog().size()));
@@ -58,7 +49,7 @@ private slots:
     void json()
     {
         QFETCH(QString, id);
-        const Run r = runCli({"experiment", id, "--json", "--fast"});
+        const CliRun r = runCli({"experiment", id, "--json", "--fast"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QJsonParseError error;
         const auto doc = QJsonDocument::fromJson(r.out.toUtf8(), &error);
@@ -93,7 +84,7 @@ private slots:
 
     void textSummary()
     {
-        const Run r = runCli({"experiment", "no-division", "--fast"});
+        const CliRun r = runCli({"experiment", "no-division", "--fast"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QString::fromStdString(findExperiment("no-division")->title.in("en"))));
         QVERIFY(r.out.contains("[holds]"));
@@ -111,7 +102,7 @@ private slots:
     void badInput()
     {
         QFETCH(QStringList, args);
-        const Run r = runCli(args);
+        const CliRun r = runCli(args);
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.out, QString());
         QCOMPARE(r.err.count('\n'), 1);

@@ -8,6 +8,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "cli_run.h"
+
+using accumlab::test::CliRun;
+using accumlab::test::runCli;
+
 #include <cmath>
 
 #include <fstream>
@@ -23,33 +28,7 @@ constexpr int kTotalMicro = kWindows * kAccum;
 constexpr unsigned kKillSeed = 16;
 constexpr int kRandomKills = 5;
 
-struct Run {
-    bool crashed = false; // ended by a signal
-    int exitCode = -1;
-    QJsonObject json;
-    QString err;
-};
 
-Run runCli(const QStringList &args, const QMap<QString, QString> &env = {})
-{
-    QProcess p;
-    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
-    for (const char *name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT",
-                             "ACCUMLAB_FAULT_KILL_AT_MICRO", "ACCUMLAB_FAULT_KILL_POINT"})
-        e.remove(name);
-    for (auto it = env.begin(); it != env.end(); ++it)
-        e.insert(it.key(), it.value());
-    p.setProcessEnvironment(e);
-    p.start(qEnvironmentVariable("ACCUMLAB_CLI"), args);
-    if (!p.waitForFinished(120000))
-        qFatal("accumlab-cli did not finish");
-    Run r;
-    r.crashed = p.exitStatus() == QProcess::CrashExit;
-    r.exitCode = r.crashed ? -1 : p.exitCode();
-    r.json = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    return r;
-}
 
 // `optimizer` may end in "+float16": float16 with the loss scaler, whose scale grows every two
 // clean windows, so its state changes between checkpoints.
@@ -71,10 +50,10 @@ QString uninterruptedSha(const QString &optimizer, int world)
     static QMap<QString, QString> cache;
     const QString key = optimizer + QString::number(world);
     if (!cache.contains(key)) {
-        const Run r = runCli(trainArgs(optimizer, world));
+        const CliRun r = runCli(trainArgs(optimizer, world));
         if (r.exitCode != 0)
             qFatal("the uninterrupted run failed: %s", qPrintable(r.err));
-        cache[key] = r.json.value("params_sha256").toString();
+        cache[key] = r.json().value("params_sha256").toString();
     }
     return cache[key];
 }
@@ -123,26 +102,26 @@ private slots:
         const QString dir = tmp.filePath("ckpt");
         const QStringList args = trainArgs(optimizer, world) << "--checkpoint" << dir << "--checkpoint-every-micro"
                                                              << QString::number(every);
-        const Run killed = runCli(args, {{"ACCUMLAB_FAULT_KILL_AT_MICRO", QString::number(killAt)},
+        const CliRun killed = runCli(args, {{"ACCUMLAB_FAULT_KILL_AT_MICRO", QString::number(killAt)},
                                          {"ACCUMLAB_FAULT_KILL_POINT", point}});
         // One process dies of the signal; a launcher of ranks reports the killed rank (exit 3).
         QVERIFY2(world == 1 ? killed.crashed : killed.exitCode == 3, qPrintable(killed.err));
-        const Run resumed = runCli(QStringList(args) << "--resume" << dir);
+        const CliRun resumed = runCli(QStringList(args) << "--resume" << dir);
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
         // The latest whole checkpoint: the one at the kill point unless it was being written.
         const int expectedFrom = point == "after-micro" ? killAt / every * every : killAt - every;
-        const QJsonObject from = resumed.json.value("resumed_from").toObject();
+        const QJsonObject from = resumed.json().value("resumed_from").toObject();
         QCOMPARE(from.value("micro_batches").toInt(), expectedFrom);
         QCOMPARE(from.value("micro_index").toInt(), expectedFrom % kAccum);
-        QCOMPARE(resumed.json.value("micro_batches").toInt(), kTotalMicro);
-        QCOMPARE(resumed.json.value("params_sha256").toString(), uninterruptedSha(optimizer, world));
+        QCOMPARE(resumed.json().value("micro_batches").toInt(), kTotalMicro);
+        QCOMPARE(resumed.json().value("params_sha256").toString(), uninterruptedSha(optimizer, world));
         if (optimizer.endsWith(QLatin1String("+float16"))) {
             // The scaler's counters carried on: every window unscaled once, the scale grown
             // every two clean windows from 65536.
-            QVERIFY(resumed.json.value("float16_path").toString().startsWith(QLatin1String("float16")));
-            QCOMPARE(resumed.json.value("unscale_calls").toInt(), kWindows);
-            QCOMPARE(resumed.json.value("skipped_windows").toInt(), 0);
-            QCOMPARE(resumed.json.value("loss_scale").toDouble(), 65536.0 * std::pow(2.0, kWindows / 2));
+            QVERIFY(resumed.json().value("float16_path").toString().startsWith(QLatin1String("float16")));
+            QCOMPARE(resumed.json().value("unscale_calls").toInt(), kWindows);
+            QCOMPARE(resumed.json().value("skipped_windows").toInt(), 0);
+            QCOMPARE(resumed.json().value("loss_scale").toDouble(), 65536.0 * std::pow(2.0, kWindows / 2));
         }
     }
 
@@ -167,7 +146,7 @@ private slots:
         QFETCH(QString, words);
         QTemporaryDir tmp;
         const QString dir = tmp.filePath("ckpt");
-        const Run saved = runCli(trainArgs("sgd", 1) << "--checkpoint" << dir);
+        const CliRun saved = runCli(trainArgs("sgd", 1) << "--checkpoint" << dir);
         QVERIFY2(saved.exitCode == 0, qPrintable(saved.err));
         if (!damage.isEmpty()) {
             const QString file = dir + "/gen-000000000024/rank-0.ckpt";
@@ -182,7 +161,7 @@ private slots:
             f.seek(0);
             f.write(bytes);
         }
-        const Run r = runCli(resumeArgs << "--resume" << dir);
+        const CliRun r = runCli(resumeArgs << "--resume" << dir);
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(words), qPrintable(r.err));
     }
