@@ -237,27 +237,45 @@ Split parseSplit(const std::string &text)
 
 std::string toString(const Split &s) { return std::to_string(s.accumSteps) + "x" + std::to_string(s.microBatch); }
 
+AccumConfig equivalenceFixture()
+{
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.microBatch = 4;
+    c.accumSteps = 4;
+    c.optimizer = OptimizerConfig{OptimizerKind::Sgd, 0.1};
+    c.device = DeviceRequest::Cpu;
+    c.labels = LabelKind::Random; // the lesson's fixture draws random targets
+    c.seed = 7;
+    return c;
+}
+
+void setBigBatch(EquivalenceConfig &c, int64_t batch)
+{
+    requireRange(batch, 1, kMaxMicroBatch, "config/range-big-batch");
+    requireRange(c.run.accumSteps, 1, kMaxAccumSteps, "config/range-accum-steps");
+    requireRange(c.run.worldSize, 1, kMaxWorldSize, "config/range-world-size");
+    if (batch % (c.run.accumSteps * c.run.worldSize) != 0)
+        throw ConfigError("config/batch-does-not-divide",
+                          TextArgs{{{"batch", double(batch)},
+                                    {"accum", double(c.run.accumSteps)},
+                                    {"world", double(c.run.worldSize)}},
+                                   {}});
+    c.run.microBatch = batch / (c.run.accumSteps * c.run.worldSize);
+}
+
 void validate(const EquivalenceConfig &c)
 {
-    validateShape(c.shape);
-    validateOptimizer(c.optimizer);
-    requireRange(c.bigBatch, 1, kMaxMicroBatch, "config/range-big-batch");
-    requireRange(c.accumSteps, 1, kMaxAccumSteps, "config/range-accum-steps");
-    requireRange(c.worldSize, 1, kMaxWorldSize, "config/range-world-size");
-    if (c.bigBatch % (c.accumSteps * c.worldSize) != 0)
-        throw ConfigError("config/batch-does-not-divide",
-                          TextArgs{{{"batch", double(c.bigBatch)},
-                                    {"accum", double(c.accumSteps)},
-                                    {"world", double(c.worldSize)}},
-                                   {}});
+    validate(c.run);
+    requireRange(c.bigBatch(), 1, kMaxMicroBatch, "config/range-big-batch"); // one pass holds it
     if (c.compareSplit) {
         const Split &s = *c.compareSplit;
-        if (s.accumSteps * s.microBatch * c.worldSize != c.bigBatch) {
+        if (s.accumSteps * s.microBatch * c.run.worldSize != c.bigBatch()) {
             TextArgs args;
             putInteger(args, "accum", s.accumSteps);
             putInteger(args, "micro", s.microBatch);
-            putInteger(args, "world", c.worldSize);
-            putInteger(args, "batch", c.bigBatch);
+            putInteger(args, "world", c.run.worldSize);
+            putInteger(args, "batch", c.bigBatch());
             throw ConfigError("config/split-does-not-cover", args);
         }
     }

@@ -166,25 +166,26 @@ struct Split {
 Split parseSplit(const std::string &text);   // "ACCUMxMICRO", throws ConfigError
 std::string toString(const Split &);
 
-// The full-batch vs accumulated comparison. Defaults are the lesson's fixture:
-// in 32, hidden 48, 8 classes, a batch of 16 in 4 chunks, SGD lr 0.1, seed 7.
+// The lesson's equivalence fixture as a run: in 32, hidden 48, 8 classes, a batch of 16 in 4
+// micro-batches of 4 on one rank, SGD lr 0.1, random labels, seed 7, on the CPU.
+AccumConfig equivalenceFixture();
+
+// The full-batch vs accumulated comparison: the run whose window is checked (its micro-batches
+// over accum_steps and ranks make the big batch that the reference takes in one pass), and
+// what the comparison adds. One config: every setting of the run is the engine's own, so a
+// new one reaches the check, its JSON and the ranks' agreement without a copy.
 struct EquivalenceConfig {
-    ModelShape shape{32, 48, 8};
-    int64_t bigBatch = 16;
-    int64_t accumSteps = 4;
-    int64_t worldSize = 1;
-    OptimizerConfig optimizer{OptimizerKind::Sgd, 0.1};
-    Scaling scaling = Scaling::Divide;
-    bool stepEveryMicro = false;
-    AccumBug bug = AccumBug::None;
-    DType dtype = DType::Float32;
-    DeviceRequest device = DeviceRequest::Cpu;
-    LabelKind labels = LabelKind::Random;   // the lesson's fixture draws random targets
-    uint64_t seed = 7;
+    AccumConfig run = equivalenceFixture();
     std::optional<Split> compareSplit;        // a second split compared against the first
     double fixedTolerance = 1e-4;             // the lesson's absolute bound
     double dtypeBoundFactor = 8.0;            // k in k * eps(dtype) * max|g|
+
+    // The reference's batch: every rank's micro-batches, micro x accum x ranks.
+    int64_t bigBatch() const { return run.effectiveBatch(); }
 };
+// Splits `batch` samples over run.accumSteps x run.worldSize micro-batches (run.microBatch);
+// throws ConfigError when it is out of range or does not divide.
+void setBigBatch(EquivalenceConfig &, int64_t batch);
 void validate(const EquivalenceConfig &);
 
 // A throughput sweep: fixed micro-batch, a grid of accumulation steps.

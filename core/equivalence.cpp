@@ -176,11 +176,11 @@ struct Fixture {
 
     Mlp freshModel() const
     {
-        Mlp m = makeModel(config.shape, config.seed, dtype, device);
-        m->halfMode = halfModeFor(config.dtype, device); // the full batch in float16 too, as the window
+        Mlp m = makeModel(config.run.modelShape(), config.run.seed, dtype, device);
+        m->halfMode = halfModeFor(config.run.dtype, device); // the full batch in float16 too, as the window
         return m;
     }
-    double clipNorm() const { return effectiveClipNorm(config.optimizer, config.bug); }
+    double clipNorm() const { return effectiveClipNorm(config.run.optimizer, config.run.bug); }
 
     // The correct loop's buffers for a whole batch in one pass: zeroed, one backward, clipped
     // once when a clip norm applies.
@@ -196,7 +196,7 @@ struct Fixture {
     // of scheduler step k.
     void scheduledStep(FusedOptimizer &opt, int64_t k) const
     {
-        opt.setLearningRate(scheduledLr(config.optimizer, k, effectiveLrWarmup(config.optimizer, config.bug)));
+        opt.setLearningRate(scheduledLr(config.run.optimizer, k, effectiveLrWarmup(config.run.optimizer, config.run.bug)));
         opt.step();
     }
 
@@ -210,7 +210,7 @@ struct Fixture {
     std::vector<RunState> fullBatch(std::vector<torch::Tensor> &initialParams) const
     {
         auto model = freshModel();
-        FusedOptimizer opt(model->parameters(), config.optimizer);
+        FusedOptimizer opt(model->parameters(), config.run.optimizer);
         initialParams = snapshot(opt.params());
         std::vector<RunState> out;
         for (size_t w = 0; w < xs.size(); ++w) {
@@ -232,7 +232,7 @@ struct Fixture {
     std::vector<torch::Tensor> reorderedFirstStep() const
     {
         auto model = freshModel();
-        FusedOptimizer opt(model->parameters(), config.optimizer);
+        FusedOptimizer opt(model->parameters(), config.run.optimizer);
         fullBatchGrad(model, opt, xs[0].flip(0), ys[0].flip(0));
         scheduledStep(opt, 0);
         return snapshot(opt.params());
@@ -249,7 +249,7 @@ struct Fixture {
             for (size_t i = 0; i < ps.size(); ++i)
                 ps[i].copy_(params[i].to(device, dtype));
         }
-        FusedOptimizer buffers(model->parameters(), config.optimizer); // for its zeroed .grad views
+        FusedOptimizer buffers(model->parameters(), config.run.optimizer); // for its zeroed .grad views
         fullBatchGrad(model, buffers, xs[w], ys[w]);
         return snapshot(buffers.grads());
     }
@@ -261,20 +261,13 @@ struct Fixture {
     std::vector<RunState> accumulated(const Split &split, std::vector<torch::Tensor> *initialParams = nullptr,
                                       size_t windows = 0) const
     {
-        AccumConfig c;
-        c.shape = config.shape;
+        // The run as configured, on this split; the check compares the window's arithmetic
+        // without the loss scaler (the reference has none) and with no_sync as the lesson has it.
+        AccumConfig c = config.run;
         c.microBatch = split.microBatch;
         c.accumSteps = split.accumSteps;
-        c.worldSize = config.worldSize;
-        c.optimizer = config.optimizer;
-        c.scaling = config.scaling;
-        c.stepEveryMicro = config.stepEveryMicro;
-        c.bug = config.bug;
         c.noSync = true;
-        c.dtype = config.dtype;
-        c.device = config.device;
-        c.labels = config.labels;
-        c.seed = config.seed;
+        c.lossScaler = LossScalerConfig{};
         AccumEngine engine(c, sync);
         Recorder recorder;
         engine.setProbe(&recorder);
@@ -291,18 +284,7 @@ struct Fixture {
 EquivalenceConfig equivalenceConfigOf(const AccumConfig &c)
 {
     EquivalenceConfig e;
-    e.shape = c.modelShape();
-    e.worldSize = c.worldSize;
-    e.accumSteps = c.accumSteps;
-    e.bigBatch = c.effectiveBatch(); // every rank's micro-batches: micro x accum x ranks
-    e.optimizer = c.optimizer;
-    e.scaling = c.scaling;
-    e.stepEveryMicro = c.stepEveryMicro;
-    e.bug = c.bug;
-    e.dtype = c.dtype;
-    e.device = c.device;
-    e.labels = c.labels;
-    e.seed = c.seed;
+    e.run = c; // its window, every rank's micro-batches, is the big batch: micro x accum x ranks
     return e;
 }
 
@@ -310,21 +292,21 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
                                  std::shared_ptr<GradSync> sync)
 {
     validate(config);
-    if (config.worldSize != 1 && (!sync || sync->worldSize() != config.worldSize))
-        throw ConfigError("equivalence/needs-process-group", TextArgs{{{"world", double(config.worldSize)}}, {}});
+    if (config.run.worldSize != 1 && (!sync || sync->worldSize() != config.run.worldSize))
+        throw ConfigError("equivalence/needs-process-group", TextArgs{{{"world", double(config.run.worldSize)}}, {}});
     if (sync && sync->worldSize() == 1)
         sync.reset();
 
     EquivalenceResult r;
     r.config = config;
-    const torch::Device device(resolveDevice(config.device));
+    const torch::Device device(resolveDevice(config.run.device));
     r.device = device.str();
 
     // The batches the engine's windows draw: the same stream, seed and order.
-    DataStream data(config.shape, config.labels, config.seed, toTorch(config.dtype), device);
-    Fixture f{config, device, toTorch(config.dtype), {}, {}, cancel, sync};
+    DataStream data(config.run.modelShape(), config.run.labels, config.run.seed, toTorch(config.run.dtype), device);
+    Fixture f{config, device, toTorch(config.run.dtype), {}, {}, cancel, sync};
     for (int w = 0; w < kWindows; ++w) {
-        auto [x, y] = data.next(config.bigBatch);
+        auto [x, y] = data.next(config.bigBatch());
         f.xs.push_back(x);
         f.ys.push_back(y);
     }
@@ -332,7 +314,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     f.checkCancel();
     std::vector<torch::Tensor> initA, initB; // the reference's model and the engine's, as built
     const std::vector<RunState> fullRuns = f.fullBatch(initA);
-    const Split first{config.accumSteps, config.bigBatch / (config.accumSteps * config.worldSize)};
+    const Split first{config.run.accumSteps, config.bigBatch() / (config.run.accumSteps * config.run.worldSize)};
     const std::vector<RunState> accRuns = f.accumulated(first, &initB);
     if (accRuns.size() != fullRuns.size())
         throw std::logic_error("the engine closed " + std::to_string(accRuns.size()) + " windows, not " +
@@ -383,20 +365,20 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 
     // The dtype-aware bound: a sum of N rounded terms against one rounded sum differs by a
     // few units in the last place of the largest gradient entry.
-    const double eps = dtypeEpsilon(config.dtype);
+    const double eps = dtypeEpsilon(config.run.dtype);
     const auto gradBound = [&](double maxAbsGrad) { return config.dtypeBoundFactor * eps * maxAbsGrad; };
     r.gradBoundDtype = gradBound(r.maxAbsGrad);
-    r.firstStepLr = scheduledLr(config.optimizer, 0, effectiveLrWarmup(config.optimizer, config.bug));
-    const auto fixedCheck = checkParams(names, full, acc, config.optimizer, r.firstStepLr, config.fixedTolerance);
+    r.firstStepLr = scheduledLr(config.run.optimizer, 0, effectiveLrWarmup(config.run.optimizer, config.run.bug));
+    const auto fixedCheck = checkParams(names, full, acc, config.run.optimizer, r.firstStepLr, config.fixedTolerance);
     // In the dtype-aware base, the rounding of the stored parameter (eps |theta|) and of the
     // update itself (eps lr0 |u|, |u| <= 1 for AdamW and of the order of the rate's share for SGD).
-    const auto dtypeCheck = checkParams(names, full, acc, config.optimizer, r.firstStepLr,
+    const auto dtypeCheck = checkParams(names, full, acc, config.run.optimizer, r.firstStepLr,
                                         config.dtypeBoundFactor * eps * (r.maxAbsParam + r.firstStepLr));
     r.paramExcessFixed = fixedCheck.excess;
     r.paramExcessDtype = dtypeCheck.excess;
     r.paramBoundFixed = fixedCheck.bound;
     r.paramBoundDtype = dtypeCheck.bound;
-    const ParamCheck &applied = lowPrecision(config.dtype) ? dtypeCheck : fixedCheck;
+    const ParamCheck &applied = lowPrecision(config.run.dtype) ? dtypeCheck : fixedCheck;
     r.worstParam = applied.where;
     r.worstParamDiff = applied.diff;
     r.worstParamGradFull = applied.gradFull;
@@ -435,7 +417,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     // Plus what the optimizer's own sensitivity lets a correct loop's gradient noise do to it
     // (updateScaleSensitivity: AdamW near eps), the same sensitivity the parameter bound uses.
     constexpr double kUpdateScaleFloor = 4.0;
-    r.updateScaleSensitivity = updateScaleSensitivity(full, acc, initA, config.optimizer, r.firstStepLr);
+    r.updateScaleSensitivity = updateScaleSensitivity(full, acc, initA, config.run.optimizer, r.firstStepLr);
     r.updateScaleBound = std::max(config.dtypeBoundFactor * std::abs(r.reorderedUpdateScale - 1.0),
                                   kUpdateScaleFloor * eps) +
                          r.updateScaleSensitivity;
@@ -443,7 +425,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
                         std::abs(r.gradScale - 1.0) <= r.gradScaleBound &&
                         std::abs(r.updateScale - 1.0) <= r.updateScaleBound &&
                         r.secondWindowGradDiff <= r.secondWindowGradBoundDtype && sameSteps;
-    r.holds = lowPrecision(config.dtype) ? r.holdsDtypeAware : r.holdsFixed;
+    r.holds = lowPrecision(config.run.dtype) ? r.holdsDtypeAware : r.holdsFixed;
 
     if (config.compareSplit) {
         // Compared on the first window only: one window is all it needs.
@@ -463,15 +445,15 @@ EquivalenceCause EquivalenceResult::causeCode() const
 {
     if (holds)
         return EquivalenceCause::None;
-    const auto n = config.accumSteps;
+    const auto n = config.run.accumSteps;
     if (!paramsInitMatch)
         return EquivalenceCause::InitMismatch;
-    if (config.scaling == Scaling::None && std::abs(gradRatio - static_cast<double>(n)) < 0.05 * n && n > 1)
+    if (config.run.scaling == Scaling::None && std::abs(gradRatio - static_cast<double>(n)) < 0.05 * n && n > 1)
         return EquivalenceCause::NoDivision;
-    if (config.stepEveryMicro && n > 1)
+    if (config.run.stepEveryMicro && n > 1)
         return EquivalenceCause::StepEveryMicro;
     // The classic bugs: what each did, measured.
-    switch (config.bug) {
+    switch (config.run.bug) {
     case AccumBug::None: break;
     case AccumBug::ZeroEveryMicro: return EquivalenceCause::ZeroEveryMicro;
     case AccumBug::NeverZero: return EquivalenceCause::NeverZero;
@@ -481,7 +463,7 @@ EquivalenceCause EquivalenceResult::causeCode() const
     case AccumBug::ScheduleEveryMicro: return EquivalenceCause::ScheduleEveryMicro;
     case AccumBug::ClipEachMicro: return EquivalenceCause::ClipEachMicro;
     }
-    const bool bf16 = lowPrecision(config.dtype);
+    const bool bf16 = lowPrecision(config.run.dtype);
     if (maxGradDiff >= appliedGradTolerance())
         return EquivalenceCause::GradDiffAboveTolerance;
     if (bf16 ? appliedParamExcess() > 1.0 : appliedParamExcess() >= 1.0)
@@ -495,24 +477,24 @@ EquivalenceCause EquivalenceResult::causeCode() const
 
 double EquivalenceResult::appliedGradTolerance() const
 {
-    return lowPrecision(config.dtype) ? gradBoundDtype : config.fixedTolerance;
+    return lowPrecision(config.run.dtype) ? gradBoundDtype : config.fixedTolerance;
 }
 
 double EquivalenceResult::appliedParamTolerance() const
 {
-    return lowPrecision(config.dtype) ? paramBoundDtype : paramBoundFixed;
+    return lowPrecision(config.run.dtype) ? paramBoundDtype : paramBoundFixed;
 }
 
 double EquivalenceResult::appliedParamExcess() const
 {
-    return lowPrecision(config.dtype) ? paramExcessDtype : paramExcessFixed;
+    return lowPrecision(config.run.dtype) ? paramExcessDtype : paramExcessFixed;
 }
 
 std::string EquivalenceResult::cause() const
 {
     char buf[512];
-    const auto n = static_cast<long long>(config.accumSteps);
-    const bool bf16 = lowPrecision(config.dtype);
+    const auto n = static_cast<long long>(config.run.accumSteps);
+    const bool bf16 = lowPrecision(config.run.dtype);
     switch (causeCode()) {
     case EquivalenceCause::None:
         return {};
@@ -565,14 +547,14 @@ std::string EquivalenceResult::cause() const
                       "scheduler.step() ran after every micro-batch, so the warmup of %lld updates advanced %lld "
                       "times per update: the window stepped at %.3gx the rate the full batch used "
                       "(max |param diff| %.3g)",
-                      static_cast<long long>(effectiveLrWarmup(config.optimizer, config.bug)), n, updateRatio,
+                      static_cast<long long>(effectiveLrWarmup(config.run.optimizer, config.run.bug)), n, updateRatio,
                       maxParamDiff);
         return buf;
     case EquivalenceCause::ClipEachMicro:
         std::snprintf(buf, sizeof buf,
                       "clip_grad_norm_() ran after every micro-batch, on a partial sum, instead of once on the "
                       "window's sum (max_norm %.3g): the clipped buffers point elsewhere, max |grad diff| %.3g",
-                      effectiveClipNorm(config.optimizer, config.bug), maxGradDiff);
+                      effectiveClipNorm(config.run.optimizer, config.run.bug), maxGradDiff);
         return buf;
     case EquivalenceCause::GradDiffAboveTolerance:
         std::snprintf(buf, sizeof buf, "max |grad diff| %.3g exceeds the %s tolerance %.3g", maxGradDiff,

@@ -70,13 +70,8 @@ std::string format(const char *fmt, ...)
 
 AccumConfig fixtureConfig(uint64_t seed)
 {
-    const EquivalenceConfig reference;
-    AccumConfig c;
-    c.preset = ModelPreset::Fixture;
-    c.device = DeviceRequest::Cpu;
-    c.microBatch = reference.bigBatch / reference.accumSteps;
-    c.accumSteps = reference.accumSteps;
-    c.optimizer = reference.optimizer;
+    AccumConfig c = equivalenceFixture();
+    c.labels = AccumConfig{}.labels; // the window trains on the teacher's labels
     c.seed = seed;
     return c;
 }
@@ -84,27 +79,8 @@ AccumConfig fixtureConfig(uint64_t seed)
 EquivalenceConfig equivalenceOf(const AccumConfig &c)
 {
     EquivalenceConfig e = equivalenceConfigOf(c);
-    e.labels = EquivalenceConfig{}.labels; // the experiments check on the fixture's labels
+    e.run.labels = equivalenceFixture().labels; // the experiments check on the fixture's labels
     return e;
-}
-
-AccumConfig accumConfigOf(const EquivalenceConfig &e)
-{
-    AccumConfig c;
-    c.preset = ModelPreset::Fixture;
-    c.shape = e.shape;
-    c.microBatch = e.bigBatch / e.accumSteps;
-    c.accumSteps = e.accumSteps;
-    c.worldSize = e.worldSize;
-    c.optimizer = e.optimizer;
-    c.scaling = e.scaling;
-    c.stepEveryMicro = e.stepEveryMicro;
-    c.bug = e.bug;
-    c.dtype = e.dtype;
-    c.device = e.device;
-    c.labels = e.labels;
-    c.seed = e.seed;
-    return c;
 }
 
 } // namespace experiments
@@ -333,18 +309,18 @@ ExperimentResult noDivision(const ExperimentOptions &o, const CancelToken *cance
 {
     ExperimentResult r;
     const EquivalenceConfig base = equivalenceOf(noDivisionSettings(o).config);
-    const auto n = static_cast<double>(base.accumSteps);
+    const auto n = static_cast<double>(base.run.accumSteps);
 
     auto sgdCfg = base;
-    sgdCfg.optimizer.kind = OptimizerKind::Sgd;
+    sgdCfg.run.optimizer.kind = OptimizerKind::Sgd;
     auto adamCfg = base;
-    adamCfg.optimizer.kind = OptimizerKind::AdamW;
+    adamCfg.run.optimizer.kind = OptimizerKind::AdamW;
     const EquivalenceResult sgd = runEquivalence(sgdCfg, cancel);
     const EquivalenceResult adam = runEquivalence(adamCfg, cancel);
     auto divideCfg = sgdCfg;
-    divideCfg.scaling = Scaling::Divide;
+    divideCfg.run.scaling = Scaling::Divide;
     const EquivalenceResult divided = runEquivalence(divideCfg, cancel);
-    r.ran = ExperimentLabSettings{accumConfigOf(sgd.config)};
+    r.ran = ExperimentLabSettings{sgd.config.run};
 
     // The logged loss: a loop that logs what it calls backward() on sums the window's
     // micro-batch losses. Measured on the fixture's window, before any optimizer step.
@@ -352,12 +328,12 @@ ExperimentResult noDivision(const ExperimentOptions &o, const CancelToken *cance
     {
         torch::NoGradGuard noGrad;
         const torch::Device cpu(torch::kCPU);
-        DataStream data(base.shape, base.labels, base.seed, torch::kFloat32, cpu);
-        auto [x, y] = data.next(base.bigBatch); // x: (16, 32), y: (16,)
-        auto model = makeModel(base.shape, base.seed, torch::kFloat32, cpu);
+        DataStream data(base.run.modelShape(), base.run.labels, base.run.seed, torch::kFloat32, cpu);
+        auto [x, y] = data.next(base.bigBatch()); // x: (16, 32), y: (16,)
+        auto model = makeModel(base.run.modelShape(), base.run.seed, torch::kFloat32, cpu);
         trueLoss = torch::cross_entropy_loss(model->forward(x), y).item<double>();
-        const auto xs = x.split(base.bigBatch / base.accumSteps);
-        const auto ys = y.split(base.bigBatch / base.accumSteps);
+        const auto xs = x.split(base.run.microBatch);
+        const auto ys = y.split(base.run.microBatch);
         for (size_t i = 0; i < xs.size(); ++i) {
             const double micro = torch::cross_entropy_loss(model->forward(xs[i]), ys[i]).item<double>();
             loggedUndivided += micro;
@@ -432,13 +408,13 @@ ExperimentResult adamwState(const ExperimentOptions &o, const CancelToken *cance
 
     // One window of the fixture, AdamW: full batch against accumulation, right and buggy.
     EquivalenceConfig e;
-    e.seed = o.seed;
-    e.optimizer.kind = OptimizerKind::AdamW;
-    e.stepEveryMicro = o.plantPitfall;
+    e.run.seed = o.seed;
+    e.run.optimizer.kind = OptimizerKind::AdamW;
+    e.run.stepEveryMicro = o.plantPitfall;
     const EquivalenceResult right = runEquivalence(e, cancel);
-    e.stepEveryMicro = true;
+    e.run.stepEveryMicro = true;
     const EquivalenceResult buggy = runEquivalence(e, cancel);
-    addValue(r, "window_accum_steps", static_cast<double>(e.accumSteps));
+    addValue(r, "window_accum_steps", static_cast<double>(e.run.accumSteps));
     addValue(r, "max_param_diff", right.maxParamDiff);
     addValue(r, "max_param_diff_every_micro", buggy.maxParamDiff);
     addValue(r, "update_ratio_every_micro", buggy.updateRatio);
@@ -552,13 +528,13 @@ ExperimentResult splitTolerance(const ExperimentOptions &o, const CancelToken *c
         PerDtype m;
         for (size_t i = 0; i < splits.size(); ++i) {
             EquivalenceConfig c = equivalenceOf(settings.config);
-            c.dtype = dtype;
-            c.bigBatch = kFixtureBatch;
-            c.accumSteps = splits[i].accumSteps;
+            c.run.dtype = dtype;
+            c.run.accumSteps = splits[i].accumSteps;
+            setBigBatch(c, kFixtureBatch);
             c.compareSplit = splits[(i + 1) % splits.size()];
             const EquivalenceResult e = runEquivalence(c, cancel);
             if (dtype == DType::BFloat16 && i == 0)
-                r.ran = ExperimentLabSettings{accumConfigOf(e.config)}; // the window shows 2x8 in bfloat16
+                r.ran = ExperimentLabSettings{e.config.run}; // the window shows 2x8 in bfloat16
             const std::string tag = toString(dtype) + "_" + toString(splits[i]);
             addValue(r, tag + "_grad_diff_vs_full", e.maxGradDiff);
             addValue(r, tag + "_vs_" + toString(*c.compareSplit) + "_grad_diff", e.comparisons.front().vsFirstGradDiff);

@@ -28,14 +28,12 @@ void checkCancel(const CancelToken *cancel);
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // The lesson's fixture as an engine run on the CPU: in 32, hidden 48, 8 classes, one window of
-// 16 samples in 4 micro-batches of 4, SGD at lr 0.1 (EquivalenceConfig's defaults).
+// The equivalence fixture (equivalenceFixture: 16 samples in 4 micro-batches of 4, SGD at lr
+// 0.1) on the teacher's labels, with `seed`.
 AccumConfig fixtureConfig(uint64_t seed);
 // One window of `c` checked against the full batch: core's equivalenceConfigOf(c)
 // (core/equivalence.h) with the equivalence check's default labels.
 EquivalenceConfig equivalenceOf(const AccumConfig &c);
-// An equivalence check's configuration as the lab's settings read it (the fixture's preset
-// with the check's widths): what experiments built on it record as run.
-AccumConfig accumConfigOf(const EquivalenceConfig &e);
 
 // Experiment 1's values and verdicts from a finished sweep (tests feed it planted timings).
 ExperimentResult judgeSweepFlattening(const SweepResult &sweep);

@@ -485,11 +485,11 @@ ExperimentResult clipping(const ExperimentOptions &o, const CancelToken *cancel)
     const double eachNorm = AccumEngine(c).step(nullptr, cancel).gradNorm;
 
     EquivalenceConfig e = equivalenceOf(settings);
-    e.labels = LabelKind::Teacher;
-    e.optimizer.clipNorm = maxNorm;
-    e.bug = onceBug;
+    e.run.labels = LabelKind::Teacher;
+    e.run.optimizer.clipNorm = maxNorm;
+    e.run.bug = onceBug;
     const EquivalenceResult once = runEquivalence(e, cancel);
-    e.bug = AccumBug::ClipEachMicro;
+    e.run.bug = AccumBug::ClipEachMicro;
     const EquivalenceResult each = runEquivalence(e, cancel);
 
     addValue(r, "accum_steps", static_cast<double>(accum));

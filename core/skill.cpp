@@ -132,16 +132,16 @@ std::string skillMarkdown(const EquivalenceResult &eq, const SweepResult &sweep,
     w["version"] = frontMatter("version");
     w["tags"] = frontMatter("tags");
 
-    n["in_features"] = static_cast<double>(c.shape.inFeatures);
-    n["hidden"] = static_cast<double>(c.shape.hidden);
-    n["classes"] = static_cast<double>(c.shape.classes);
-    n["big_batch"] = static_cast<double>(c.bigBatch);
-    n["accum_steps"] = static_cast<double>(c.accumSteps);
-    n["micro_batch"] = static_cast<double>(c.bigBatch / c.accumSteps);
-    w["optimizer"] = word("/optimizer/" + toString(c.optimizer.kind), style);
-    n["lr"] = c.optimizer.lr;
-    w["dtype"] = codeValue(toString(c.dtype), style);
-    w["scaling"] = word("/scaling/" + toString(c.scaling), style);
+    n["in_features"] = static_cast<double>(c.run.modelShape().inFeatures);
+    n["hidden"] = static_cast<double>(c.run.modelShape().hidden);
+    n["classes"] = static_cast<double>(c.run.modelShape().classes);
+    n["big_batch"] = static_cast<double>(c.bigBatch());
+    n["accum_steps"] = static_cast<double>(c.run.accumSteps);
+    n["micro_batch"] = static_cast<double>(c.run.microBatch);
+    w["optimizer"] = word("/optimizer/" + toString(c.run.optimizer.kind), style);
+    n["lr"] = c.run.optimizer.lr;
+    w["dtype"] = codeValue(toString(c.run.dtype), style);
+    w["scaling"] = word("/scaling/" + toString(c.run.scaling), style);
 
     n["max_grad_diff"] = eq.maxGradDiff;
     n["max_param_diff"] = eq.maxParamDiff;

@@ -143,14 +143,14 @@ void runRanks(ThreadGroup &group, int64_t world, const std::function<void(int64_
 
 EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const CancelToken *cancel)
 {
-    if (config.worldSize <= 1)
+    if (config.run.worldSize <= 1)
         return runEquivalence(config, cancel);
     validate(config);
-    ThreadGroup group(config.worldSize);
-    std::vector<EquivalenceResult> results(static_cast<size_t>(config.worldSize));
-    runRanks(group, config.worldSize, [&](int64_t r) {
+    ThreadGroup group(config.run.worldSize);
+    std::vector<EquivalenceResult> results(static_cast<size_t>(config.run.worldSize));
+    runRanks(group, config.run.worldSize, [&](int64_t r) {
         results[static_cast<size_t>(r)] =
-            runEquivalence(config, cancel, std::make_shared<ThreadRankSync>(group, r, config.worldSize));
+            runEquivalence(config, cancel, std::make_shared<ThreadRankSync>(group, r, config.run.worldSize));
     });
     return results.front();
 }

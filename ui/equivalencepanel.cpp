@@ -121,8 +121,8 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 {
     const auto fixed = [](double v, int digits) { return figure(v, ("." + std::to_string(digits) + "f").c_str()); };
     const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
-    const int64_t n = r.config.accumSteps;
-    const bool bf16 = lowPrecision(r.config.dtype);
+    const int64_t n = r.config.run.accumSteps;
+    const bool bf16 = lowPrecision(r.config.run.dtype);
     switch (r.causeCode()) {
     case EquivalenceCause::None:
         return {};
@@ -159,12 +159,12 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
     case EquivalenceCause::ScheduleEveryMicro:
         return tr("%1 ran after every micro-batch, so the warmup of %2 updates advanced %3 times per update: the "
                   "window stepped at %4× the rate the full batch used.")
-            .arg(code("scheduler.step()"), count(effectiveLrWarmup(r.config.optimizer, r.config.bug)), count(n),
+            .arg(code("scheduler.step()"), count(effectiveLrWarmup(r.config.run.optimizer, r.config.run.bug)), count(n),
                  fixed(r.updateRatio, 2));
     case EquivalenceCause::ClipEachMicro:
         return tr("%1 ran after every micro-batch, on a partial sum, instead of once on the window's sum "
                   "(max_norm %2): the clipped buffers point elsewhere, max |grad diff| %3.")
-            .arg(code("clip_grad_norm_()"), figure(effectiveClipNorm(r.config.optimizer, r.config.bug), ".3g"),
+            .arg(code("clip_grad_norm_()"), figure(effectiveClipNorm(r.config.run.optimizer, r.config.run.bug), ".3g"),
                  sci(r.maxGradDiff));
     case EquivalenceCause::GradDiffAboveTolerance:
         return (bf16 ? tr("Max |grad diff| %1 exceeds the dtype-aware tolerance %2.")
@@ -190,9 +190,9 @@ QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 
 QString EquivalencePanel::describeBound(const EquivalenceResult &r) const
 {
-    if (!r.holds || lowPrecision(r.config.dtype) || r.maxParamDiff < r.config.fixedTolerance)
+    if (!r.holds || lowPrecision(r.config.run.dtype) || r.maxParamDiff < r.config.fixedTolerance)
         return {};
-    if (r.config.optimizer.kind == OptimizerKind::AdamW)
+    if (r.config.run.optimizer.kind == OptimizerKind::AdamW)
         return tr("Still equivalent: at %1 the gradient is near eps, and AdamW's first step lr·g/(|g|+eps) turns its "
                   "rounding into a parameter difference of up to lr. Each parameter has its own bound.")
             .arg(LanguageManager::ltr(QString::fromStdString(r.worstParam)));
@@ -213,10 +213,9 @@ QString EquivalencePanel::boundDerivation(const EquivalenceResult &r) const
 void EquivalencePanel::showResult()
 {
     const EquivalenceConfig &c = (m_update && !m_pending) ? m_update->result.config : m_pendingConfig;
-    const qint64 micro = c.accumSteps > 0 ? c.bigBatch / c.accumSteps : 0;
     m_splitLabel->setText(QChar(0x2068) + // first-strong isolate, as the identity in ControlPanel
                           tr("batch %1 in one pass vs %2 micro-batches of %3")
-                              .arg(count(c.bigBatch), count(c.accumSteps), count(micro)) +
+                              .arg(count(c.bigBatch()), count(c.run.accumSteps), count(c.run.microBatch)) +
                           QChar(0x2069));
     if (m_pending || !m_update) {
         m_verdictLabel->setText(tr("checking…"));
@@ -238,7 +237,7 @@ void EquivalencePanel::showResult()
     }
     m_gradLabel->setText(sci(r.maxGradDiff));
     m_paramLabel->setText(sci(r.maxParamDiff));
-    const bool dtypeAware = lowPrecision(r.config.dtype);
+    const bool dtypeAware = lowPrecision(r.config.run.dtype);
     m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(r.gradBoundDtype), sci(r.paramBoundDtype))
                                          : tr("%1 (fixed)").arg(sci(r.config.fixedTolerance)));
     m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(figure(r.updateRatio, ".4f")));

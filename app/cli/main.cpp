@@ -212,19 +212,19 @@ EquivalenceFlags equivalenceDefaults()
 {
     const EquivalenceConfig c;
     EquivalenceFlags f;
-    f.bigBatch = c.bigBatch;
-    f.accumSteps = c.accumSteps;
-    f.optimizer = toString(c.optimizer.kind);
-    f.lr = c.optimizer.lr;
-    f.clipNorm = c.optimizer.clipNorm;
-    f.lrWarmup = c.optimizer.lrWarmup;
-    f.scaling = toString(c.scaling);
-    f.stepEveryMicro = c.stepEveryMicro;
-    f.bug = toString(c.bug);
-    f.dtype = toString(c.dtype);
-    f.device = toString(c.device);
-    f.labels = toString(c.labels);
-    f.seed = c.seed;
+    f.bigBatch = c.bigBatch();
+    f.accumSteps = c.run.accumSteps;
+    f.optimizer = toString(c.run.optimizer.kind);
+    f.lr = c.run.optimizer.lr;
+    f.clipNorm = c.run.optimizer.clipNorm;
+    f.lrWarmup = c.run.optimizer.lrWarmup;
+    f.scaling = toString(c.run.scaling);
+    f.stepEveryMicro = c.run.stepEveryMicro;
+    f.bug = toString(c.run.bug);
+    f.dtype = toString(c.run.dtype);
+    f.device = toString(c.run.device);
+    f.labels = toString(c.run.labels);
+    f.seed = c.run.seed;
     return f;
 }
 
@@ -341,8 +341,8 @@ LessonOptions lessonOptions(const SweepFlags &f)
     o.sweep.threads = f.threads;
     resolveDevice(b.device); // CUDA asked for where there is none is bad input
     // The lesson's fixture checks equivalence in the sweep's dtype and on its device.
-    o.equivalence.dtype = b.dtype;
-    o.equivalence.device = b.device;
+    o.equivalence.run.dtype = b.dtype;
+    o.equivalence.run.device = b.device;
     o.write = !f.noWrite;
     if (f.outDir.empty())
         throw UsageError("--out-dir must name a folder");
@@ -506,33 +506,37 @@ void setWorld(LessonOptions &o, int64_t world)
     o.sweep.base.worldSize = world;
     validate(o.sweep);
     EquivalenceConfig &e = o.equivalence;
-    e.worldSize = world;
-    if (e.bigBatch % (e.accumSteps * world) != 0)
-        e.bigBatch = e.accumSteps * world * 4;
+    const int64_t batch = EquivalenceConfig{}.bigBatch();
+    e.run.worldSize = world;
+    if (batch % (e.run.accumSteps * world) != 0)
+        e.run.microBatch = 4;
+    else
+        setBigBatch(e, batch);
     validate(e);
 }
 
 EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize = 1)
 {
     EquivalenceConfig c;
-    c.worldSize = worldSize; // before validate: a compare split covers the batch with every rank's share
-    c.bigBatch = f.bigBatch;
-    c.accumSteps = f.accumSteps;
-    c.optimizer.kind = optimizerFromString(f.optimizer);
-    c.optimizer.lr = f.lr;
-    c.optimizer.clipNorm = f.clipNorm;
-    c.optimizer.lrWarmup = f.lrWarmup;
-    c.scaling = scalingFromString(f.scaling);
-    c.stepEveryMicro = f.stepEveryMicro;
-    c.bug = accumBugFromString(f.bug);
-    c.dtype = dtypeFromString(f.dtype);
-    c.device = deviceFromString(f.device);
-    c.labels = labelsFromString(f.labels);
-    c.seed = f.seed;
+    AccumConfig &run = c.run;
+    run.worldSize = worldSize; // a compare split covers the batch with every rank's share
+    run.accumSteps = f.accumSteps;
+    run.optimizer.kind = optimizerFromString(f.optimizer);
+    run.optimizer.lr = f.lr;
+    run.optimizer.clipNorm = f.clipNorm;
+    run.optimizer.lrWarmup = f.lrWarmup;
+    run.scaling = scalingFromString(f.scaling);
+    run.stepEveryMicro = f.stepEveryMicro;
+    run.bug = accumBugFromString(f.bug);
+    run.dtype = dtypeFromString(f.dtype);
+    run.device = deviceFromString(f.device);
+    run.labels = labelsFromString(f.labels);
+    run.seed = f.seed;
     if (!f.compareSplit.empty())
         c.compareSplit = parseSplit(f.compareSplit);
+    setBigBatch(c, f.bigBatch); // the micro-batch: --big-batch over accum_steps x ranks
     validate(c);
-    resolveDevice(c.device);
+    resolveDevice(run.device);
     return c;
 }
 
@@ -684,7 +688,8 @@ int checkStdout(int code)
 // rendezvous, so a rank started with another seed or width is refused before any collective.
 // Options only rank 0 uses (--out-dir, --no-write) and --threads (speed only) are left out.
 // What the ranks of one job must share, as a flat JSON object of option names ("--seed") and
-// values, compared in this order (the first difference is named). The main job and `train`
+// values, compared in this order (the first difference is named). Every command (the main
+// job, `equivalence` and `train`)
 // take every setting of the run from core's one record of it, toJson(AccumConfig), so a new
 // setting cannot be left out here; `job` adds the command's own options first.
 std::string rankSettings(nlohmann::ordered_json job, const AccumConfig &config)
@@ -704,26 +709,11 @@ std::string rankSettings(nlohmann::ordered_json job, const AccumConfig &config)
 
 std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const SweepConfig &sweep)
 {
-    if (equivalence) {
-        // EquivalenceConfig restates AccumConfig's fields (issue: one config); until it is one,
-        // its settings are listed here.
-        const nlohmann::ordered_json out = {{"command", "equivalence"},
-                                            {"--big-batch", eq.bigBatch},
-                                            {"--accum-steps", eq.accumSteps},
-                                            {"--optimizer", toString(eq.optimizer.kind)},
-                                            {"--lr", eq.optimizer.lr},
-                                            {"--clip-norm", eq.optimizer.clipNorm},
-                                            {"--lr-warmup", eq.optimizer.lrWarmup},
-                                            {"--scaling", toString(eq.scaling)},
-                                            {"--step-every-micro", eq.stepEveryMicro},
-                                            {"--bug", toString(eq.bug)},
-                                            {"--dtype", toString(eq.dtype)},
-                                            {"--device", resolveDevice(eq.device)},
-                                            {"--labels", toString(eq.labels)},
-                                            {"--seed", eq.seed},
-                                            {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}};
-        return out.dump();
-    }
+    if (equivalence)
+        return rankSettings({{"command", "equivalence"},
+                             {"--big-batch", eq.bigBatch()},
+                             {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}},
+                            eq.run);
     // The sweep's own settings, then the run's (accum_steps is the grid's, point by point).
     AccumConfig base = sweep.base;
     base.accumSteps = 1;
@@ -772,7 +762,7 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         LessonOptions lesson;
         if (equivalence) {
             eq = equivalenceConfig(e, d.worldSize);
-            d.cuda = resolveDevice(eq.device).rfind("cuda", 0) == 0;
+            d.cuda = resolveDevice(eq.run.device).rfind("cuda", 0) == 0;
         } else {
             lesson = lessonOptions(s);
             setWorld(lesson, d.worldSize);

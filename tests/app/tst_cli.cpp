@@ -665,10 +665,10 @@ private slots:
             QTest::addRow("%s", option) << QString() << option << value;
         const EquivalenceConfig e;
         const QList<std::pair<const char *, QString>> equivalence{
-            {"--big-batch", n(e.bigBatch)}, {"--accum-steps", n(e.accumSteps)}, {"--optimizer", s(toString(e.optimizer.kind))},
-            {"--lr", n(e.optimizer.lr)}, {"--clip-norm", n(e.optimizer.clipNorm)}, {"--lr-warmup", n(e.optimizer.lrWarmup)},
-            {"--scaling", s(toString(e.scaling))}, {"--bug", s(toString(e.bug))}, {"--dtype", s(toString(e.dtype))},
-            {"--device", s(toString(e.device))}, {"--labels", s(toString(e.labels))}, {"--seed", n(e.seed)}};
+            {"--big-batch", n(e.bigBatch())}, {"--accum-steps", n(e.run.accumSteps)}, {"--optimizer", s(toString(e.run.optimizer.kind))},
+            {"--lr", n(e.run.optimizer.lr)}, {"--clip-norm", n(e.run.optimizer.clipNorm)}, {"--lr-warmup", n(e.run.optimizer.lrWarmup)},
+            {"--scaling", s(toString(e.run.scaling))}, {"--bug", s(toString(e.run.bug))}, {"--dtype", s(toString(e.run.dtype))},
+            {"--device", s(toString(e.run.device))}, {"--labels", s(toString(e.run.labels))}, {"--seed", n(e.run.seed)}};
         for (const auto &[option, value] : equivalence)
             QTest::addRow("equivalence %s", option) << "equivalence" << option << value;
         const TradeoffConfig t;

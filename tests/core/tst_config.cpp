@@ -252,12 +252,12 @@ private slots:
         QFETCH(QString, compare);
         QFETCH(bool, valid);
         EquivalenceConfig c;
-        c.bigBatch = bigBatch;
-        c.accumSteps = accum;
+        c.run.accumSteps = accum;
         if (!compare.isEmpty())
             c.compareSplit = accumlab::parseSplit(compare.toStdString());
         bool threw = false;
         try {
+            setBigBatch(c, bigBatch);
             validate(c);
         } catch (const ConfigError &) {
             threw = true;
@@ -321,9 +321,9 @@ private slots:
         row("lr warmup -1", "config/lr-warmup-out-of-range",
             [] { validate(accumWith([](AccumConfig &c) { c.optimizer.lrWarmup = -1; })); });
         row("big batch 0", "config/range-big-batch",
-            [] { validate(equivalenceWith([](EquivalenceConfig &c) { c.bigBatch = 0; })); });
+            [] { validate(equivalenceWith([](EquivalenceConfig &c) { setBigBatch(c, 0); })); });
         row("16 in 3", "config/batch-does-not-divide",
-            [] { validate(equivalenceWith([](EquivalenceConfig &c) { c.accumSteps = 3; })); });
+            [] { validate(equivalenceWith([](EquivalenceConfig &c) { c.run.accumSteps = 3; setBigBatch(c, 16); })); });
         row("split 3x5", "config/split-does-not-cover",
             [] { validate(equivalenceWith([](EquivalenceConfig &c) { c.compareSplit = Split{3, 5}; })); });
         row("tolerance 0", "config/tolerances-not-positive",

@@ -37,10 +37,11 @@ EquivalenceConfig plantedConfig()
     QFETCH(qint64, accum);
     QFETCH(int, bug);
     EquivalenceConfig c;
-    c.dtype = DType(dtype);
-    c.optimizer.kind = OptimizerKind(optimizer);
-    c.accumSteps = accum;
-    c.bug = AccumBug(bug);
+    c.run.dtype = DType(dtype);
+    c.run.optimizer.kind = OptimizerKind(optimizer);
+    c.run.accumSteps = accum;
+    setBigBatch(c, 16); // the fixture's batch of 16 in `accum` micro-batches
+    c.run.bug = AccumBug(bug);
     return c;
 }
 
@@ -48,11 +49,11 @@ EquivalenceConfig plantedConfig()
 void plant(EquivalenceConfig &c, const QString &bug)
 {
     if (bug == "no-division")
-        c.scaling = Scaling::None;
+        c.run.scaling = Scaling::None;
     else if (bug == "step-every-micro")
-        c.stepEveryMicro = true;
+        c.run.stepEveryMicro = true;
     else
-        c.bug = accumBugFromString(bug.toStdString());
+        c.run.bug = accumBugFromString(bug.toStdString());
 }
 
 } // namespace
@@ -78,9 +79,10 @@ private slots:
         QFETCH(int, optimizer);
         QFETCH(qint64, accum);
         EquivalenceConfig c;
-        c.dtype = DType(dtype);
-        c.optimizer.kind = OptimizerKind(optimizer);
-        c.accumSteps = accum;
+        c.run.dtype = DType(dtype);
+        c.run.optimizer.kind = OptimizerKind(optimizer);
+        c.run.accumSteps = accum;
+        setBigBatch(c, 16); // the fixture's batch of 16 in `accum` micro-batches
         const auto r = runEquivalence(c);
         QVERIFY(r.paramsInitMatch);
         QVERIFY2(r.holds, r.cause().c_str());
@@ -115,9 +117,10 @@ private slots:
         QFETCH(double, expectedUpdateRatio);
         QFETCH(double, tolerance);
         EquivalenceConfig c;
-        c.optimizer.kind = OptimizerKind(optimizer);
-        c.accumSteps = accum;
-        c.scaling = Scaling::None;
+        c.run.optimizer.kind = OptimizerKind(optimizer);
+        c.run.accumSteps = accum;
+        setBigBatch(c, 16); // the fixture's batch of 16 in `accum` micro-batches
+        c.run.scaling = Scaling::None;
         const auto r = runEquivalence(c);
         ACCUMLAB_COMPARE_REL(r.updateRatio, expectedUpdateRatio, tolerance);
         ACCUMLAB_COMPARE_REL(r.gradRatio, double(accum), 1e-5);
@@ -130,11 +133,11 @@ private slots:
     void stepEveryMicro()
     {
         EquivalenceConfig c;
-        c.optimizer.kind = OptimizerKind::AdamW;
-        c.stepEveryMicro = true;
+        c.run.optimizer.kind = OptimizerKind::AdamW;
+        c.run.stepEveryMicro = true;
         const auto r = runEquivalence(c);
         QCOMPARE(r.fullOptimizerStateStep, 1);
-        QCOMPARE(r.accumOptimizerStateStep, c.accumSteps);
+        QCOMPARE(r.accumOptimizerStateStep, c.run.accumSteps);
         QVERIFY(!r.holds);
         QVERIFY(r.maxParamDiff > 1e-3);
         QVERIFY(r.cause().find("every micro-batch") != std::string::npos);
@@ -186,9 +189,10 @@ private slots:
         QFETCH(bool, holds);
         QFETCH(QString, cause);
         EquivalenceConfig c;
-        c.dtype = DType(dtype);
-        c.optimizer.kind = OptimizerKind(optimizer);
-        c.accumSteps = accum;
+        c.run.dtype = DType(dtype);
+        c.run.optimizer.kind = OptimizerKind(optimizer);
+        c.run.accumSteps = accum;
+        setBigBatch(c, 16); // the fixture's batch of 16 in `accum` micro-batches
         plant(c, bug);
         const auto r = runEquivalence(c);
         QVERIFY(r.paramsInitMatch);
@@ -209,9 +213,9 @@ private slots:
     void clippingOnceMatchesTheFullBatch()
     {
         EquivalenceConfig c = plantedConfig();
-        c.optimizer.clipNorm = 0.05;
-        const bool bug = c.bug != AccumBug::None;
-        const qint64 accum = c.accumSteps;
+        c.run.optimizer.clipNorm = 0.05;
+        const bool bug = c.run.bug != AccumBug::None;
+        const qint64 accum = c.run.accumSteps;
         const auto r = runEquivalence(c);
         QCOMPARE(r.holds, !bug || accum == 1);
         if (!r.holds)
@@ -230,11 +234,11 @@ private slots:
     void updateScaleJudgesTheStepSize()
     {
         EquivalenceConfig c = plantedConfig();
-        c.optimizer.lrWarmup = 4;
-        const bool bug = c.bug != AccumBug::None;
-        const qint64 accum = c.accumSteps;
+        c.run.optimizer.lrWarmup = 4;
+        const bool bug = c.run.bug != AccumBug::None;
+        const qint64 accum = c.run.accumSteps;
         const auto r = runEquivalence(c);
-        QVERIFY(r.updateScaleBound <= std::max(4.0 * dtypeEpsilon(c.dtype), 8.0 * std::abs(r.reorderedUpdateScale - 1.0)) +
+        QVERIFY(r.updateScaleBound <= std::max(4.0 * dtypeEpsilon(c.run.dtype), 8.0 * std::abs(r.reorderedUpdateScale - 1.0)) +
                                            r.updateScaleSensitivity);
         // The optimizer's sensitivity adds rounding's worth, not a step size's.
         QVERIFY2(r.updateScaleSensitivity < 0.01, qPrintable(QString::number(r.updateScaleSensitivity)));
@@ -251,7 +255,7 @@ private slots:
     void secondWindowCatchesWhatTheFirstCannot()
     {
         EquivalenceConfig c;
-        c.bug = AccumBug::NeverZero;
+        c.run.bug = AccumBug::NeverZero;
         const auto r = runEquivalence(c);
         ACCUMLAB_VERIFY_BELOW(r.maxGradDiff, 1e-6);
         ACCUMLAB_VERIFY_BELOW(r.maxParamDiff, 1e-6);
@@ -282,10 +286,11 @@ private slots:
         QFETCH(qint64, accum);
         QFETCH(QString, bug);
         EquivalenceConfig c;
-        c.dtype = DType::BFloat16;
-        c.optimizer.kind = OptimizerKind(optimizer);
-        c.accumSteps = accum;
-        c.bug = accumBugFromString(bug.toStdString());
+        c.run.dtype = DType::BFloat16;
+        c.run.optimizer.kind = OptimizerKind(optimizer);
+        c.run.accumSteps = accum;
+        setBigBatch(c, 16); // the fixture's batch of 16 in `accum` micro-batches
+        c.run.bug = accumBugFromString(bug.toStdString());
         const auto r = runEquivalence(c);
         // Clipping after the one backward of a 1x16 split is clipping once: the correct loop.
         if (bug == "none" || ((bug == "clip-each-micro" || bug == "schedule-every-micro") && accum == 1)) {
@@ -330,12 +335,12 @@ private slots:
             for (double lr : {0.01, 0.05, 0.1})
                 for (int seed = 0; seed < seeds; ++seed) {
                     EquivalenceConfig c;
-                    c.dtype = DType(dtype);
-                    c.optimizer.kind = OptimizerKind(optimizer);
-                    c.optimizer.lr = lr;
-                    c.accumSteps = split.accumSteps;
-                    c.bigBatch = split.accumSteps * split.microBatch;
-                    c.seed = static_cast<uint64_t>(seed);
+                    c.run.dtype = DType(dtype);
+                    c.run.optimizer.kind = OptimizerKind(optimizer);
+                    c.run.optimizer.lr = lr;
+                    c.run.accumSteps = split.accumSteps;
+                    c.run.microBatch = split.microBatch;
+                    c.run.seed = static_cast<uint64_t>(seed);
                     const auto r = runEquivalence(c);
                     const QString where = QStringLiteral("%1x%2 lr %3 seed %4: %5")
                                               .arg(split.microBatch)
@@ -374,11 +379,11 @@ private slots:
             for (double lr : {0.01, 0.05, 0.1})
                 for (uint64_t seed : {11, 38, 41}) {
                     EquivalenceConfig c;
-                    c.optimizer.kind = OptimizerKind::AdamW;
-                    c.optimizer.lr = lr;
-                    c.accumSteps = split.accumSteps;
-                    c.bigBatch = split.accumSteps * split.microBatch;
-                    c.seed = seed;
+                    c.run.optimizer.kind = OptimizerKind::AdamW;
+                    c.run.optimizer.lr = lr;
+                    c.run.accumSteps = split.accumSteps;
+                    c.run.microBatch = split.microBatch;
+                    c.run.seed = seed;
                     plant(c, bug);
                     const auto r = runEquivalence(c);
                     const QString where =
@@ -396,13 +401,13 @@ private slots:
     void adamwNearEpsGradient()
     {
         EquivalenceConfig c;
-        c.optimizer.kind = OptimizerKind::AdamW;
-        c.optimizer.lr = 0.05;
-        c.bigBatch = 32;
-        c.accumSteps = 4;
+        c.run.optimizer.kind = OptimizerKind::AdamW;
+        c.run.optimizer.lr = 0.05;
+        c.run.accumSteps = 4;
+        setBigBatch(c, 32);
         std::optional<EquivalenceResult> found;
         for (uint64_t seed = 0; seed < 50 && !found; ++seed) {
-            c.seed = seed;
+            c.run.seed = seed;
             auto r = runEquivalence(c);
             QVERIFY2(r.holds, qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(QString::fromStdString(r.cause()))));
             if (r.maxParamDiff > c.fixedTolerance)
@@ -411,7 +416,7 @@ private slots:
         QVERIFY2(found, "no seed of 50 moved a parameter by more than 1e-4");
         const EquivalenceResult &r = *found;
         qInfo("seed %llu: grads %.3g apart, params %.3g at %s (gradients %.3g and %.3g), |dp| / bound %.3f",
-              static_cast<unsigned long long>(r.config.seed), r.maxGradDiff, r.maxParamDiff, r.worstParam.c_str(),
+              static_cast<unsigned long long>(r.config.run.seed), r.maxGradDiff, r.maxParamDiff, r.worstParam.c_str(),
               r.worstParamGradFull, r.worstParamGradAcc, r.paramExcessFixed);
         QVERIFY(r.holdsFixed);
         ACCUMLAB_VERIFY_BELOW(r.maxGradDiff, 1e-6);
@@ -421,7 +426,7 @@ private slots:
         QVERIFY2(std::min(std::abs(r.worstParamGradFull), std::abs(r.worstParamGradAcc)) < 1e-6,
                  qPrintable(QStringLiteral("%1 %2").arg(r.worstParamGradFull).arg(r.worstParamGradAcc)));
         // SGD's bound (lr |dg|) would not admit it: the optimizer's response is what does.
-        QVERIFY(r.maxParamDiff > c.fixedTolerance + c.optimizer.lr * r.maxGradDiff);
+        QVERIFY(r.maxParamDiff > c.fixedTolerance + c.run.optimizer.lr * r.maxGradDiff);
     }
 
     // In bfloat16 the lesson's fixed 1e-4 is too tight for summation-order noise, while a bound
@@ -429,7 +434,7 @@ private slots:
     void bfloat16NeedsTheDtypeAwareBound()
     {
         EquivalenceConfig c;
-        c.dtype = DType::BFloat16;
+        c.run.dtype = DType::BFloat16;
         const auto r = runEquivalence(c);
         QVERIFY(r.paramsInitMatch);
         QVERIFY2(!r.holdsFixed, qPrintable(QString::number(r.maxGradDiff)));
@@ -494,12 +499,12 @@ void TestEquivalence::configOfTheLabCarriesTheRanks()
     c.scaling = Scaling::None;
     c.labels = LabelKind::Random;
     const EquivalenceConfig e = equivalenceConfigOf(c);
-    QCOMPARE(e.worldSize, int64_t(world));
-    QCOMPARE(e.bigBatch, int64_t(2 * 3 * world));
-    QCOMPARE(e.accumSteps, int64_t(3));
-    QVERIFY(e.scaling == Scaling::None);
-    QVERIFY(e.labels == LabelKind::Random);
-    QCOMPARE(e.seed, uint64_t(5));
+    QCOMPARE(e.run.worldSize, int64_t(world));
+    QCOMPARE(e.bigBatch(), int64_t(2 * 3 * world));
+    QCOMPARE(e.run.accumSteps, int64_t(3));
+    QVERIFY(e.run.scaling == Scaling::None);
+    QVERIFY(e.run.labels == LabelKind::Random);
+    QCOMPARE(e.run.seed, uint64_t(5));
     validate(e);
 }
 
@@ -519,12 +524,12 @@ void TestEquivalence::threadRanks()
     QFETCH(int, world);
     QFETCH(bool, noDivision);
     EquivalenceConfig e;
-    e.worldSize = world;
-    e.accumSteps = 2;
-    e.bigBatch = 4 * e.accumSteps * world;
-    e.scaling = noDivision ? Scaling::None : Scaling::Divide;
+    e.run.worldSize = world;
+    e.run.accumSteps = 2;
+    e.run.microBatch = 4;
+    e.run.scaling = noDivision ? Scaling::None : Scaling::Divide;
     const EquivalenceResult r = runEquivalenceOnThreads(e);
-    QCOMPARE(r.config.worldSize, int64_t(world));
+    QCOMPARE(r.config.run.worldSize, int64_t(world));
     QCOMPARE(r.holds, !noDivision);
     if (noDivision)
         QVERIFY(r.causeCode() == EquivalenceCause::NoDivision);

@@ -145,7 +145,7 @@ private slots:
             QVERIFY2(md.contains(QLatin1String(buf)), buf);
         }
         QVERIFY(md.contains(QStringLiteral("| holds | yes |")));
-        std::snprintf(buf, sizeof buf, "; sgd lr %g; float32; loss scaling divide):", eq.config.optimizer.lr);
+        std::snprintf(buf, sizeof buf, "; sgd lr %g; float32; loss scaling divide):", eq.config.run.optimizer.lr);
         QVERIFY2(md.contains(QLatin1String(buf)), buf);
         QVERIFY(md.contains(QStringLiteral("Throughput sweep (fixture model, ")));
     }
@@ -269,9 +269,9 @@ private slots:
 
         // Read back: the equivalence setting, its table, then each sweep point's row.
         const auto &c = m_eq.config;
-        const QList<double> setting{double(c.shape.inFeatures), double(c.shape.hidden), double(c.shape.classes),
-                                    double(c.bigBatch), double(c.accumSteps), double(c.bigBatch / c.accumSteps),
-                                    c.optimizer.lr};
+        const QList<double> setting{double(c.run.modelShape().inFeatures), double(c.run.modelShape().hidden), double(c.run.modelShape().classes),
+                                    double(c.bigBatch()), double(c.run.accumSteps), double(c.run.microBatch),
+                                    c.run.optimizer.lr};
         QCOMPARE(other.mid(0, setting.size()), setting);
         const auto close = [](double read, double measured) {
             return std::abs(read - measured) <= 1e-3 * std::abs(measured) + 1e-300;

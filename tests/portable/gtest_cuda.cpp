@@ -47,8 +47,8 @@ TEST_P(CudaEquivalence, HoldsOnTheGpuAndCatchesNoDivision)
 {
     ACCUMLAB_REQUIRE_CUDA();
     EquivalenceConfig c;
-    c.device = DeviceRequest::Cuda;
-    c.optimizer.kind = GetParam();
+    c.run.device = DeviceRequest::Cuda;
+    c.run.optimizer.kind = GetParam();
     const EquivalenceResult r = runEquivalence(c);
     EXPECT_EQ(r.device, "cuda:0");
     EXPECT_TRUE(r.paramsInitMatch);
@@ -56,10 +56,10 @@ TEST_P(CudaEquivalence, HoldsOnTheGpuAndCatchesNoDivision)
     EXPECT_LT(r.maxGradDiff, 1e-4);
     EXPECT_LT(r.maxParamDiff, 1e-4);
 
-    c.scaling = Scaling::None;
+    c.run.scaling = Scaling::None;
     const EquivalenceResult bug = runEquivalence(c);
     EXPECT_FALSE(bug.holds);
-    EXPECT_NEAR(bug.gradRatio, double(c.accumSteps), 1e-4 * double(c.accumSteps));
+    EXPECT_NEAR(bug.gradRatio, double(c.run.accumSteps), 1e-4 * double(c.run.accumSteps));
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, CudaEquivalence,

@@ -22,9 +22,10 @@ constexpr int64_t kBigBatch = 16;         // the fixture's batch (EquivalenceCon
 EquivalenceConfig fixture(DType dtype, OptimizerKind optimizer, int64_t accum)
 {
     EquivalenceConfig c;
-    c.dtype = dtype;
-    c.optimizer.kind = optimizer;
-    c.accumSteps = accum;
+    c.run.dtype = dtype;
+    c.run.optimizer.kind = optimizer;
+    c.run.accumSteps = accum;
+    setBigBatch(c, kBigBatch);
     return c;
 }
 
@@ -83,7 +84,7 @@ TEST_P(NoDivision, FailsWithGradientNTimesTooLarge)
 {
     const auto [optimizer, accum] = GetParam();
     EquivalenceConfig c = fixture(DType::Float32, optimizer, accum);
-    c.scaling = Scaling::None;
+    c.run.scaling = Scaling::None;
     const EquivalenceResult r = runEquivalence(c);
     EXPECT_TRUE(r.paramsInitMatch);
     EXPECT_FALSE(r.holds);
@@ -114,7 +115,7 @@ INSTANTIATE_TEST_SUITE_P(Planted, NoDivision,
 TEST(NoDivisionOneMicroBatch, HoldsBecauseDividingByOneChangesNothing)
 {
     EquivalenceConfig c = fixture(DType::Float32, OptimizerKind::Sgd, 1);
-    c.scaling = Scaling::None;
+    c.run.scaling = Scaling::None;
     const EquivalenceResult r = runEquivalence(c);
     EXPECT_TRUE(r.holds) << r.cause();
     EXPECT_NEAR(r.gradRatio, 1.0, 1e-6);
@@ -128,7 +129,7 @@ TEST_P(StepEveryMicro, FailsWithNStepsInsteadOfOne)
 {
     const auto [optimizer, accum] = GetParam();
     EquivalenceConfig c = fixture(DType::Float32, optimizer, accum);
-    c.stepEveryMicro = true;
+    c.run.stepEveryMicro = true;
     const EquivalenceResult r = runEquivalence(c);
     EXPECT_FALSE(r.holds);
     EXPECT_EQ(r.fullOptimizerStateStep, 1);
@@ -181,7 +182,7 @@ TEST(EquivalenceBFloat16, DtypeAwareBoundHoldsAndCatchesNoDivision)
                                    << r.maxParamDiff << " bound " << r.paramBoundDtype;
     EXPECT_TRUE(r.holds);
 
-    c.scaling = Scaling::None;
+    c.run.scaling = Scaling::None;
     const EquivalenceResult bug = runEquivalence(c);
     EXPECT_FALSE(bug.holdsDtypeAware);
     EXPECT_FALSE(bug.holds);

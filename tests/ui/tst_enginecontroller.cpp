@@ -59,8 +59,8 @@ constexpr int kWaitMs = 60'000;
 EquivalenceConfig longEquivalence()
 {
     EquivalenceConfig e;
-    e.accumSteps = kMaxAccumSteps;
-    e.bigBatch = kMaxAccumSteps * 16;
+    e.run.accumSteps = kMaxAccumSteps;
+    e.run.microBatch = 16;
     return e;
 }
 
@@ -493,7 +493,7 @@ void TestEngineController::equivalenceAnswersWithSerial()
     EngineController controller;
     QSignalSpy spy(&controller, &EngineController::equivalenceFinished);
     EquivalenceConfig e;
-    e.scaling = Scaling::None;
+    e.run.scaling = Scaling::None;
     const quint64 first = controller.requestEquivalence(EquivalenceConfig{});
     const quint64 second = controller.requestEquivalence(e);
     QVERIFY(second > first);

@@ -144,7 +144,7 @@ private slots:
         Preset preset;
         requested.applyTo(preset);
         QVERIFY(preset.config.preset == ModelPreset::Fixture);
-        QCOMPARE(preset.config.effectiveBatch(), EquivalenceConfig().bigBatch);
+        QCOMPARE(preset.config.effectiveBatch(), EquivalenceConfig().bigBatch());
 
         // The same experiment run here, on this thread: the panel must show its verdicts.
         const ExperimentResult expected = runExperiment(id.toStdString(), quickOptions());

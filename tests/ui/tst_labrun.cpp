@@ -84,7 +84,7 @@ void TestLabRun::editsAreDebounced()
     const auto info = configured.first().first().value<EngineInfo>();
     QCOMPARE(info.config.seed, firstSeed + uint64_t(edits - 1));
     QVERIFY(lab.run.lastEquivalence().has_value());
-    QCOMPARE(lab.run.lastEquivalence()->config.seed, firstSeed + uint64_t(edits - 1));
+    QCOMPARE(lab.run.lastEquivalence()->config.run.seed, firstSeed + uint64_t(edits - 1));
 }
 
 void TestLabRun::onlyTheNewestCheckIsShown_data()
@@ -111,7 +111,7 @@ void TestLabRun::onlyTheNewestCheckIsShown()
     QTest::qWait(200); // an older answer still queued would arrive by now
     QCOMPARE(checked.count(), 1);
     QVERIFY(lab.run.lastEquivalence().has_value());
-    QCOMPARE(lab.run.lastEquivalence()->config.seed, firstSeed + uint64_t(requests - 1));
+    QCOMPARE(lab.run.lastEquivalence()->config.run.seed, firstSeed + uint64_t(requests - 1));
 }
 
 void TestLabRun::heldEditsAreDropped()

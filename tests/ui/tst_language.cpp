@@ -300,25 +300,25 @@ void TestLanguage::equivalenceCauseInTheWindowsLanguage()
     settle();
     EquivalenceConfig c;
     if (bug == "no-division")
-        c.scaling = Scaling::None;
+        c.run.scaling = Scaling::None;
     else if (bug == "step-every-micro")
-        c.stepEveryMicro = true;
+        c.run.stepEveryMicro = true;
     else if (bug == "tight-tolerance")
         c.fixedTolerance = 1e-12; // below float32's summation noise: a tolerance failure
     else if (bug == "adamw-near-eps") {
         // tst_equivalence::adamwNearEpsGradient: the first seed whose check holds with
         // parameters more than 1e-4 apart
-        c.optimizer.kind = OptimizerKind::AdamW;
-        c.optimizer.lr = 0.05;
-        c.bigBatch = 32;
-        c.seed = 0;
+        c.run.optimizer.kind = OptimizerKind::AdamW;
+        c.run.optimizer.lr = 0.05;
+        setBigBatch(c, 32);
+        c.run.seed = 0;
     } else
-        c.bug = accumBugFromString(bug.toStdString());
+        c.run.bug = accumBugFromString(bug.toStdString());
     EquivalenceUpdate u;
     u.ok = true;
     u.result = runEquivalence(c);
-    while (bug == QLatin1String("adamw-near-eps") && u.result.maxParamDiff <= c.fixedTolerance && c.seed < 50) {
-        ++c.seed;
+    while (bug == QLatin1String("adamw-near-eps") && u.result.maxParamDiff <= c.fixedTolerance && c.run.seed < 50) {
+        ++c.run.seed;
         u.result = runEquivalence(c);
     }
     const bool explains = bug == QLatin1String("adamw-near-eps");

@@ -244,7 +244,7 @@ void TestMainWindow::bugListReachesTheEngineAndTheCheck()
     QVERIFY(w.currentPreset().config.bug == planted);
     QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return c.bug == planted && c.accumSteps == 4; }));
     w.lab()->applyConfigNow();
-    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.bug == planted, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.run.bug == planted, kWaitMs);
     QCOMPARE(w.lab()->lastEquivalence()->holds, planted == AccumBug::None);
     QString error;
     const std::optional<Preset> back = presetFromJson(presetToJson(w.currentPreset()), &error);
@@ -797,7 +797,7 @@ void TestMainWindow::experimentSetsTheControls()
     const AccumConfig c = w.controlPanel()->config();
     QVERIFY(c.scaling == Scaling::None);
     QVERIFY(c.preset == ModelPreset::Fixture);
-    QCOMPARE(c.effectiveBatch(), EquivalenceConfig().bigBatch);
+    QCOMPARE(c.effectiveBatch(), EquivalenceConfig().bigBatch());
     QVERIFY(waitForEngine(w, [](const AccumConfig &e) { return e.scaling == Scaling::None; }));
 
     emit w.quizWidget()->openExperiment(QStringLiteral("batchnorm"));
@@ -980,22 +980,22 @@ void TestMainWindow::ranksReachTheEquivalenceCheck()
     auto *ranks = w.findChild<QSlider *>(QStringLiteral("worldSizeSlider"));
     QVERIFY(ranks);
     const AccumConfig c = w.controlPanel()->config();
-    QCOMPARE(w.lab()->equivalenceConfig().worldSize, 1);
+    QCOMPARE(w.lab()->equivalenceConfig().run.worldSize, 1);
     ranks->setValue(2);
     const EquivalenceConfig e = w.lab()->equivalenceConfig();
-    QCOMPARE(e.worldSize, 2);
-    QCOMPARE(e.bigBatch, c.microBatch * c.accumSteps * 2);
+    QCOMPARE(e.run.worldSize, 2);
+    QCOMPARE(e.bigBatch(), c.microBatch * c.accumSteps * 2);
     QSignalSpy updated(w.lab(), &LabRun::equivalenceUpdated);
     w.lab()->requestEquivalenceNow();
-    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.worldSize == 2, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.run.worldSize == 2, kWaitMs);
     QVERIFY2(w.lab()->lastEquivalence()->holds, qPrintable(w.equivalencePanel()->verdictText()));
-    QCOMPARE(w.lab()->lastEquivalence()->config.bigBatch, e.bigBatch);
+    QCOMPARE(w.lab()->lastEquivalence()->config.bigBatch(), e.bigBatch());
     // The bug it exists to catch still shows across ranks.
     w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"))->setChecked(true);
     w.lab()->requestEquivalenceNow();
-    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.scaling == Scaling::None, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.run.scaling == Scaling::None, kWaitMs);
     QVERIFY(!w.lab()->lastEquivalence()->holds);
-    QCOMPARE(w.lab()->lastEquivalence()->config.worldSize, 2);
+    QCOMPARE(w.lab()->lastEquivalence()->config.run.worldSize, 2);
 }
 
 void TestMainWindow::ranksReachTeachingMode_data()
