@@ -1,6 +1,7 @@
 // The main window: assembly of the panels and parts, menus and toolbar, retranslation,
 // presentation (classroom mode, zoom, full screen, keys), pages, presets and settings.
 #include "ui/mainwindow.h"
+#include "ui/wheelguard.h"
 
 #include "ui/adaptivesplitter.h"
 #include "ui/accumulationpanel.h"
@@ -120,6 +121,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::memoryLabFinished, m_memoryView, &MemoryView::showMemoryLabResult);
     connect(m_controller, &EngineController::memoryLabFinished, this, [this] { updateActions(); });
 
+    guardWheel(this); // the wheel scrolls the docks and pages; it changes a control once focused
     fitTheScreen();
     retranslateUi();
     loadSettings();

@@ -23,6 +23,10 @@
 #include "ui/throughputchart.h"
 
 #include <QAbstractButton>
+#include <QAbstractSlider>
+#include <QComboBox>
+#include <QSpinBox>
+#include <QWheelEvent>
 #include <QAction>
 #include <QApplication>
 #include <QDialog>
@@ -365,6 +369,69 @@ private slots:
     }
 
     // Each check catches what it exists to catch, on the smaller projector in Persian.
+    // The wheel over a control that has no focus scrolls what holds it and changes nothing (a
+    // teacher scrolling the controls dock set the learning rate 0.05 -> 0.0005 and reset the
+    // run); once the control has focus (a click, or Tab) the wheel changes it.
+    void wheelLeavesUnfocusedControls_data()
+    {
+        QTest::addColumn<QString>("page");
+        QTest::addColumn<QString>("control");
+        QTest::newRow("learning rate") << "lab/0" << "lrSlider";
+        QTest::newRow("accum_steps") << "lab/0" << "accumStepsSlider";
+        QTest::newRow("optimizer") << "lab/0" << "optimizerCombo";
+        QTest::newRow("seed") << "lab/0" << "seedSpin";
+        QTest::newRow("experiment") << "experiments" << "experimentPicker";
+    }
+    void wheelLeavesUnfocusedControls()
+    {
+        QFETCH(QString, page);
+        QFETCH(QString, control);
+        show(QSize(1024, 768), QStringLiteral("en"), page);
+        auto *w = m_window->findChild<QWidget *>(control);
+        QVERIFY(w);
+        QVERIFY(w->isVisible());
+        const auto value = [w]() -> int {
+            if (auto *slider = qobject_cast<QAbstractSlider *>(w))
+                return slider->value();
+            if (auto *combo = qobject_cast<QComboBox *>(w))
+                return combo->currentIndex();
+            return qobject_cast<QSpinBox *>(w)->value();
+        };
+        const auto setValue = [w](int v) {
+            if (auto *slider = qobject_cast<QAbstractSlider *>(w))
+                slider->setValue(v);
+            else if (auto *combo = qobject_cast<QComboBox *>(w))
+                combo->setCurrentIndex(v);
+            else
+                qobject_cast<QSpinBox *>(w)->setValue(v);
+        };
+        const auto wheel = [w](int delta) {
+            const QPointF at(w->width() / 2.0, w->height() / 2.0);
+            QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &e);
+            return e.isAccepted();
+        };
+        QCOMPARE(w->focusPolicy(), Qt::StrongFocus); // a wheel gives it no focus
+        const int before = value();
+        w->clearFocus();
+        for (int delta : {120, -120}) {
+            QVERIFY2(!wheel(delta), "an unfocused control took the wheel");
+            QCOMPARE(value(), before);
+        }
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window));
+        w->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(w->hasFocus());
+        wheel(120);
+        if (value() == before)
+            wheel(-120); // it stood at the end the first turn moves towards
+        QVERIFY2(value() != before, "a focused control ignored the wheel");
+        setValue(before);
+        w->clearFocus();
+        settle();
+    }
+
     void plantedFaultsAreCaught_data()
     {
         QTest::addColumn<QString>("planted");
