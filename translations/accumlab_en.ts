@@ -911,15 +911,7 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A fresh model and data stream from the seed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Run sweep</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Full-speed throughput sweep over the grid of accumulation steps</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1100,6 +1092,26 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>Continue a saved run exactly where it stopped, with its settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop after the running micro-batch (Space)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A fresh model and data stream from the seed (Ctrl+R)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Full-speed throughput sweep over the grid of accumulation steps (Ctrl+Enter)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the sweep, the play or the memory run (Esc)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -914,16 +914,8 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>از نو</translation>
     </message>
     <message>
-        <source>A fresh model and data stream from the seed</source>
-        <translation>مدل و جریان داده‌ی تازه از بذر تصادفی</translation>
-    </message>
-    <message>
         <source>Run sweep</source>
         <translation>اجرای پیمایش</translation>
-    </message>
-    <message>
-        <source>Full-speed throughput sweep over the grid of accumulation steps</source>
-        <translation>پیمایش توان عملیاتی با سرعت کامل روی گام‌های انباشت انتخاب‌شده</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -963,15 +955,15 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     </message>
     <message>
         <source>&amp;File</source>
-        <translation>پرونده</translation>
+        <translation>پرونده (&amp;F)‎</translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation>نما</translation>
+        <translation>نما (&amp;V)‎</translation>
     </message>
     <message>
         <source>&amp;Language</source>
-        <translation>زبان (Language)‎</translation>
+        <translation>زبان (&amp;Language)‎</translation>
     </message>
     <message>
         <source>Lesson</source>
@@ -983,7 +975,7 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     </message>
     <message>
         <source>E&amp;xperiments</source>
-        <translation>آزمایش‌ها</translation>
+        <translation>آزمایش‌ها (&amp;X)‎</translation>
     </message>
     <message>
         <source>Lab</source>
@@ -1035,7 +1027,7 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation>راهنما</translation>
+        <translation>راهنما (&amp;H)‎</translation>
     </message>
     <message>
         <source>&amp;About AccumLab</source>
@@ -1104,6 +1096,26 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>Continue a saved run exactly where it stopped, with its settings</source>
         <translation>اجرای ذخیره‌شده را درست از همان‌جا که ایستاد، با تنظیمات خودش، ادامه می‌دهد</translation>
+    </message>
+    <message>
+        <source>Stop after the running micro-batch (Space)</source>
+        <translation>توقف پس از میکروبچِ در حال اجرا (Space)‎</translation>
+    </message>
+    <message>
+        <source>A fresh model and data stream from the seed (Ctrl+R)</source>
+        <translation>مدل و جریان داده‌ی تازه از بذر تصادفی (Ctrl+R)‎</translation>
+    </message>
+    <message>
+        <source>Full-speed throughput sweep over the grid of accumulation steps (Ctrl+Enter)</source>
+        <translation>پیمایش توان عملیاتی با سرعت کامل روی گام‌های انباشت انتخاب‌شده (Ctrl+Enter)‎</translation>
+    </message>
+    <message>
+        <source>Stop the sweep, the play or the memory run (Esc)</source>
+        <translation>توقف پیمایش، پخش یا اجرای حافظه (Esc)‎</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>اجرا (&amp;R)‎</translation>
     </message>
 </context>
 <context>

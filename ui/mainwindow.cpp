@@ -1,7 +1,7 @@
 // The main window: assembly of the panels and parts, menus and toolbar, retranslation,
 // presentation (classroom mode, zoom, full screen, keys), pages, presets and settings.
 #include "ui/mainwindow.h"
-#include "ui/wheelguard.h"
+#include "ui/classinput.h"
 
 #include "ui/adaptivesplitter.h"
 #include "ui/accumulationpanel.h"
@@ -121,7 +121,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_controller, &EngineController::memoryLabFinished, m_memoryView, &MemoryView::showMemoryLabResult);
     connect(m_controller, &EngineController::memoryLabFinished, this, [this] { updateActions(); });
 
-    guardWheel(this); // the wheel scrolls the docks and pages; it changes a control once focused
+    guardClassInput(this); // the wheel scrolls pages; a click leaves the lab's keys to the lab
     fitTheScreen();
     retranslateUi();
     loadSettings();
@@ -320,8 +320,14 @@ void MainWindow::buildActions()
     m_zoomOutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
     m_zoomResetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
 
+    // Space plays and pauses (one of the two is enabled at a time), Right steps, Ctrl+R resets,
+    // Ctrl+Enter sweeps, Esc stops: every lab action has a key and a place in the Run menu.
     m_playAction->setShortcut(Qt::Key_Space);
+    m_pauseAction->setShortcut(Qt::Key_Space);
     m_stepAction->setShortcut(Qt::Key_Right);
+    m_resetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_sweepAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    m_stopAction->setShortcut(Qt::Key_Escape);
     // Shortcut overrides reach the focused widget, not the window: watch them application-wide.
     qApp->installEventFilter(this);
     m_openPresetAction->setShortcut(QKeySequence::Open);
@@ -355,6 +361,13 @@ void MainWindow::buildActions()
     m_fileMenu->addAction(m_exportChartsAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_quitAction);
+    m_runMenu = menuBar()->addMenu(QString());
+    m_runMenu->setObjectName(QStringLiteral("runMenu"));
+    for (QAction *a : {m_playAction, m_pauseAction, m_stepAction, m_resetAction})
+        m_runMenu->addAction(a);
+    m_runMenu->addSeparator();
+    m_runMenu->addAction(m_sweepAction);
+    m_runMenu->addAction(m_stopAction);
     m_viewMenu = menuBar()->addMenu(QString());
     m_viewMenu->addAction(m_classroomAction);
     m_viewMenu->addAction(m_hiddenControlsAction);
@@ -482,13 +495,15 @@ void MainWindow::retranslateUi()
     m_playAction->setText(tr("Play"));
     m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
     m_pauseAction->setText(tr("Pause"));
+    m_pauseAction->setToolTip(tr("Stop after the running micro-batch (Space)"));
     m_stepAction->setText(tr("Step"));
     m_stepAction->setToolTip(tr("Run one micro-batch (Right arrow)"));
     m_resetAction->setText(tr("Reset"));
-    m_resetAction->setToolTip(tr("A fresh model and data stream from the seed"));
+    m_resetAction->setToolTip(tr("A fresh model and data stream from the seed (Ctrl+R)"));
     m_sweepAction->setText(tr("Run sweep"));
-    m_sweepAction->setToolTip(tr("Full-speed throughput sweep over the grid of accumulation steps"));
+    m_sweepAction->setToolTip(tr("Full-speed throughput sweep over the grid of accumulation steps (Ctrl+Enter)"));
     m_stopAction->setText(tr("Stop"));
+    m_stopAction->setToolTip(tr("Stop the sweep, the play or the memory run (Esc)"));
     m_openPresetAction->setText(tr("&Open preset…"));
     m_savePresetAction->setText(tr("&Save preset…"));
     m_exportCurveAction->setText(tr("Export accum-curve.json…"));
@@ -510,6 +525,7 @@ void MainWindow::retranslateUi()
     m_restoreLabButton->setText(tr("Restore the lab's settings"));
     m_restoreLabButton->setToolTip(tr("Put back the settings the lab had before the experiment changed them"));
     m_fileMenu->setTitle(tr("&File"));
+    m_runMenu->setTitle(tr("&Run"));
     m_viewMenu->setTitle(tr("&View"));
     m_languageMenu->setTitle(tr("&Language"));
     m_helpMenu->setTitle(tr("&Help"));
@@ -777,14 +793,19 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
 {
     if (event->type() == QEvent::ShortcutOverride) {
         const auto *key = static_cast<QKeyEvent *>(event);
-        const bool ours = key->modifiers() == Qt::NoModifier && (key->key() == Qt::Key_Space || key->key() == Qt::Key_Right);
+        const bool space = key->key() == Qt::Key_Space, right = key->key() == Qt::Key_Right;
         auto *widget = qobject_cast<QWidget *>(watched);
-        // Accepting the override hands the key to the widget instead of the shortcut.
-        if (ours && widget && widget->window() == this &&
-            (qobject_cast<QAbstractSlider *>(widget) || qobject_cast<QAbstractButton *>(widget) ||
-             qobject_cast<QComboBox *>(widget) || qobject_cast<QAbstractItemView *>(widget) ||
-             qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QLineEdit *>(widget) ||
-             qobject_cast<QTextEdit *>(widget) || qobject_cast<QTabBar *>(widget))) {
+        // Accepting the override hands the key to the focused control instead of the shortcut,
+        // where the key does something there: Space presses a button, opens a combo box or
+        // types; Right moves a slider, a cursor or a selection. A slider has no use for Space, so
+        // Space plays even while one has focus. (A click gives buttons no focus at all:
+        // ui/classinput.h.)
+        const bool takesBoth = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QComboBox *>(widget) ||
+                               qobject_cast<QAbstractItemView *>(widget) || qobject_cast<QAbstractSpinBox *>(widget) ||
+                               qobject_cast<QLineEdit *>(widget) || qobject_cast<QTextEdit *>(widget);
+        const bool takesRight = takesBoth || qobject_cast<QAbstractSlider *>(widget) || qobject_cast<QTabBar *>(widget);
+        if (key->modifiers() == Qt::NoModifier && widget && widget->window() == this &&
+            ((space && takesBoth) || (right && takesRight))) {
             event->accept();
             return true;
         }

@@ -197,6 +197,7 @@ private:
     bool m_classroomShown = false;
     std::optional<Preset> m_labBeforeExperiment;
     QMenu *m_fileMenu = nullptr;
+    QMenu *m_runMenu = nullptr; // the lab's actions, each with its key
     QMenu *m_viewMenu = nullptr;
     QMenu *m_experimentsMenu = nullptr;
     QMenu *m_experimentListMenu = nullptr;

@@ -130,6 +130,8 @@ private slots:
     void initTestCase();
     void keysStayWithTheFocusedControl_data();
     void keysStayWithTheFocusedControl();
+    void clickedTogglesLeaveTheKeysToTheLab();
+    void runMenuHoldsEveryLabAction();
     void tabLeavesEveryTable();
     void slidersReachTheEngine_data();
     void slidersReachTheEngine();
@@ -488,7 +490,7 @@ void TestMainWindow::refusalInTheWindowsWords()
 // Space and Right are Play and Step for the window, but a focused control that uses the key
 // keeps it: Right moves a focused slider one step (and runs no micro-batch), Space toggles a
 // focused check box (and does not start Play). With the focus on a control that has no use
-// for them (the buffer view) they are the window's again. Planted: without the override
+// for them (the buffer view; a slider for Space) they are the window's again. Planted: without the override
 // filter the slider case steps a micro-batch and fails.
 void TestMainWindow::keysStayWithTheFocusedControl_data()
 {
@@ -499,6 +501,7 @@ void TestMainWindow::keysStayWithTheFocusedControl_data()
     QTest::newRow("Right on a slider") << "accumStepsSlider" << int(Qt::Key_Right) << "stepAction" << false;
     QTest::newRow("Space on a check box") << "noDivisionCheck" << int(Qt::Key_Space) << "playAction" << false;
     QTest::newRow("Right on the buffers") << "gradientBufferView" << int(Qt::Key_Right) << "stepAction" << true;
+    QTest::newRow("Space on a slider") << "accumStepsSlider" << int(Qt::Key_Space) << "playAction" << true;
 }
 
 void TestMainWindow::keysStayWithTheFocusedControl()
@@ -528,10 +531,67 @@ void TestMainWindow::keysStayWithTheFocusedControl()
     QTest::keyClick(target, static_cast<Qt::Key>(key));
     QCOMPARE(fired.size(), shortcutFires ? 1 : 0);
     if (slider)
-        QCOMPARE(slider->value(), sliderBefore + slider->singleStep());
+        QCOMPARE(slider->value(), sliderBefore + (key == Qt::Key_Right ? slider->singleStep() : 0));
     if (check)
         QCOMPARE(check->isChecked(), !checkedBefore);
     w.stopAll();
+}
+
+// A teacher clicks the no-division check box (or a button) and presses Space to play and Right
+// to step: the click toggled the box without taking the focus, so the keys are the lab's. Tab
+// still reaches the box, and Space then toggles it (the row above).
+void TestMainWindow::clickedTogglesLeaveTheKeysToTheLab()
+{
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto *check = w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"));
+    QVERIFY(check);
+    QCOMPARE(check->focusPolicy(), Qt::TabFocus);
+    const bool before = check->isChecked();
+    QTest::mouseClick(check, Qt::LeftButton, Qt::NoModifier, QPoint(8, check->height() / 2));
+    QCOMPARE(check->isChecked(), !before);
+    QVERIFY(!check->hasFocus());
+    QAction *play = w.findChild<QAction *>(QStringLiteral("playAction"));
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    QTRY_VERIFY_WITH_TIMEOUT(play->isEnabled() && step->isEnabled(), kWaitMs);
+    QWidget *keys = QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w);
+    QSignalSpy stepped(step, &QAction::triggered);
+    QTest::keyClick(keys, Qt::Key_Right);
+    QCOMPARE(stepped.size(), 1);
+    QSignalSpy played(play, &QAction::triggered);
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w), Qt::Key_Space);
+    QCOMPARE(played.size(), 1);
+    QCOMPARE(check->isChecked(), !before);
+    w.stopAll();
+}
+
+// Every lab action is in the Run menu with its key, and no two actions enabled together share
+// a key (Space is Play or Pause, never both at once).
+void TestMainWindow::runMenuHoldsEveryLabAction()
+{
+    MainWindow w(false);
+    auto *menu = w.findChild<QMenu *>(QStringLiteral("runMenu"));
+    QVERIFY(menu);
+    QStringList names;
+    for (QAction *a : menu->actions())
+        if (!a->isSeparator()) {
+            names << a->objectName();
+            QVERIFY2(!a->shortcut().isEmpty(), qPrintable(a->objectName()));
+            QVERIFY2(!a->text().isEmpty(), qPrintable(a->objectName()));
+        }
+    QCOMPARE(names, (QStringList{"playAction", "pauseAction", "stepAction", "resetAction", "sweepAction", "stopAction"}));
+    QMap<QString, QString> owner;
+    for (QAction *a : w.findChildren<QAction *>()) {
+        if (!a->isEnabled())
+            continue;
+        for (const QKeySequence &k : a->shortcuts()) {
+            QVERIFY2(!owner.contains(k.toString()),
+                     qPrintable(k.toString() + ": " + owner.value(k.toString()) + " and " + a->objectName()));
+            owner.insert(k.toString(), a->objectName());
+        }
+    }
 }
 
 // Tab moves on from every table and list of the window instead of cycling through its cells.

@@ -1,6 +1,7 @@
-// The wheel guard: one event filter shared by every guarded control.
-#include "ui/wheelguard.h"
+// The class's mouse guard: one event filter shared by every value control, and focus policies.
+#include "ui/classinput.h"
 
+#include <QAbstractButton>
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QComboBox>
@@ -35,20 +36,22 @@ bool isValueControl(const QWidget *w)
 void guard(QWidget *w)
 {
     static WheelGuard filter; // outlives every widget: it is never the parent of one
-    w->setFocusPolicy(Qt::StrongFocus);
-    w->removeEventFilter(&filter); // guarding twice filters once
-    w->installEventFilter(&filter);
+    if (isValueControl(w)) {
+        w->setFocusPolicy(Qt::StrongFocus);
+        w->removeEventFilter(&filter); // guarding twice filters once
+        w->installEventFilter(&filter);
+    } else if (qobject_cast<QAbstractButton *>(w) && w->focusPolicy() != Qt::NoFocus) {
+        w->setFocusPolicy(Qt::TabFocus);
+    }
 }
 
 } // namespace
 
-void guardWheel(QWidget *root)
+void guardClassInput(QWidget *root)
 {
-    if (isValueControl(root))
-        guard(root);
+    guard(root);
     for (QWidget *w : root->findChildren<QWidget *>())
-        if (isValueControl(w))
-            guard(w);
+        guard(w);
 }
 
 } // namespace accumlab::ui
