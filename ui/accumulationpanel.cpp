@@ -8,6 +8,7 @@
 
 #include <QEvent>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QVBoxLayout>
@@ -56,17 +57,25 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
         QFont f = m_counterValues[i]->font();
         f.setBold(true);
         m_counterValues[i]->setFont(f);
-        counters->addWidget(m_counterCaptions[i], i / 2, (i % 2) * 2);
-        counters->addWidget(m_counterValues[i], i / 2, (i % 2) * 2 + 1);
+        // Caption and value as one pair, side by side in the reading direction: the value can
+        // never drift next to the other column's caption (in Persian a grid of four columns
+        // read «۴ گام‌های بهینه‌ساز», "4 optimizer steps", after one step).
+        auto *pair = new QWidget;
+        auto *pairLayout = new QHBoxLayout(pair);
+        pairLayout->setContentsMargins(0, 0, 0, 0);
+        pairLayout->addWidget(m_counterCaptions[i]);
+        pairLayout->addWidget(m_counterValues[i]);
+        pairLayout->addStretch(1);
+        counters->addWidget(pair, i / 2, i % 2);
     }
-    for (int col = 1; col < 4; col += 2)
+    for (int col = 0; col < 2; ++col)
         counters->setColumnStretch(col, 1);
     // float16 only: which path ran and the loss scaler's counters, one line under the others.
     m_float16Counters = new QLabel;
     m_float16Counters->setObjectName(QStringLiteral("float16Counters"));
     m_float16Counters->setWordWrap(true);
     m_float16Counters->setVisible(false);
-    counters->addWidget(m_float16Counters, (CounterCount + 1) / 2, 0, 1, 4);
+    counters->addWidget(m_float16Counters, (CounterCount + 1) / 2, 0, 1, 2);
     layout->addWidget(m_countersWidget);
     retranslateUi();
 }

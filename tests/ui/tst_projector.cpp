@@ -369,6 +369,42 @@ private slots:
     }
 
     // Each check catches what it exists to catch, on the smaller projector in Persian.
+    // Each counter's value sits nearer its own caption than any other caption of its row, in
+    // both reading directions (in Persian a four-column grid once put the micro-batches' 4 next
+    // to the optimizer steps' caption: «۴ گام‌های بهینه‌ساز» after one step).
+    void countersPairWithTheirCaptions_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::newRow("en") << "en";
+        QTest::newRow("fa") << "fa";
+    }
+    void countersPairWithTheirCaptions()
+    {
+        QFETCH(QString, language);
+        show(QSize(1024, 768), language, QStringLiteral("lab/0"));
+        auto *counters = m_window->findChild<QWidget *>(QStringLiteral("countersWidget"));
+        QVERIFY(counters && counters->isVisible());
+        QList<QLabel *> captions;
+        for (QLabel *l : counters->findChildren<QLabel *>())
+            if (l->buddy() && l->isVisible())
+                captions << l;
+        QCOMPARE(captions.size(), 5);
+        const auto rectOf = [this](QWidget *w) { return QRect(w->mapTo(m_window, QPoint(0, 0)), w->size()); };
+        const auto gap = [](const QRect &a, const QRect &b) {
+            return std::max({0, a.left() - b.right(), b.left() - a.right()});
+        };
+        for (QLabel *caption : captions) {
+            const QRect value = rectOf(caption->buddy());
+            const int own = gap(value, rectOf(caption));
+            for (QLabel *other : captions) {
+                const QRect o = rectOf(other);
+                if (other == caption || o.bottom() < value.top() || o.top() > value.bottom())
+                    continue; // another row
+                QVERIFY2(own < gap(value, o), qPrintable(caption->text() + QStringLiteral(": its value is nearer ") + other->text()));
+            }
+        }
+    }
+
     // The wheel over a control that has no focus scrolls what holds it and changes nothing (a
     // teacher scrolling the controls dock set the learning rate 0.05 -> 0.0005 and reset the
     // run); once the control has focus (a click, or Tab) the wheel changes it.
