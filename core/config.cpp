@@ -11,17 +11,6 @@ namespace accumlab {
 
 namespace {
 
-// An integer for a sentence: a number (written in the reader's digits) where a double holds it
-// exactly, else its decimal digits as they are, so that the text still reads as std::to_string.
-void putInteger(TextArgs &args, const std::string &name, int64_t value)
-{
-    constexpr int64_t kExact = int64_t(1) << 53;
-    if (value >= -kExact && value <= kExact)
-        args.numbers[name] = static_cast<double>(value);
-    else
-        args.strings[name] = std::to_string(value);
-}
-
 // `code`: the sentence refusing an unknown name ("config/unknown-optimizer").
 template <typename E, size_t N>
 E fromTable(const std::string &text, const std::pair<const char *, E> (&table)[N], const char *code)

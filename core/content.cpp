@@ -709,4 +709,13 @@ std::vector<std::string> validateContent(const std::map<std::string, std::string
 
 std::map<std::string, std::string> embeddedContent() { return content_data::files(); }
 
+void putInteger(TextArgs &args, const std::string &name, int64_t value)
+{
+    constexpr int64_t kExact = int64_t(1) << 53;
+    if (value >= -kExact && value <= kExact)
+        args.numbers[name] = static_cast<double>(value);
+    else
+        args.strings[name] = std::to_string(value);
+}
+
 } // namespace accumlab

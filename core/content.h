@@ -62,6 +62,9 @@ struct TextArgs {
     std::map<std::string, double> numbers;
     std::map<std::string, std::string> strings; // inserted as they are (already in the reader's language)
 };
+// An integer for a sentence: a number (written in the reader's digits) where a double holds it
+// exactly, else its decimal digits as they are, so that 2^63 - 1 never reads as ...808.
+void putInteger(TextArgs &args, const std::string &name, int64_t value);
 
 // The one number formatter of core's texts. `spec` is
 //   ""     up to six significant digits, no trailing zeros ("0.25", "16")

@@ -154,12 +154,14 @@ void validate(const MemoryLabConfig &lab)
     }
     if (lab.failsAfterSamples > 0) {
         const int64_t share = lab.effectiveBatch / lab.base.worldSize;
-        if (share % lab.failsAfterSamples != 0)
+        if (share % lab.failsAfterSamples != 0) {
+            TextArgs args;
+            putInteger(args, "micro", lab.failsAfterSamples);
+            putInteger(args, "effective", lab.effectiveBatch);
+            putInteger(args, "world", lab.base.worldSize);
             throw ConfigError(lab.base.worldSize > 1 ? "memory/micro-batch-not-dividing-ranks" : "memory/micro-batch-not-dividing",
-                              TextArgs{{{"micro", double(lab.failsAfterSamples)},
-                                        {"effective", double(lab.effectiveBatch)},
-                                        {"world", double(lab.base.worldSize)}},
-                                       {}});
+                              args);
+        }
     }
     if (!isCudaName(device) && !cpuMemoryCounted()) {
         installCpuMemoryCounter();

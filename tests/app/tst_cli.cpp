@@ -356,6 +356,22 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList{"blocker"});
     }
 
+    // A refusal repeats the number it was given, digit for digit: 2^63 - 1 is not rounded
+    // through a double into ...808.
+    void hugeIntegersReadBackWhole_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("oom demo") << QStringList{"oom-demo", "--fails-after", "9223372036854775807"};
+        QTest::newRow("finder") << QStringList{"find-micro-batch", "--fails-after", "9223372036854775807"};
+    }
+    void hugeIntegersReadBackWhole()
+    {
+        QFETCH(QStringList, args);
+        const CliRun r = runCli(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("9223372036854775807"), qPrintable(r.err));
+    }
+
     // The lesson's story on this CPU: under the "fails after 32 samples" budget the full batch
     // of 512 fails inside LibTorch and 16 x 32 fits with the full batch's parameters. The
     // planted row gives a budget the whole batch fits: the demo must say the contrast did not show.
