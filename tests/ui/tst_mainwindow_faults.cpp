@@ -31,6 +31,8 @@
 
 #include <csignal>
 #include <fstream>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -570,6 +572,49 @@ private slots:
         QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden | QDir::System),
                  QStringList{QStringLiteral("window.png")});
         LanguageManager::instance()->setLanguage(QStringLiteral("en"));
+    }
+
+    // The export dialogs write on the export thread: a folder another writer holds (here a
+    // flock on it, as core's publish takes) keeps the file waiting, not the window. The call
+    // returns at once with nothing written, the event loop runs, and once the lock goes the
+    // file is written and the status bar says so; a write that fails is said in the window's
+    // language, and the files after it are not written.
+    void exportsWaitOffTheWindow()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("accum-curve.json"));
+        MainWindow w(false);
+        QSignalSpy done(w.files(), &SessionFiles::filesWritten);
+        const int folder = ::open(QFile::encodeName(dir.path()).constData(), O_RDONLY | O_DIRECTORY);
+        QVERIFY(folder >= 0);
+        QCOMPARE(::flock(folder, LOCK_EX), 0);
+        w.files()->writeInBackground({{path, QByteArray("{}\n")}}, [] { return QStringLiteral("written"); });
+        QVERIFY(w.files()->writing());
+        QTest::qWait(300); // the window's event loop turns while the write waits
+        QCOMPARE(done.count(), 0);
+        QVERIFY(!QFileInfo::exists(path));
+        ::close(folder); // the other writer is done
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 5000);
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        QVERIFY(!w.files()->writing());
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("written"));
+        QFile written(path);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(written.readAll(), QByteArray("{}\n"));
+
+        // A FIFO where the second of three files goes: the first is written, the third is not.
+        const QString fifo = dir.filePath(QStringLiteral("b.png"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        w.files()->writeInBackground({{dir.filePath(QStringLiteral("a.png")), QByteArray("a")},
+                                      {fifo, QByteArray("b")},
+                                      {dir.filePath(QStringLiteral("c.png")), QByteArray("c")}},
+                                     [] { return QStringLiteral("written"); });
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 5000);
+        QCOMPARE(done.at(1).at(0).toBool(), false);
+        const QString message = w.statusBar()->currentMessage();
+        QVERIFY2(message.contains(fifo) && message.contains(QStringLiteral("named pipe")), qPrintable(message));
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("a.png"))).isFile());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("c.png"))));
     }
 
     // Garbage where the settings file was, or a preset saved by an older AccumLab: the window

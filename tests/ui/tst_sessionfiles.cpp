@@ -1,6 +1,7 @@
-// SessionFiles' dialogs, answered as a teacher would: each export writes the very bytes its
-// writer makes from the lab's last sweep and check (so a dialog wired to the wrong writer, or
-// at the wrong scale, fails), says so in the status bar, and a cancelled dialog does nothing.
+// SessionFiles' dialogs, answered as a teacher would: each export writes (on the export
+// thread) the very bytes its writer makes from the lab's last sweep and check (so a dialog
+// wired to the wrong writer, or at the wrong scale, fails), says so in the status bar, and a
+// cancelled dialog does nothing.
 // A saved session is a checkpoint core reads back; a preset opened from the menu is on the
 // controls; a folder without a checkpoint is refused in words.
 #include "ui/session/sessionfiles.h"
@@ -148,7 +149,10 @@ void TestSessionFiles::exportsWriteTheirWritersBytes()
     QFETCH(QString, file);
     const QString path = m_dir.filePath(file);
     answerDialogs({path});
+    QSignalSpy written(m_window->files(), &SessionFiles::filesWritten);
     (m_window->files()->*dialogs().value(dialog))();
+    QVERIFY(written.count() == 1 || written.wait(kWaitMs)); // the write runs on the export thread
+    QCOMPARE(written.first().first().toBool(), true);
     const auto &sweep = *m_window->sweep()->lastSweep();
     const auto &check = *m_window->lab()->lastEquivalence();
     const QHash<QString, QByteArray> expected{{QStringLiteral("exportCurve"), curveJsonBytes(sweep, &check)},
@@ -173,10 +177,12 @@ void TestSessionFiles::cancelledDialogsWriteNothing()
     m_window->status()->say([] { return QStringLiteral("before"); });
     const QString errorBefore = m_window->status()->lastError();
     QSignalSpy sessions(m_window->files(), &SessionFiles::sessionFinished);
+    QSignalSpy written(m_window->files(), &SessionFiles::filesWritten);
     answerDialogs({QString()});
     (m_window->files()->*dialogs().value(dialog))();
-    QTest::qWait(200); // a session save would answer by now
+    QTest::qWait(200); // a session save or a file write would answer by now
     QCOMPARE(sessions.count(), 0);
+    QCOMPARE(written.count(), 0);
     QCOMPARE(m_window->status()->lastError(), errorBefore);
     QCOMPARE(m_window->statusBar()->currentMessage(), QStringLiteral("before"));
 }
@@ -197,7 +203,12 @@ void TestSessionFiles::chartsAtTheChosenScale()
     QTemporaryDir dir;
     const QStringList items{QStringLiteral("1× (as on screen)"), QStringLiteral("2× (for slides)"), QStringLiteral("3×")};
     answerDialogs({dir.path(), items.at(choice)});
+    QSignalSpy done(m_window->files(), &SessionFiles::filesWritten);
     m_window->files()->exportChartsDialog();
+    QVERIFY(done.count() == 1 || done.wait(kWaitMs));
+    QCOMPARE(done.first().first().toBool(), true);
+    QVERIFY2(m_window->statusBar()->currentMessage().startsWith(QLatin1String("Wrote 4 PNG files")),
+             qPrintable(m_window->statusBar()->currentMessage()));
     const QStringList written = QDir(dir.path()).entryList({QStringLiteral("*.png")}, QDir::Files, QDir::Name);
     QCOMPARE(written.size(), 4);
     const QImage chart(dir.filePath(QStringLiteral("accumlab-throughput.png")));

@@ -12,13 +12,30 @@
 #include <QByteArray>
 #include <QString>
 
+#include <exception>
+
 class QWidget;
 
 namespace accumlab::ui {
 
+// One file the window writes: where, and its bytes, made on the GUI thread (the lab's results
+// and the widgets live there) so that the write itself can run on any thread.
+struct FileToWrite {
+    QString path;
+    QByteArray bytes;
+};
+
 // Writes `bytes` to `path` through StagedFile. On failure
 // returns false and sets `error` to a sentence naming the file and the reason.
 bool writeFileSafely(const QString &path, const QByteArray &bytes, QString *error);
+// writeFileSafely in its three parts, for a write that runs off the GUI thread:
+// - the checks before it (something to write, the folder still there): empty, or the
+//   sentence that refuses it (GUI thread);
+QString refusalBeforeWrite(const FileToWrite &file);
+// - the write itself, safe on any thread: null, or the exception it ended in;
+std::exception_ptr writeStaged(const FileToWrite &file);
+// - that ending as a sentence naming the file, in the window's language (GUI thread).
+QString writeFailure(const QString &path, const std::exception_ptr &failure);
 
 QByteArray curveJsonBytes(const SweepResult &sweep, const EquivalenceResult *equivalence);
 // The skill recipe for one reader (the window passes its language and digit setting).

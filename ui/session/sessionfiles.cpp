@@ -33,6 +33,7 @@ QString filePath(const QString &path) { return LanguageManager::ltr(QDir::toNati
 
 SessionFiles::SessionFiles(Parts parts, QObject *parent) : QObject(parent), m_parts(std::move(parts))
 {
+    m_writer.setMaxThreadCount(1); // one file at a time, in the order asked
     connect(m_parts.controller, &EngineController::sessionFinished, this, &SessionFiles::onSessionFinished);
 }
 
@@ -48,11 +49,6 @@ QString SessionFiles::fileFilter(FileKind kind)
     case FileKind::Preset: return tr("AccumLab presets") + QStringLiteral(" (*.json)");
     }
     return {};
-}
-
-void SessionFiles::sayWritten(const QString &path)
-{
-    m_parts.status->say([path] { return tr("Wrote %1").arg(filePath(path)); });
 }
 
 // ---- presets ---------------------------------------------------------------------------
@@ -77,9 +73,11 @@ bool SessionFiles::loadPresetFile(const QString &path, QString *error)
     return true;
 }
 
+QByteArray SessionFiles::presetBytes(QString *) const { return presetToJson(m_parts.currentPreset()); }
+
 bool SessionFiles::savePresetFile(const QString &path, QString *error) const
 {
-    return writeFileSafely(path, presetToJson(m_parts.currentPreset()), error);
+    return writeFileSafely(path, presetBytes(error), error);
 }
 
 void SessionFiles::openPresetDialog()
@@ -96,35 +94,59 @@ void SessionFiles::openPresetDialog()
 
 void SessionFiles::savePresetDialog()
 {
-    exportDialog(tr("Save preset"), tr("lesson.json"), FileKind::Preset, &SessionFiles::savePresetFile);
+    exportDialog(tr("Save preset"), tr("lesson.json"), FileKind::Preset, &SessionFiles::presetBytes);
 }
 
 // ---- curves, the skill file and pictures -------------------------------------------------
 
-bool SessionFiles::exportCurveJson(const QString &path, QString *error) const
+QByteArray SessionFiles::curveBytes(QString *error) const
 {
     const auto &sweep = m_parts.sweep->lastSweep();
     if (!sweep) {
         if (error)
             *error = tr("No sweep has completed yet: run a sweep first.");
-        return false;
+        return {};
     }
     const auto &equivalence = m_parts.lab->lastEquivalence();
-    return writeFileSafely(path, curveJsonBytes(*sweep, equivalence ? &*equivalence : nullptr), error);
+    return curveJsonBytes(*sweep, equivalence ? &*equivalence : nullptr);
 }
 
-bool SessionFiles::exportSkillMarkdown(const QString &path, QString *error) const
+QByteArray SessionFiles::skillBytes(QString *error) const
 {
     const auto &sweep = m_parts.sweep->lastSweep();
     const auto &equivalence = m_parts.lab->lastEquivalence();
     if (!sweep || !equivalence) {
         if (error)
             *error = tr("The skill file needs a completed sweep and an equivalence check.");
-        return false;
+        return {};
     }
     // The recipe in the language the class is reading, in its digits; the JSON export's keys
     // stay English.
-    return writeFileSafely(path, skillMarkdownBytes(*equivalence, *sweep, contentStyle()), error);
+    return skillMarkdownBytes(*equivalence, *sweep, contentStyle());
+}
+
+bool SessionFiles::exportCurveJson(const QString &path, QString *error) const
+{
+    QString why;
+    const QByteArray bytes = curveBytes(&why);
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    return writeFileSafely(path, bytes, error);
+}
+
+bool SessionFiles::exportSkillMarkdown(const QString &path, QString *error) const
+{
+    QString why;
+    const QByteArray bytes = skillBytes(&why);
+    if (!why.isEmpty()) {
+        if (error)
+            *error = why;
+        return false;
+    }
+    return writeFileSafely(path, bytes, error);
 }
 
 bool SessionFiles::importCurve(const QString &path)
@@ -150,16 +172,56 @@ bool SessionFiles::importCurve(const QString &path)
     return false;
 }
 
+QList<FileToWrite> SessionFiles::chartPngs(const QString &folder, int scale) const
+{
+    QList<FileToWrite> files;
+    for (const auto &[name, widget] : std::as_const(m_parts.pictures))
+        files.append({QDir(folder).filePath(name), widgetPng(widget, scale)});
+    return files;
+}
+
 bool SessionFiles::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
 {
-    for (const auto &[name, widget] : std::as_const(m_parts.pictures)) {
-        const QString path = QDir(folder).filePath(name);
-        if (!writeFileSafely(path, widgetPng(widget, scale), error))
+    for (const FileToWrite &file : chartPngs(folder, scale)) {
+        if (!writeFileSafely(file.path, file.bytes, error))
             return false;
         if (written)
-            *written << path;
+            *written << file.path;
     }
     return true;
+}
+
+void SessionFiles::writeInBackground(QList<FileToWrite> files, std::function<QString()> said)
+{
+    // The cheap checks here, where their sentences are made; the rest waits its turn.
+    for (const FileToWrite &file : std::as_const(files))
+        if (const QString why = refusalBeforeWrite(file); !why.isEmpty()) {
+            m_parts.status->showError(why);
+            emit filesWritten(false);
+            return;
+        }
+    ++m_writing;
+    m_writer.start([this, files = std::move(files), said = std::move(said)] {
+        QString failedPath;
+        std::exception_ptr failure;
+        for (const FileToWrite &file : files)
+            if ((failure = writeStaged(file))) {
+                failedPath = file.path;
+                break;
+            }
+        // Back on the GUI thread, where the sentences and the status bar are.
+        QMetaObject::invokeMethod(
+            this,
+            [this, failedPath, failure, said] {
+                --m_writing;
+                if (failure)
+                    m_parts.status->showError(writeFailure(failedPath, failure));
+                else
+                    m_parts.status->say(said);
+                emit filesWritten(!failure);
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 bool SessionFiles::saveScreenshot(const QString &path, QString *error) const
@@ -179,17 +241,17 @@ void SessionFiles::importCurveDialog()
 
 void SessionFiles::exportCurveDialog()
 {
-    exportDialog(tr("Export accum-curve.json"), QLatin1String(kCurveFileName), FileKind::Json, &SessionFiles::exportCurveJson);
+    exportDialog(tr("Export accum-curve.json"), QLatin1String(kCurveFileName), FileKind::Json, &SessionFiles::curveBytes);
 }
 
 void SessionFiles::exportSkillDialog()
 {
     exportDialog(tr("Export skill markdown"), QLatin1String(kSkillFileName), FileKind::Markdown,
-                 &SessionFiles::exportSkillMarkdown);
+                 &SessionFiles::skillBytes);
 }
 
 void SessionFiles::exportDialog(const QString &title, const QString &fileName, FileKind kind,
-                                bool (SessionFiles::*write)(const QString &, QString *) const)
+                                QByteArray (SessionFiles::*bytes)(QString *) const)
 {
     const QString path = QFileDialog::getSaveFileName(m_parts.window, title,
                                                       QDir(m_parts.settings->lastFolder()).filePath(fileName), fileFilter(kind));
@@ -197,10 +259,12 @@ void SessionFiles::exportDialog(const QString &title, const QString &fileName, F
         return;
     m_parts.settings->rememberFolderOf(path);
     QString error;
-    if (!(this->*write)(path, &error))
+    QByteArray made = (this->*bytes)(&error);
+    if (!error.isEmpty()) {
         m_parts.status->showError(error);
-    else
-        sayWritten(path);
+        return;
+    }
+    writeInBackground({{path, std::move(made)}}, [path] { return tr("Wrote %1").arg(filePath(path)); });
 }
 
 void SessionFiles::exportChartsDialog()
@@ -215,13 +279,11 @@ void SessionFiles::exportChartsDialog()
                                                 /*current=*/1, /*editable=*/false, &chosen);
     if (!chosen)
         return;
-    QStringList written;
-    QString error;
-    if (!exportChartPngs(folder, &written, &error, static_cast<int>(scales.indexOf(scale)) + 1))
-        m_parts.status->showError(error);
-    else
-        m_parts.status->say(
-            [files = written.size(), folder] { return tr("Wrote %1 PNG files to %2").arg(count(files), filePath(folder)); });
+    QList<FileToWrite> files = chartPngs(folder, static_cast<int>(scales.indexOf(scale)) + 1);
+    const qsizetype written = files.size();
+    writeInBackground(std::move(files), [written, folder] {
+        return tr("Wrote %1 PNG files to %2").arg(count(written), filePath(folder));
+    });
 }
 
 QString SessionFiles::chooseFolder(const QString &title)

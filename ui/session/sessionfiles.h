@@ -3,9 +3,11 @@
 // did (a status-bar sentence or an error in words), which tests and the scripted mode use, and
 // a dialog the menu opens around that call; the dialogs open in and remember the settings'
 // last folder. What is exported comes from the sweep and the check the lab last completed.
-// GUI thread only.
+// GUI thread only; a dialog's write runs on a thread of its own (writeInBackground), since
+// core's publish may wait up to kFolderLockWait for a folder another writer holds.
 #pragma once
 
+#include "ui/session/exports.h"
 #include "ui/session/preset.h"
 #include "ui/updates.h"
 
@@ -13,6 +15,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
 
 #include <functional>
 #include <utility>
@@ -68,6 +71,12 @@ public:
     // why, in `error`) when the folder holds no checkpoint this build can read.
     void saveSession(const QString &folder);
     bool resumeSession(const QString &folder, QString *error);
+    // Writes `files` in order on the export thread, the window answering meanwhile, then says
+    // on the status bar `said()` or the first failure (the files after it are not written)
+    // and emits filesWritten(). The bytes were made before the call. Writes started one
+    // after another run in that order; the window's end waits for the one in flight.
+    void writeInBackground(QList<FileToWrite> files, std::function<QString()> said);
+    bool writing() const { return m_writing > 0; }
 
     // The menu's dialogs around the calls above.
     void openPresetDialog();
@@ -82,18 +91,28 @@ public:
 signals:
     void presetOpened(const Preset &preset);
     void sessionFinished(bool ok);
+    void filesWritten(bool ok);
 
 private:
     void onSessionFinished(const SessionUpdate &update);
-    void sayWritten(const QString &path);
     // A folder dialog opening in the last folder, which becomes the chosen one; empty when
     // cancelled.
     QString chooseFolder(const QString &title);
-    // A save dialog (opening on `fileName` in the last folder) around one of the writers above.
+    // The bytes each writer above writes; empty with `error` set when there is nothing to
+    // export yet.
+    QByteArray presetBytes(QString *error) const;
+    QByteArray curveBytes(QString *error) const;
+    QByteArray skillBytes(QString *error) const;
+    QList<FileToWrite> chartPngs(const QString &folder, int scale) const;
+    // A save dialog (opening on `fileName` in the last folder) around one of the makers above,
+    // the file then written in the background.
     void exportDialog(const QString &title, const QString &fileName, FileKind kind,
-                      bool (SessionFiles::*write)(const QString &, QString *) const);
+                      QByteArray (SessionFiles::*bytes)(QString *) const);
 
     Parts m_parts;
+    int m_writing = 0;
+    // Declared last, so that it is destroyed first: its end waits for the write in flight.
+    QThreadPool m_writer;
 };
 
 } // namespace accumlab::ui
