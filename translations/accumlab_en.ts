@@ -634,6 +634,10 @@ AdamW&apos;s first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_f
 Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>batch %1 in one pass vs %2 micro-batches of %3 on each of %4 ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ExperimentPanel</name>

@@ -637,6 +637,10 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
 نخستین گام AdamW برابر ⁦lr·g/(|g|+eps)‎⁩ است: ⁦r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps)‎⁩.
 اینجا: ⁦|Δp|⁩ برابر %2 در %3، جایی که گرادیان‌ها %4 و %5 هستند؛ بزرگ‌ترین نسبت ⁦|Δp|⁩ به کران %6 است (زیر ۱ پذیرفته است).</translation>
     </message>
+    <message>
+        <source>batch %1 in one pass vs %2 micro-batches of %3 on each of %4 ranks</source>
+        <translation>دسته‌ی %1‌تایی در یک گذر در برابر %2 میکروبچ %3‌تایی روی هر یک از %4 رنک</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::ExperimentPanel</name>

@@ -30,6 +30,7 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     setObjectName(QStringLiteral("equivalencePanel"));
     auto *layout = new QVBoxLayout(this);
     m_splitLabel = new QLabel;
+    m_splitLabel->setObjectName(QStringLiteral("equivalenceSplit"));
     m_splitLabel->setWordWrap(true);
     layout->addWidget(m_splitLabel);
     m_verdictLabel = new QLabel;
@@ -213,10 +214,14 @@ QString EquivalencePanel::boundDerivation(const EquivalenceResult &r) const
 void EquivalencePanel::showResult()
 {
     const EquivalenceConfig &c = (m_update && !m_pending) ? m_update->result.config : m_pendingConfig;
-    m_splitLabel->setText(QChar(0x2068) + // first-strong isolate, as the identity in ControlPanel
-                          tr("batch %1 in one pass vs %2 micro-batches of %3")
-                              .arg(count(c.bigBatch()), count(c.run.accumSteps), count(c.run.microBatch)) +
-                          QChar(0x2069));
+    // The big batch is micro x accum x ranks: with several ranks the sentence names them.
+    const QString split = c.run.worldSize > 1
+                              ? tr("batch %1 in one pass vs %2 micro-batches of %3 on each of %4 ranks")
+                                    .arg(count(c.bigBatch()), count(c.run.accumSteps), count(c.run.microBatch),
+                                         count(c.run.worldSize))
+                              : tr("batch %1 in one pass vs %2 micro-batches of %3")
+                                    .arg(count(c.bigBatch()), count(c.run.accumSteps), count(c.run.microBatch));
+    m_splitLabel->setText(QChar(0x2068) + split + QChar(0x2069)); // first-strong isolate, as the identity in ControlPanel
     if (m_pending || !m_update) {
         m_verdictLabel->setText(tr("checking…"));
         m_verdictLabel->setStyleSheet(QString());

@@ -88,6 +88,8 @@ private slots:
     void equivalenceCauseInTheWindowsLanguage();
     void equivalenceFiguresInTheReadersScript_data();
     void equivalenceFiguresInTheReadersScript();
+    void equivalenceSplitNamesTheRanks_data();
+    void equivalenceSplitNamesTheRanks();
     void fileFiltersListFilesInEveryLanguage_data();
     void fileFiltersListFilesInEveryLanguage();
     void bytesInTheWindowsWords_data();
@@ -375,6 +377,39 @@ void TestLanguage::equivalenceFiguresInTheReadersScript()
     QCOMPARE(persianDigits, language == QLatin1String("fa") && !latin);
     LanguageManager::instance()->setLatinDigits(false);
     settle();
+}
+
+// The split the panel checks, in words: the big batch is micro x accum x ranks, so with
+// several ranks the sentence says the micro-batches run on each of them (without, a class
+// read "batch 32 vs 4 micro-batches of 4" and the numbers did not add up).
+void TestLanguage::equivalenceSplitNamesTheRanks_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("en, one rank") << "en" << 1 << "batch 16 in one pass vs 4 micro-batches of 4";
+    QTest::newRow("en, two ranks") << "en" << 2 << "batch 32 in one pass vs 4 micro-batches of 4 on each of 2 ranks";
+    QTest::newRow("fa, one rank") << "fa" << 1 << QStringLiteral("دسته‌ی ۱۶‌تایی در یک گذر در برابر ۴ میکروبچ ۴‌تایی");
+    QTest::newRow("fa, two ranks") << "fa" << 2
+                                   << QStringLiteral("دسته‌ی ۳۲‌تایی در یک گذر در برابر ۴ میکروبچ ۴‌تایی روی هر یک از ۲ رنک");
+}
+
+void TestLanguage::equivalenceSplitNamesTheRanks()
+{
+    QFETCH(QString, language);
+    QFETCH(int, ranks);
+    QFETCH(QString, expected);
+    LanguageManager::instance()->setLanguage(LanguageManager::fromCode(language));
+    settle();
+    EquivalenceConfig c;
+    c.run.microBatch = 4;
+    c.run.accumSteps = 4;
+    c.run.worldSize = ranks;
+    EquivalencePanel panel;
+    panel.setPending(c);
+    QLabel *split = panel.findChild<QLabel *>(QStringLiteral("equivalenceSplit"));
+    QVERIFY(split);
+    QCOMPARE(split->text(), QChar(0x2068) + expected + QChar(0x2069));
 }
 
 // Every file dialog's filter, in every language, lists the files it names and only those: a
