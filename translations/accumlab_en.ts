@@ -111,6 +111,17 @@
     </message>
 </context>
 <context>
+    <name>LocalizedText</name>
+    <message>
+        <source>graphics card %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>processor (CPU)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>Preset</name>
     <message>
         <source>The preset is not a JSON object: %1</source>
@@ -1035,14 +1046,6 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>graphics card %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>processor (CPU)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Runs on: %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1250,19 +1253,11 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside LibTorch: %3</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no out-of-memory error was raised.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step the parameters differ from the full batch&apos;s by at most %4 (the lesson&apos;s bound: %5).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>By accumulation the same effective batch ran out of memory too: %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1303,6 +1298,18 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>Memory lab</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass needs %2; under the budget LibTorch ran out of memory.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>By accumulation the same effective batch ran out of memory too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LibTorch&apos;s words: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -111,6 +111,17 @@
     </message>
 </context>
 <context>
+    <name>LocalizedText</name>
+    <message>
+        <source>graphics card %1</source>
+        <translation>کارت گرافیک %1</translation>
+    </message>
+    <message>
+        <source>processor (CPU)</source>
+        <translation>پردازنده (CPU)‎</translation>
+    </message>
+</context>
+<context>
     <name>Preset</name>
     <message>
         <source>The preset is not a JSON object: %1</source>
@@ -1038,14 +1049,6 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
     </message>
     <message>
-        <source>graphics card %1</source>
-        <translation>کارت گرافیک %1</translation>
-    </message>
-    <message>
-        <source>processor (CPU)</source>
-        <translation>پردازنده (CPU)‎</translation>
-    </message>
-    <message>
         <source>Runs on: %1</source>
         <translation>اجرا روی: %1</translation>
     </message>
@@ -1253,20 +1256,12 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>بودجه‌ی %1 روی %2، همان‌طور که روی لغزنده تنظیم شده است.</translation>
     </message>
     <message>
-        <source>The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside LibTorch: %3</source>
-        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر به %2 نیاز دارد؛ زیر این بودجه درون LibTorch شکست خورد: %3</translation>
-    </message>
-    <message>
         <source>The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no out-of-memory error was raised.</source>
         <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر به %2 نیاز دارد و زیر این بودجه جا شد؛ خطای کمبود حافظه‌ای رخ نداد.</translation>
     </message>
     <message>
         <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step the parameters differ from the full batch&apos;s by at most %4 (the lesson&apos;s bound: %5).</source>
         <translation>با انباشت، %1 میکروبچ %2 نمونه‌ای جا شدند، با اوج اندازه‌گیری‌شده‌ی %3؛ پس از گام، پارامترها حداکثر %4 با پارامترهای دسته‌ی کامل فرق دارند (کران درس: %5‎).</translation>
-    </message>
-    <message>
-        <source>By accumulation the same effective batch ran out of memory too: %1</source>
-        <translation>با انباشت هم همان دسته‌ی مؤثر با کمبود حافظه روبه‌رو شد: %1</translation>
     </message>
     <message>
         <source>Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.</source>
@@ -1307,6 +1302,18 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>Memory lab</source>
         <translation>آزمایشگاه حافظه</translation>
+    </message>
+    <message>
+        <source>The full effective batch of %1 samples in one pass needs %2; under the budget LibTorch ran out of memory.</source>
+        <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر به %2 نیاز دارد؛ زیر این بودجه حافظه‌ی LibTorch تمام شد.</translation>
+    </message>
+    <message>
+        <source>By accumulation the same effective batch ran out of memory too.</source>
+        <translation>با انباشت هم همان دسته‌ی مؤثر با کمبود حافظه روبه‌رو شد.</translation>
+    </message>
+    <message>
+        <source>LibTorch&apos;s words: %1</source>
+        <translation>پیام خود LibTorch:‏ %1</translation>
     </message>
 </context>
 <context>

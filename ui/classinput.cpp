@@ -1,4 +1,5 @@
-// The class's mouse guard: one event filter shared by every value control, and focus policies.
+// The class's mouse guard: one event filter shared by every value control, and focus policies;
+// and the doubling slider.
 #include "ui/classinput.h"
 
 #include <QAbstractButton>
@@ -8,6 +9,10 @@
 #include <QEvent>
 #include <QScrollBar>
 #include <QWidget>
+#include <QtGlobal>
+
+#include <algorithm>
+#include <cmath>
 
 namespace accumlab::ui {
 
@@ -45,7 +50,51 @@ void guard(QWidget *w)
     }
 }
 
+// The power of two `doublings` steps from `value`: up from 5 is 8 (one) or 16 (two), down from
+// 5 is 4 (one) or 2 (two); from a power of two itself one step is its double or half.
+int doublingStep(int value, int doublings)
+{
+    const int exponent = value <= 1 ? 0 : static_cast<int>(std::floor(std::log2(double(value))));
+    const bool isPower = (1 << exponent) == value;
+    const int target = doublings > 0 ? exponent + doublings : exponent + doublings + (isPower ? 0 : 1);
+    return 1 << std::clamp(target, 0, 30);
+}
+
+// The power of two nearest `value` by ratio (ties go up): 5 -> 4, 6 -> 8, 3 -> 4.
+int nearestPowerOfTwo(int value)
+{
+    const int below = doublingStep(value + 1, -1); // the largest power of two <= value
+    return qint64(value) * value >= 2 * qint64(below) * below ? below * 2 : below; // value >= below·√2
+}
+
 } // namespace
+
+void stepInDoublings(QAbstractSlider *slider)
+{
+    QObject::connect(slider, &QAbstractSlider::actionTriggered, slider, [slider](int action) {
+        // Qt has moved sliderPosition() by the linear step and not yet set the value: the
+        // position is put where the doubling goes instead (QAbstractSlider's documented hook).
+        const int from = slider->value();
+        int to;
+        switch (action) {
+        case QAbstractSlider::SliderSingleStepAdd: to = doublingStep(from, 1); break;
+        case QAbstractSlider::SliderSingleStepSub: to = doublingStep(from, -1); break;
+        case QAbstractSlider::SliderPageStepAdd: to = doublingStep(from, 2); break;
+        case QAbstractSlider::SliderPageStepSub: to = doublingStep(from, -2); break;
+        case QAbstractSlider::SliderMove:
+            // A drag snaps; a wheel (a move with the handle not held) steps one doubling its way.
+            if (slider->isSliderDown())
+                to = nearestPowerOfTwo(slider->sliderPosition());
+            else if (slider->sliderPosition() != from)
+                to = doublingStep(from, slider->sliderPosition() > from ? 1 : -1);
+            else
+                return;
+            break;
+        default: return; // Home, End
+        }
+        slider->setSliderPosition(std::clamp(to, slider->minimum(), slider->maximum()));
+    });
+}
 
 void guardClassInput(QWidget *root)
 {

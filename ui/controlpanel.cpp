@@ -1,11 +1,14 @@
 // The control panel.
 #include "ui/controlpanel.h"
 
+#include "ui/classinput.h"
+
 #include "ui/fontscale.h"
 
 #include "core/device.h"
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
+#include "ui/localizedtext.h"
 
 #include <QLocale>
 #include <QCheckBox>
@@ -99,10 +102,12 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     batchForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
     m_microSlider = makeSlider(1, kMaxMicroBatchSlider);
     m_microSlider->setObjectName(QStringLiteral("microBatchSlider"));
+    stepInDoublings(m_microSlider);
     m_microValue = new QLabel;
     addRow(batchForm, QStringLiteral("microBatch"), sliderWithValue(m_microSlider, m_microValue));
     m_accumSlider = makeSlider(1, kMaxAccumSlider);
     m_accumSlider->setObjectName(QStringLiteral("accumStepsSlider"));
+    stepInDoublings(m_accumSlider); // 4 -> 8 -> 16 in one press each, as the lesson's splits go
     m_accumValue = new QLabel;
     addRow(batchForm, QStringLiteral("accumSteps"), sliderWithValue(m_accumSlider, m_accumValue));
     m_worldSlider = makeSlider(1, kMaxWorldSlider);
@@ -361,10 +366,17 @@ void ControlPanel::retranslateUi()
     m_deviceCombo->setItemText(1, tr("CPU"));
     m_deviceCombo->setItemText(2, m_cudaAvailable ? tr("CUDA") : tr("CUDA (not available)"));
     m_deviceCombo->setToolTip(m_cudaAvailable ? tr("Available: CPU and CUDA") : tr("Available: CPU only"));
-    // Layer widths read left to right in both languages.
-    m_modelCombo->setItemText(0, tr("Lesson MLP (%1)").arg(LanguageManager::ltr(QStringLiteral("64-128-16"))));
-    m_modelCombo->setItemText(1, tr("Wide MLP (%1)").arg(LanguageManager::ltr(QStringLiteral("1024-4096-256"))));
-    m_modelCombo->setItemText(2, tr("Fixture MLP (%1)").arg(LanguageManager::ltr(QStringLiteral("32-48-8"))));
+    // Each model's layer widths are core's (shapeOf), in the reader's digits, from input to
+    // classes (64-128-128-16 has two hidden layers of 128), isolated left to right: Persian
+    // digits after Persian words would otherwise read 16-128-128-64.
+    const auto widths = [](ModelPreset preset) {
+        const ModelShape s = shapeOf(preset);
+        return LanguageManager::ltr(
+            QStringList{count(s.inFeatures), count(s.hidden), count(s.hidden), count(s.classes)}.join(QLatin1Char('-')));
+    };
+    m_modelCombo->setItemText(0, tr("Lesson MLP (%1)").arg(widths(ModelPreset::Lesson)));
+    m_modelCombo->setItemText(1, tr("Wide MLP (%1)").arg(widths(ModelPreset::Wide)));
+    m_modelCombo->setItemText(2, tr("Fixture MLP (%1)").arg(widths(ModelPreset::Fixture)));
     m_gridEdit->setToolTip(tr("Accumulation steps to sweep, comma-separated"));
     m_paceSlider->setToolTip(tr("Micro-batches per second while playing"));
     updateValueLabels();

@@ -5,6 +5,8 @@
 #include "ui/language.h"
 #include "ui/updates.h"
 
+#include <QCoreApplication>
+
 namespace accumlab::ui {
 
 NumberStyle contentStyle()
@@ -36,6 +38,13 @@ QString figure(double value, const char *spec)
 QString count(qint64 value) { return figure(static_cast<double>(value), "d"); }
 
 QString errorSentence(const std::exception &e) { return EngineError::from(e).localized(); }
+
+QString deviceInWords(const QString &device)
+{
+    if (device.startsWith(QLatin1String("cuda")))
+        return QCoreApplication::translate("LocalizedText", "graphics card %1").arg(LanguageManager::ltr(device));
+    return QCoreApplication::translate("LocalizedText", "processor (CPU)");
+}
 
 QString leftToRight(const QString &text)
 {

@@ -33,6 +33,11 @@ QString count(qint64 value);
 // language and digits, any other message as it came.
 QString errorSentence(const std::exception &e);
 
+// Where a run runs, in the window's words: "processor (CPU)" for "cpu", "graphics card
+// cuda:0" for a CUDA device (LibTorch's name kept, left to right). The status bar's and the
+// memory lab's one wording.
+QString deviceInWords(const QString &device);
+
 // A number or formula that must read left to right inside right-to-left text, with a
 // left-to-right mark on each side (used for the values table's numbers, e.g. 3.7e-09).
 QString leftToRight(const QString &text);

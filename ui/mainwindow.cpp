@@ -564,11 +564,7 @@ void MainWindow::showDevice()
         m_statusLabel->clear();
         return;
     }
-    // The processor in words; a CUDA device keeps LibTorch's name ("cuda:0"), left to right.
-    const QString where = m_device.startsWith(QLatin1String("cuda"))
-                              ? tr("graphics card %1").arg(LanguageManager::ltr(m_device))
-                              : tr("processor (CPU)");
-    m_statusLabel->setText(tr("Runs on: %1").arg(where));
+    m_statusLabel->setText(tr("Runs on: %1").arg(deviceInWords(m_device)));
 }
 
 void MainWindow::updateActions()

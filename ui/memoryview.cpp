@@ -431,7 +431,7 @@ QString MemoryView::resultText() const
     if (!u.ok)
         return tr("The memory run failed: %1").arg(u.error.localized());
     const QLocale loc = locale();
-    const auto n = [&](int64_t v) { return loc.toString(static_cast<qint64>(v)); };
+    const auto n = [](int64_t v) { return count(static_cast<qint64>(v)); };
     const MemoryLabConfig &lab = u.request.tradeoff.lab;
     QStringList lines;
     switch (u.request.kind) {
@@ -440,15 +440,17 @@ QString MemoryView::resultText() const
         lines << (r.failsAfterSamples > 0
                       ? tr("Budget %1 on %2: measured so that a micro-batch of %3 samples fits and the next one that "
                            "divides the effective batch does not.")
-                            .arg(formatBytes(r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device)),
+                            .arg(formatBytes(r.budgetBytes), deviceInWords(QString::fromStdString(r.device)),
                                  n(r.failsAfterSamples))
                       : tr("Budget %1 on %2, as set on the slider.")
-                            .arg(formatBytes(r.budgetBytes), LanguageManager::ltr(QString::fromStdString(r.device))));
+                            .arg(formatBytes(r.budgetBytes), deviceInWords(QString::fromStdString(r.device))));
+        // The sentences a student reads are the window's; LibTorch's own English words (its
+        // error, with its figures) follow on a details line of their own.
+        QStringList libtorchSaid;
         if (r.fullBatchOutOfMemory)
-            lines << tr("The full effective batch of %1 samples in one pass needs %2; under the budget it failed inside "
-                        "LibTorch: %3")
-                         .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes),
-                              LanguageManager::ltr(QString::fromStdString(r.fullBatchError)));
+            lines << tr("The full effective batch of %1 samples in one pass needs %2; under the budget LibTorch ran out "
+                        "of memory.")
+                         .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes));
         else
             lines << tr("The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no "
                         "out-of-memory error was raised.")
@@ -459,8 +461,12 @@ QString MemoryView::resultText() const
                          .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes),
                               figure(r.maxParamDiff, ".3g"), figure(r.paramTolerance, ".3g"));
         else
-            lines << tr("By accumulation the same effective batch ran out of memory too: %1")
-                         .arg(LanguageManager::ltr(QString::fromStdString(r.accumulationError)));
+            lines << tr("By accumulation the same effective batch ran out of memory too.");
+        for (const std::string &said : {r.fullBatchError, r.accumulationError})
+            if (!said.empty())
+                libtorchSaid << LanguageManager::ltr(QString::fromStdString(said));
+        if (!libtorchSaid.isEmpty())
+            lines << tr("LibTorch's words: %1").arg(libtorchSaid.join(QLatin1Char(' ')));
         break;
     }
     case MemoryLabKind::Tradeoff: {

@@ -19,6 +19,7 @@
 #include "ui/throughputchart.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDir>
 #include <QApplication>
 #include <QFile>
@@ -90,6 +91,8 @@ private slots:
     void equivalenceFiguresInTheReadersScript();
     void equivalenceSplitNamesTheRanks_data();
     void equivalenceSplitNamesTheRanks();
+    void modelNamesInTheReadersDigits_data();
+    void modelNamesInTheReadersDigits();
     void fileFiltersListFilesInEveryLanguage_data();
     void fileFiltersListFilesInEveryLanguage();
     void bytesInTheWindowsWords_data();
@@ -410,6 +413,38 @@ void TestLanguage::equivalenceSplitNamesTheRanks()
     QLabel *split = panel.findChild<QLabel *>(QStringLiteral("equivalenceSplit"));
     QVERIFY(split);
     QCOMPARE(split->text(), QChar(0x2068) + expected + QChar(0x2069));
+}
+
+// The model list names each model's layer widths as core builds it (shapeOf: input, two hidden
+// layers, classes), in the reader's digits: Persian read «MLP درس (64-128-16)» in Latin digits,
+// from a string that restated the widths by hand (and left out the second hidden layer).
+void TestLanguage::modelNamesInTheReadersDigits_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("en") << "en"
+                        << QStringList{QStringLiteral("Lesson MLP (\u206664-128-128-16\u2069)"),
+                                       QStringLiteral("Wide MLP (\u20661024-4096-4096-256\u2069)"),
+                                       QStringLiteral("Fixture MLP (\u206632-48-48-8\u2069)")};
+    QTest::newRow("fa") << "fa"
+                        << QStringList{QStringLiteral("MLP درس (\u2066۶۴-۱۲۸-۱۲۸-۱۶\u2069)\u200E"),
+                                       QStringLiteral("MLP پهن (\u2066۱۰۲۴-۴۰۹۶-۴۰۹۶-۲۵۶\u2069)\u200E"),
+                                       QStringLiteral("MLP آزمون (\u2066۳۲-۴۸-۴۸-۸\u2069)\u200E")};
+}
+
+void TestLanguage::modelNamesInTheReadersDigits()
+{
+    QFETCH(QString, language);
+    QFETCH(QStringList, expected);
+    LanguageManager::instance()->setLanguage(LanguageManager::fromCode(language));
+    settle();
+    ControlPanel panel;
+    auto *models = panel.findChild<QComboBox *>(QStringLiteral("modelCombo"));
+    QVERIFY(models);
+    QStringList names;
+    for (int i = 0; i < models->count(); ++i)
+        names << models->itemText(i);
+    QCOMPARE(names, expected);
 }
 
 // Every file dialog's filter, in every language, lists the files it names and only those: a

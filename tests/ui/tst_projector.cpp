@@ -468,6 +468,87 @@ private slots:
         settle();
     }
 
+    // accum_steps and the micro-batch move in doublings, as the lesson's splits go: one key
+    // press 4 -> 8 (the linear slider took 12 presses from 4 to 16, and Page Up went 7 -> 17),
+    // a focused wheel turn one doubling, a drag onto the nearest power of two; a value a preset
+    // set (3) stays until the next step, which lands on a power of two. In both directions of
+    // reading.
+    void slidersMoveInDoublings_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("control");
+        QTest::addColumn<int>("from");
+        QTest::addColumn<QString>("move");
+        QTest::addColumn<int>("to");
+        for (const char *language : {"en", "fa"}) {
+            const auto row = [language](const char *name) -> QTestData & {
+                return QTest::newRow(qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(language), QLatin1String(name))))
+                       << QString::fromLatin1(language);
+            };
+            row("accum up 4") << "accumStepsSlider" << 4 << "up" << 8;
+            row("accum down 8") << "accumStepsSlider" << 8 << "down" << 4;
+            row("accum up from 3") << "accumStepsSlider" << 3 << "up" << 4;
+            row("accum down from 3") << "accumStepsSlider" << 3 << "down" << 2;
+            row("accum page up 4") << "accumStepsSlider" << 4 << "page up" << 16;
+            row("accum page up 7") << "accumStepsSlider" << 7 << "page up" << 16;
+            row("accum page down 64") << "accumStepsSlider" << 64 << "page down" << 16;
+            row("accum up at the end") << "accumStepsSlider" << 64 << "up" << 64;
+            row("accum down at 1") << "accumStepsSlider" << 1 << "down" << 1;
+            row("accum wheel up 16") << "accumStepsSlider" << 16 << "wheel up" << 32;
+            row("accum wheel down 16") << "accumStepsSlider" << 16 << "wheel down" << 8;
+            row("accum drag to 6") << "accumStepsSlider" << 1 << "drag 6" << 8;
+            row("accum drag to 5") << "accumStepsSlider" << 1 << "drag 5" << 4;
+            row("accum drag to 45") << "accumStepsSlider" << 1 << "drag 45" << 32;
+            row("accum drag to 46") << "accumStepsSlider" << 1 << "drag 46" << 64;
+            row("micro up 32") << "microBatchSlider" << 32 << "up" << 64;
+            row("micro page down 128") << "microBatchSlider" << 128 << "page down" << 32;
+        }
+    }
+    void slidersMoveInDoublings()
+    {
+        QFETCH(QString, language);
+        QFETCH(QString, control);
+        QFETCH(int, from);
+        QFETCH(QString, move);
+        QFETCH(int, to);
+        show(QSize(1024, 768), language, QStringLiteral("lab/0"));
+        auto *slider = m_window->findChild<QSlider *>(control);
+        QVERIFY(slider);
+        const int before = slider->value();
+        const auto restore = qScopeGuard([&] {
+            slider->setValue(before);
+            slider->clearFocus();
+            settle();
+        });
+        slider->setValue(from);
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window));
+        slider->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(slider->hasFocus());
+        // The keys as the reader sees them: the value grows towards the reading direction's end.
+        const bool rtl = slider->layoutDirection() == Qt::RightToLeft;
+        if (move == QLatin1String("up"))
+            QTest::keyClick(slider, rtl ? Qt::Key_Left : Qt::Key_Right);
+        else if (move == QLatin1String("down"))
+            QTest::keyClick(slider, rtl ? Qt::Key_Right : Qt::Key_Left);
+        else if (move == QLatin1String("page up"))
+            QTest::keyClick(slider, Qt::Key_PageUp);
+        else if (move == QLatin1String("page down"))
+            QTest::keyClick(slider, Qt::Key_PageDown);
+        else if (move.startsWith(QLatin1String("wheel"))) {
+            const QPointF at(slider->width() / 2.0, slider->height() / 2.0);
+            QWheelEvent e(at, slider->mapToGlobal(at), QPoint(), QPoint(0, move.endsWith(QLatin1String("up")) ? 120 : -120),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(slider, &e);
+        } else {
+            // A drag: the handle held while it passes the position, as QSlider's mouse moves do.
+            slider->setSliderDown(true);
+            slider->setSliderPosition(move.section(QLatin1Char(' '), 1).toInt());
+            slider->setSliderDown(false);
+        }
+        QCOMPARE(slider->value(), to);
+    }
+
     void plantedFaultsAreCaught_data()
     {
         QTest::addColumn<QString>("planted");
