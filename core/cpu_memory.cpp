@@ -35,6 +35,7 @@ std::atomic<bool> g_budgetActive{false};
 std::atomic<bool> g_installed{false};
 std::atomic<bool> g_keptOff{false};
 std::mutex g_installMutex;
+std::atomic<CpuMemoryHook> g_hook{nullptr};
 
 // Each counted block is the inner allocator's block with a header in front that keeps its
 // size; the pointer handed out is just past the header, and it is its own context (LibTorch's
@@ -48,7 +49,10 @@ void deleteCounted(void *data)
     if (!data)
         return;
     void *block = static_cast<char *>(data) - kHeader;
-    g_live.fetch_sub(*static_cast<int64_t *>(block), std::memory_order_relaxed);
+    const int64_t bytes = *static_cast<int64_t *>(block);
+    const int64_t after = g_live.fetch_sub(bytes, std::memory_order_relaxed) - bytes;
+    if (const CpuMemoryHook hook = g_hook.load(std::memory_order_acquire))
+        hook(-bytes, after, false);
     g_innerDeleter(block);
 }
 
@@ -74,6 +78,8 @@ private:
         const int64_t limit = g_limit.load(std::memory_order_relaxed);
         if (after > limit) {
             g_live.fetch_sub(bytes, std::memory_order_relaxed);
+            if (const CpuMemoryHook hook = g_hook.load(std::memory_order_acquire))
+                hook(bytes, after, true);
             const int64_t baseline = g_baseline.load(std::memory_order_relaxed);
             TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU out of memory. Tried to allocate ", formatByteCount(bytes),
                              " (budget ", formatByteCount(limit - baseline), ", ",
@@ -91,6 +97,8 @@ private:
         }
         *static_cast<int64_t *>(block) = bytes;
         void *data = static_cast<char *>(block) + kHeader;
+        if (const CpuMemoryHook hook = g_hook.load(std::memory_order_acquire))
+            hook(bytes, after, false);
         return {data, data, &deleteCounted, c10::Device(c10::DeviceType::CPU)};
     }
 
@@ -120,6 +128,8 @@ void keepCpuMemoryCounterOff()
     if (!g_installed.load(std::memory_order_relaxed))
         g_keptOff.store(true, std::memory_order_release);
 }
+
+void setCpuMemoryHook(CpuMemoryHook hook) { g_hook.store(hook, std::memory_order_release); }
 
 bool cpuMemoryCounted() { return g_installed.load(std::memory_order_acquire); }
 

@@ -6,8 +6,9 @@
 // the way a full accelerator fails. The public surface holds no torch types.
 //
 // Installed once per process by the first engine or memory query (core/gpu.h); tensors made
-// before that are neither counted nor charged. Counting costs a size header of one alignment unit
-// and two relaxed atomic updates per allocation (measured: scripts/bench/memory-counter-overhead.sh).
+// before that are neither counted nor charged. Counting costs a size header of one alignment unit,
+// two relaxed atomic updates and one load of the timeline hook per allocation (measured:
+// scripts/bench/memory-counter-overhead.sh).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,13 @@ public:
 private:
     int64_t m_baseline = 0;
 };
+
+// One function that sees every counted allocation and free, for the memory timeline
+// (core/memory_timeline.h): `deltaBytes` (+ allocated, - freed), the live bytes after it, and
+// whether the budget refused it (then nothing was allocated). Called on the allocating thread;
+// nullptr (the default) calls nothing. The function must outlive every allocation after it is set.
+using CpuMemoryHook = void (*)(int64_t deltaBytes, int64_t liveBytesAfter, bool refused);
+void setCpuMemoryHook(CpuMemoryHook hook);
 
 // "1.5 MiB": binary units, one decimal, in English (core's formatNumber with "B").
 std::string formatByteCount(int64_t bytes);

@@ -24,6 +24,7 @@
 #include "core/device.h"
 #include "core/engine_state.h"
 #include "core/grad_sync.h"
+#include "core/memory_timeline.h"
 #include "core/model.h"
 #include "core/optimizer.h"
 #include "core/sha256.h"
@@ -141,6 +142,7 @@ struct AccumEngine::Impl {
 
     void openWindow()
     {
+        markMemoryPhase(MemoryPhase::OpenWindow); // the window's samples and zero_grad()
         windowStart = Clock::now();
         const int64_t perRank = config.microBatch * config.accumSteps;
         // The last window's samples go before the next ones are drawn: a window holds its
@@ -262,6 +264,7 @@ struct AccumEngine::Impl {
         if (bugSkipsThisMicro(lastMicro))
             return raw;
         const double divisor = lossDivisor(); // N (a division by 1 is skipped)
+        markMemoryPhase(MemoryPhase::Forward, micro);
         const auto x = data->inputs(windowX[micro], windowY[micro]); // x: (micro, in)
         // skip-overflowed-micro keeps the buffers as they were, to drop an overflowed micro-batch.
         torch::Tensor before;
@@ -273,6 +276,7 @@ struct AccumEngine::Impl {
             auto scaled = divisor != 1.0 ? raw / divisor : raw;
             if (factor != 1.0)
                 scaled = scaled * factor; // scaler.scale(loss / N)
+            markMemoryPhase(MemoryPhase::Backward, micro);
             scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
         }
         windowLosses.push_back(raw.detach());
@@ -289,6 +293,7 @@ struct AccumEngine::Impl {
     // The gradient all-reduce, once per window when no_sync() covers the others.
     void allReduceBuffers()
     {
+        markMemoryPhase(MemoryPhase::Sync, micro);
         sync->allReduceMean(optimizer->flatGrad());
         ++syncCalls;
     }
@@ -298,6 +303,7 @@ struct AccumEngine::Impl {
     // scheduler.step() (or no step for a window with an Inf/NaN), scaler.update().
     WindowEnd stepWindow(bool lastMicro)
     {
+        markMemoryPhase(MemoryPhase::Step, micro);
         WindowEnd end;
         bool foundInf = false;
         if (scaler) { // unscale once (unless a pitfall already did), then look for Inf/NaN
@@ -408,6 +414,7 @@ struct AccumEngine::Impl {
 
     void closeWindow(EngineObserver *observer, WindowEnd &end)
     {
+        markMemoryPhase(MemoryPhase::Outside);
         StepResult r;
         r.step = windowsDone++;
         r.loss = end.windowLoss;

@@ -7,6 +7,7 @@
 #include "core/device.h"
 #include "core/gpu.h"
 #include "core/memory.h"
+#include "core/memory_timeline.h"
 
 #include <torch/torch.h>
 
@@ -62,8 +63,10 @@ AccumConfig runConfig(const MemoryLabConfig &lab, int64_t micro)
 
 int64_t weightBytes(const AccumConfig &c) { return parameterCount(c.modelShape()) * bytesPerElement(c.dtype); }
 
+// `timeline`: where the windows' allocations go, recorded from the counting CPU allocator
+// (a CUDA run records none).
 BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, int64_t windows, const CancelToken *cancel,
-                    std::unique_ptr<AccumEngine> *keep)
+                    std::unique_ptr<AccumEngine> *keep, MemoryTimeline *timeline = nullptr)
 {
     using Clock = std::chrono::steady_clock;
     BudgetedRun run;
@@ -79,6 +82,9 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
         synchronizeDevice(device);
         resetPeakMemory(device);
         ScopedBudget scope(device, budget, before);
+        std::optional<MemoryTimelineRecording> recording;
+        if (timeline && !isCudaName(device))
+            recording.emplace(before);
         try {
             for (int64_t w = 0; w < windows; ++w) {
                 const auto t0 = Clock::now();
@@ -94,6 +100,13 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
             run.memory.peakBytes = *peak - before;
         if (!run.outOfMemory)
             run.memory.held = engine->heldBytes();
+        if (recording) {
+            *timeline = recording->finish();
+            timeline->microBatch = config.microBatch;
+            timeline->accumSteps = config.accumSteps;
+            timeline->floor = engine->heldBytes();
+            timeline->budgetBytes = budget;
+        }
     }
     if (keep && !run.outOfMemory)
         *keep = std::move(engine);
@@ -246,14 +259,18 @@ OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)
     //    parameters its step gives (kept for the comparison).
     std::unique_ptr<AccumEngine> reference;
     const AccumConfig full = runConfig(lab, share);
-    r.fullBatch = runKept(full, std::nullopt, 1, cancel, &reference).memory;
+    r.fullBatch = runKept(full, std::nullopt, 1, cancel, &reference, &r.fullBatchTimeline).memory;
+    r.fullBatchTimeline.budgetBytes = r.budgetBytes; // the budget it is drawn against
+    r.fullBatchTimeline.label = "full batch of " + std::to_string(share) + " in one pass";
     // 2. The same under the budget: an out-of-memory error raised inside LibTorch.
     const BudgetedRun capped = runKept(full, r.budgetBytes, 1, cancel, nullptr);
     r.fullBatchOutOfMemory = capped.outOfMemory;
     r.fullBatchError = capped.error;
     // 3. The same samples by accumulation, under the same budget.
     std::unique_ptr<AccumEngine> accumulated;
-    const BudgetedRun acc = runKept(runConfig(lab, r.microBatch), r.budgetBytes, 1, cancel, &accumulated);
+    const BudgetedRun acc =
+        runKept(runConfig(lab, r.microBatch), r.budgetBytes, 1, cancel, &accumulated, &r.accumulationTimeline);
+    r.accumulationTimeline.label = std::to_string(r.accumSteps) + " micro-batches of " + std::to_string(r.microBatch);
     r.accumulationSucceeded = !acc.outOfMemory;
     r.accumulationError = acc.error;
     r.accumulation = acc.memory;
@@ -261,6 +278,17 @@ OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)
     if (accumulated && reference)
         r.maxParamDiff = accumulated->maxAbsParamDiff(*reference);
     return r;
+}
+
+nlohmann::json memoryTimelineJson(const OomDemoResult &r)
+{
+    const auto crossing = r.fullBatchTimeline.firstAbove(r.budgetBytes);
+    return {{"schema", kMemoryTimelineSchema},
+            {"device", r.device},
+            {"effective_batch", r.effectiveBatch},
+            {"budget_bytes", r.budgetBytes},
+            {"full_batch_crosses_budget_at_event", crossing ? nlohmann::json(*crossing) : nlohmann::json(nullptr)},
+            {"runs", nlohmann::json::array({toJson(r.fullBatchTimeline), toJson(r.accumulationTimeline)})}};
 }
 
 void validate(const TradeoffConfig &c)

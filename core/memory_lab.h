@@ -15,6 +15,7 @@
 
 #include "core/config.h"
 #include "core/engine.h"
+#include "core/memory_timeline.h"
 
 #include <cstdint>
 #include <optional>
@@ -92,12 +93,19 @@ struct OomDemoResult {
     double accumulationLoss = 0.0;
     double maxParamDiff = 0.0;    // after the step: accumulation against the uncapped full batch
     double paramTolerance = 0.0;  // the lesson's 1e-4
+    // The allocator's events of one window of each (CPU runs): the uncapped full batch's hill,
+    // drawn against the budget it crosses, and the accumulation's N small hills under it.
+    MemoryTimeline fullBatchTimeline;
+    MemoryTimeline accumulationTimeline;
     bool paramsMatch() const { return accumulationSucceeded && maxParamDiff < paramTolerance; }
     bool contrastShown() const { return fullBatchOutOfMemory && paramsMatch(); }
 };
 // lab.base.microBatch is the micro-batch (with failsAfterSamples 0 and budgetBytes 0 it is
 // also the "fails after" size); accumSteps = effective / (micro x world).
 OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel = nullptr);
+// The demo's two timelines as one memory-timeline.v1 document: the device, the budget, and
+// the runs (the full batch first), with the event at which the full batch crosses the budget.
+nlohmann::json memoryTimelineJson(const OomDemoResult &r);
 
 struct TradeoffPoint {
     int64_t microBatch = 0;

@@ -1123,6 +1123,49 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
 </context>
 <context>
+    <name>accumlab::ui::MemoryTimelineChart</name>
+    <message>
+        <source>Memory timeline chart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live memory through one window, allocation by allocation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>through the window, %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>live, MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>live, KiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>full batch in one pass</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batches</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resident floor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fails here</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::MemoryView</name>
     <message>
         <source>budget: fails after %1 samples</source>
@@ -1310,6 +1353,10 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>LibTorch&apos;s words: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On the timeline the full batch&apos;s one hill crosses the budget %1% of the way through its window; the %2 micro-batches make %2 small hills under it, on a resident floor of %3 that does not move.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

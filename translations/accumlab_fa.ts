@@ -1126,6 +1126,49 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     </message>
 </context>
 <context>
+    <name>accumlab::ui::MemoryTimelineChart</name>
+    <message>
+        <source>Memory timeline chart</source>
+        <translation>نمودار خط زمانی حافظه</translation>
+    </message>
+    <message>
+        <source>Live memory through one window, allocation by allocation</source>
+        <translation>حافظه‌ی زنده در طول یک پنجره، تخصیص به تخصیص</translation>
+    </message>
+    <message>
+        <source>through the window, %</source>
+        <translation>پیشروی در پنجره، درصد</translation>
+    </message>
+    <message>
+        <source>live, MiB</source>
+        <translation>زنده، مگابایت</translation>
+    </message>
+    <message>
+        <source>live, KiB</source>
+        <translation>زنده، کیلوبایت</translation>
+    </message>
+    <message>
+        <source>full batch in one pass</source>
+        <translation>کل دسته در یک گذر</translation>
+    </message>
+    <message>
+        <source>micro-batches</source>
+        <translation>میکروبچ‌ها</translation>
+    </message>
+    <message>
+        <source>resident floor</source>
+        <translation>کف ماندگار</translation>
+    </message>
+    <message>
+        <source>budget</source>
+        <translation>بودجه</translation>
+    </message>
+    <message>
+        <source>fails here</source>
+        <translation>شکست در این نقطه</translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::MemoryView</name>
     <message>
         <source>budget: fails after %1 samples</source>
@@ -1314,6 +1357,10 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>LibTorch&apos;s words: %1</source>
         <translation>پیام خود LibTorch:‏ %1</translation>
+    </message>
+    <message>
+        <source>On the timeline the full batch&apos;s one hill crosses the budget %1% of the way through its window; the %2 micro-batches make %2 small hills under it, on a resident floor of %3 that does not move.</source>
+        <translation>روی خط زمانی، تک‌تپه‌ی کل دسته در %1٪ پنجره‌اش از بودجه می‌گذرد؛ %2 میکروبچ، %2 تپه‌ی کوچک زیر آن می‌سازند، روی کف ماندگار %3 که تکان نمی‌خورد.</translation>
     </message>
 </context>
 <context>

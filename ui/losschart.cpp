@@ -52,20 +52,10 @@ QColor LossChart::seriesColor(int pointIndex) const
 LossChart::LossChart(QWidget *parent) : QChartView(parent)
 {
     setObjectName(QStringLiteral("lossChart"));
-    setLayoutDirection(Qt::LeftToRight);
-    setRenderHint(QPainter::Antialiasing);
-    auto *chart = new QChart;
-    chart->setLayoutDirection(Qt::LeftToRight);
-    chart->legend()->setAlignment(Qt::AlignRight);
-    chart->setMargins(QMargins(2, 2, 2, 2));
+    QChart *chart = installChart(this, Qt::AlignRight);
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     chart->legend()->setFont(small);
-    // QChartView's constructor made a default chart; setChart() hands it back to us without
-    // deleting it (Qt's documented contract), so it is deleted here (LeakSanitizer found it).
-    QChart *defaultChart = this->chart();
-    setChart(chart);
-    delete defaultChart;
     m_xAxis = new QValueAxis;
     m_xAxis->setLabelFormat(QStringLiteral("%.0f")); // localized labels need a precision
     m_xAxis->setTickCount(kStepIntervals + 1);

@@ -6,6 +6,7 @@
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
 #include "ui/localizedtext.h"
+#include "ui/memorytimelinechart.h"
 #include "ui/tradeoffchart.h"
 
 #include <QEvent>
@@ -193,6 +194,9 @@ MemoryView::MemoryView(QWidget *parent) : QWidget(parent)
     m_note->setWordWrap(true);
     layout->addWidget(m_note);
 
+    m_timeline = new MemoryTimelineChart;
+    m_timeline->setVisible(false);
+    layout->addWidget(m_timeline, 2);
     m_chart = new TradeoffChart;
     m_chart->setVisible(false);
     layout->addWidget(m_chart, 2);
@@ -404,6 +408,8 @@ void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
             m_measuredFullPeak = update.demo.fullBatch.peakBytes;
             if (update.demo.accumulationSucceeded)
                 m_measuredMicroPeak = update.demo.accumulation.peakBytes;
+            m_timeline->setResult(update.demo);
+            m_timeline->setVisible(m_timeline->hasTimeline());
             break;
         case MemoryLabKind::Tradeoff:
             budget = update.tradeoff.budgetBytes;
@@ -462,6 +468,12 @@ QString MemoryView::resultText() const
                               figure(r.maxParamDiff, ".3g"), figure(r.paramTolerance, ".3g"));
         else
             lines << tr("By accumulation the same effective batch ran out of memory too.");
+        // The timeline under the answer, in a sentence: where the hill crosses the budget.
+        if (const auto crossing = m_timeline->crossingPercent(); crossing && r.accumulationSucceeded)
+            lines << tr("On the timeline the full batch's one hill crosses the budget %1% of the way through its window; "
+                        "the %2 micro-batches make %2 small hills under it, on a resident floor of %3 that does not move.")
+                         .arg(figure(*crossing, ".0f"), n(r.accumSteps),
+                              formatBytes(r.accumulationTimeline.floor.total()));
         for (const std::string &said : {r.fullBatchError, r.accumulationError})
             if (!said.empty())
                 libtorchSaid << LanguageManager::ltr(QString::fromStdString(said));

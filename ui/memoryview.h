@@ -27,6 +27,7 @@ namespace accumlab::ui {
 
 class LessonNavigator;
 class MemoryBars;
+class MemoryTimelineChart;
 class TradeoffChart;
 
 class MemoryView : public QWidget {
@@ -50,6 +51,7 @@ public:
     // What a button sends: the lab of the current settings.
     MemoryLabRequest request(MemoryLabKind kind) const;
     TradeoffChart *tradeoffChart() const { return m_chart; }
+    MemoryTimelineChart *timelineChart() const { return m_timeline; }
     // Starts a run as its button does (the scripted mode's --memory-run uses it).
     void start(MemoryLabKind kind);
     // "view/memory" (this view) and "view/memoryBudget" (the budget slider).
@@ -90,6 +92,7 @@ private:
     QLabel *m_status = nullptr; // what runs now
     QLabel *m_result = nullptr; // the last run's outcome
     TradeoffChart *m_chart = nullptr;
+    MemoryTimelineChart *m_timeline = nullptr;
     bool m_budgetChosen = false;
     std::optional<qint64> m_measuredBudget;      // "fails after" as measured for these settings
     std::optional<qint64> m_measuredMicroPeak;   // the demo's accumulation peak

@@ -32,20 +32,10 @@ constexpr int kFadedAlpha = 70;
 ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
 {
     setObjectName(QStringLiteral("throughputChart"));
-    setLayoutDirection(Qt::LeftToRight); // plots are not mirrored
-    setRenderHint(QPainter::Antialiasing);
-    auto *chart = new QChart;
-    chart->setLayoutDirection(Qt::LeftToRight);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setMargins(QMargins(2, 2, 2, 2));
+    QChart *chart = installChart(this, Qt::AlignBottom);
     QFont small = chart->legend()->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     chart->legend()->setFont(small);
-    // QChartView's constructor made a default chart; setChart() hands it back to us without
-    // deleting it (Qt's documented contract), so it is deleted here (LeakSanitizer found it).
-    QChart *defaultChart = this->chart();
-    setChart(chart);
-    delete defaultChart;
     m_xAxis = new QLogValueAxis;
     m_xAxis->setBase(2.0);
     m_xAxis->setLabelFormat(QStringLiteral("%.6g")); // localized labels need a precision

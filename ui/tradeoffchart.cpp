@@ -1,6 +1,7 @@
 // The trade-off chart.
 #include "ui/tradeoffchart.h"
 
+#include "ui/chartscale.h"
 #include "ui/language.h"
 
 #include <QEvent>
@@ -24,16 +25,8 @@ const QColor kBudgetColor(0xd9, 0x48, 0x2b);
 TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
 {
     setObjectName(QStringLiteral("tradeoffChart"));
-    setLayoutDirection(Qt::LeftToRight);
-    setRenderHint(QPainter::Antialiasing);
     setMinimumHeight(300); // room for its two value axes' titles beside the plot
-    auto *chart = new QChart;
-    chart->setLayoutDirection(Qt::LeftToRight);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setMargins(QMargins(2, 2, 2, 2));
-    QChart *defaultChart = this->chart(); // see ThroughputChart: setChart() does not delete it
-    setChart(chart);
-    delete defaultChart;
+    QChart *chart = installChart(this, Qt::AlignBottom);
     m_xAxis = new QLogValueAxis;
     m_xAxis->setBase(2.0);
     m_xAxis->setLabelFormat(QStringLiteral("%.6g"));

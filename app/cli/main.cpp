@@ -161,6 +161,7 @@ struct MemoryFlags {
     std::string outDir;
     bool noWrite = false;
     bool json = false;
+    std::string timeline;      // oom-demo: where memory-timeline.json goes; empty: nowhere
 };
 
 MemoryFlags memoryDefaults()
@@ -393,7 +394,15 @@ int runOomDemoCommand(const MemoryFlags &f)
     MemoryLabConfig lab = memoryLab(f);
     if (!f.budgetGiven && f.noBudget)
         throw UsageError("the out-of-memory demo needs a budget");
+    if (!f.timeline.empty())
+        requireWritableDir(std::filesystem::path(f.timeline).parent_path().empty()
+                               ? std::string(".")
+                               : std::filesystem::path(f.timeline).parent_path().string());
     const OomDemoResult r = runOomDemo(lab);
+    if (!f.timeline.empty()) {
+        writeFileAtomic(f.timeline, memoryTimelineJson(r).dump() + "\n");
+        (f.json ? std::cerr : std::cout) << "wrote " << f.timeline << "\n";
+    }
     if (f.json) {
         const nlohmann::json j = {{"device", r.device},
                                   {"device_bytes", r.deviceBytes},
@@ -963,6 +972,8 @@ int runMain(int argc, char **argv)
     oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch with --budget (else --fails-after)")
         ->transform(decimal<int64_t>())
         ->capture_default_str();
+    oomCmd->add_option("--timeline", m.timeline,
+                       "write the measured memory timeline of both runs here (memory-timeline.v1, CPU)");
     auto *tradeoffCmd = app.add_subcommand(
         "tradeoff", "a fixed effective batch over micro-batches: time per step and measured peak memory; accum-tradeoff.json");
     addMemoryOptions(tradeoffCmd);

@@ -386,9 +386,22 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(int, exitCode);
-        const CliRun r = runCli(QStringList{"oom-demo", "--json", "--device", "cpu"} + args);
+        QTemporaryDir dir;
+        const QString timeline = dir.filePath("memory-timeline.json");
+        const CliRun r = runCli(QStringList{"oom-demo", "--json", "--device", "cpu", "--timeline", timeline} + args);
         QCOMPARE(r.exitCode, exitCode);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        // --timeline: the two runs' measured timelines, whose peaks are the demo's; stdout
+        // stays one JSON object.
+        QFile file(timeline);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject t = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(t.value("schema").toString(), QStringLiteral("memory-timeline.v1"));
+        const QJsonArray runs = t.value("runs").toArray();
+        QCOMPARE(runs.size(), 2);
+        QCOMPARE(runs[0].toObject().value("peak_bytes").toDouble(), o.value("full_batch").toObject().value("peak_bytes").toDouble());
+        QCOMPARE(runs[1].toObject().value("peak_bytes").toDouble(), o.value("accumulation").toObject().value("peak_bytes").toDouble());
+        QCOMPARE(t.value("full_batch_crosses_budget_at_event").isNull(), exitCode != 0);
         QCOMPARE(o.value("full_batch_out_of_memory").toBool(), exitCode == 0);
         QVERIFY(o.value("accumulation_succeeded").toBool());
         QVERIFY(o.value("params_match").toBool());

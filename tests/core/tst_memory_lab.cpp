@@ -16,6 +16,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -274,6 +275,65 @@ private slots:
             QVERIFY2(r.maxParamDiff < 1e-6, qPrintable(QString::number(r.maxParamDiff)));
         else
             QVERIFY(r.maxParamDiff > r.paramTolerance);
+    }
+
+    // The demo's memory timeline is the allocator's own record of one window of each run: its
+    // peaks are the peaks the allocator measured, the full batch's hill crosses the budget in
+    // its forward or backward pass, and accumulation makes one hill per micro-batch on a floor
+    // that does not move, all under the budget. Each micro-batch's forward and backward are
+    // there, in order, and the file holds the same figures.
+    void timelineIsTheAllocatorsOwn()
+    {
+        const OomDemoResult r = runOomDemo(lessonLab(512, 32));
+        const MemoryTimeline &full = r.fullBatchTimeline;
+        const MemoryTimeline &acc = r.accumulationTimeline;
+        QVERIFY(!full.events.empty() && !acc.events.empty());
+        QVERIFY(!full.truncated && !acc.truncated);
+        QCOMPARE(full.peakBytes(), r.fullBatch.peakBytes);
+        QCOMPARE(acc.peakBytes(), r.accumulation.peakBytes);
+        // Where the full batch crosses the budget: inside its pass, not while the window opens.
+        const auto crossing = full.firstAbove(r.budgetBytes);
+        QVERIFY(crossing.has_value());
+        const MemoryPhase at = full.events[*crossing].phase;
+        QVERIFY2(at == MemoryPhase::Forward || at == MemoryPhase::Backward, toString(at).c_str());
+        QVERIFY(!acc.firstAbove(r.budgetBytes).has_value());
+        QVERIFY(std::none_of(acc.events.begin(), acc.events.end(), [](const MemoryEvent &e) { return e.refused; }));
+        // One forward and one backward per micro-batch, in order, then one step.
+        std::vector<std::pair<MemoryPhase, int64_t>> order;
+        for (const MemoryEvent &e : acc.events)
+            if ((e.phase == MemoryPhase::Forward || e.phase == MemoryPhase::Backward) &&
+                (order.empty() || order.back() != std::make_pair(e.phase, e.micro)))
+                order.emplace_back(e.phase, e.micro);
+        QCOMPARE(order.size(), size_t(2 * r.accumSteps));
+        for (int64_t k = 0; k < r.accumSteps; ++k) {
+            QVERIFY(order[size_t(2 * k)] == std::make_pair(MemoryPhase::Forward, k));
+            QVERIFY(order[size_t(2 * k + 1)] == std::make_pair(MemoryPhase::Backward, k));
+        }
+        QVERIFY(std::any_of(acc.events.begin(), acc.events.end(), [](const MemoryEvent &e) { return e.phase == MemoryPhase::Step; }));
+        // The floor: the live bytes as each micro-batch after the first starts its forward pass
+        // are the same to within a few kilobytes (its loss kept for the log), while each hill
+        // rises far above it.
+        std::vector<int64_t> floorAt;
+        for (size_t i = 0; i < acc.events.size(); ++i) {
+            const MemoryEvent &e = acc.events[i];
+            if (e.phase == MemoryPhase::Forward && e.micro > 0 &&
+                (i == 0 || acc.events[i - 1].phase != MemoryPhase::Forward || acc.events[i - 1].micro != e.micro))
+                floorAt.push_back(e.liveBytes - e.deltaBytes);
+        }
+        QCOMPARE(floorAt.size(), size_t(r.accumSteps - 1));
+        const auto [low, high] = std::minmax_element(floorAt.begin(), floorAt.end());
+        const int64_t hill = acc.peakBytes() - *low;
+        QVERIFY2(*high - *low < 4096 && hill > 100 * (*high - *low + 1),
+                 qPrintable(QStringLiteral("floor %1..%2, hill %3").arg(*low).arg(*high).arg(hill)));
+        QVERIFY2(*low >= acc.floor.total(), qPrintable(QStringLiteral("%1 < %2").arg(*low).arg(acc.floor.total())));
+        // The file: the schema, both runs, the same peaks and crossing.
+        const nlohmann::json j = memoryTimelineJson(r);
+        QCOMPARE(j.at("schema").get<std::string>(), std::string(kMemoryTimelineSchema));
+        QCOMPARE(j.at("runs").size(), size_t(2));
+        QCOMPARE(j.at("runs")[0].at("peak_bytes").get<int64_t>(), r.fullBatch.peakBytes);
+        QCOMPARE(j.at("runs")[1].at("peak_bytes").get<int64_t>(), r.accumulation.peakBytes);
+        QCOMPARE(j.at("full_batch_crosses_budget_at_event").get<size_t>(), *crossing);
+        QCOMPARE(j.at("runs")[1].at("events").at("live_bytes").size(), acc.events.size());
     }
 
     void finderFindsTheLargestThatFits_data()

@@ -1,8 +1,12 @@
 // The two chart views' axes say only what was measured: before any point or loss arrives the
 // value axes show no scale (whole-number labels on a placeholder range would read "0 0 1 1 1"),
 // and the loss chart's step axis always ends on a multiple of its four tick intervals so that
-// every tick is a whole optimizer step.
+// every tick is a whole optimizer step. The memory timeline draws the allocator's own figures.
 #include "common.h"
+
+#include "ui/memorytimelinechart.h"
+
+#include "core/memory_lab.h"
 
 #include "ui/chartscale.h"
 #include "ui/losschart.h"
@@ -37,6 +41,7 @@ private slots:
     void lossStepAxisEndsOnWholeSteps();
     void lossCurvesKeepDistinctColours_data();
     void lossCurvesKeepDistinctColours();
+    void memoryTimelineDrawsTheAllocatorsFigures();
 };
 
 void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
@@ -152,4 +157,39 @@ void TestCharts::lossCurvesKeepDistinctColours()
 }
 
 QTEST_MAIN(TestCharts)
+// The out-of-memory demo's timeline as drawn: each run's highest point is the peak the
+// allocator measured (not an estimate), the mark where the full batch fails sits on the
+// budget inside its window, the y axis shows a scale only once there is one, and a result
+// without timelines (a CUDA run records none) clears the chart rather than keeping the last.
+void TestCharts::memoryTimelineDrawsTheAllocatorsFigures()
+{
+    MemoryLabConfig lab;
+    lab.effectiveBatch = 512;
+    lab.failsAfterSamples = 32;
+    const OomDemoResult r = runOomDemo(lab);
+    MemoryTimelineChart chart;
+    const auto vertical = valueAxes(chart, Qt::Vertical);
+    QCOMPARE(vertical.size(), 1);
+    QVERIFY(!scaleShown(vertical.first()));
+    chart.setResult(r);
+    QVERIFY(chart.hasTimeline());
+    QVERIFY(scaleShown(vertical.first()));
+    QCOMPARE(chart.drawnPeakBytes(0), qint64(r.fullBatch.peakBytes));
+    QCOMPARE(chart.drawnPeakBytes(1), qint64(r.accumulation.peakBytes));
+    QVERIFY(r.fullBatch.peakBytes > r.budgetBytes && r.accumulation.peakBytes <= r.budgetBytes);
+    const auto crossing = chart.crossingPercent();
+    QVERIFY(crossing.has_value());
+    QVERIFY2(*crossing > 0.0 && *crossing < 100.0, qPrintable(QString::number(*crossing)));
+    QVERIFY(vertical.first()->max() * 1024.0 >= double(r.fullBatch.peakBytes));
+
+    OomDemoResult none = r;
+    none.fullBatchTimeline = {};
+    none.accumulationTimeline = {};
+    chart.setResult(none);
+    QVERIFY(!chart.hasTimeline());
+    QCOMPARE(chart.drawnPeakBytes(0), qint64(0));
+    QVERIFY(!chart.crossingPercent().has_value());
+    QVERIFY(!scaleShown(vertical.first()));
+}
+
 #include "tst_charts.moc"

@@ -1,0 +1,88 @@
+// The memory timeline of a window, measured: every allocation and free the counting CPU
+// allocator (core/cpu_memory.h) sees while a recording runs, in order, each with the live bytes
+// after it and the phase of the window it happened in (the window opening with its samples and
+// zero_grad, the forward or backward of micro-batch k, the all-reduce, the optimizer step).
+// It is what makes the lesson's memory move: a full batch piles its activations into one tall
+// hill; the same samples by accumulation make N small hills on a floor of weights, gradient
+// buffers, optimizer state and the window's samples that does not move.
+//
+// The engine marks its phases (markMemoryPhase: one relaxed store when nothing records); the
+// memory lab records the out-of-memory demo's runs. An allocation the budget refused is an
+// event too, the last of its run. The public surface holds no torch types.
+#pragma once
+
+#include "core/memory.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+// Where the window is. Outside: between windows, or code that is not the window's.
+enum class MemoryPhase : uint8_t { Outside, OpenWindow, Forward, Backward, Sync, Step };
+std::string toString(MemoryPhase);
+
+// The engine says where its window is, micro-batch `micro` (-1 for a phase of the whole window).
+void markMemoryPhase(MemoryPhase phase, int64_t micro = -1);
+
+struct MemoryEvent {
+    int64_t deltaBytes = 0; // + allocated, - freed
+    int64_t liveBytes = 0;  // counted bytes alive after it, from the recording's origin
+    MemoryPhase phase = MemoryPhase::Outside;
+    int64_t micro = -1;     // the micro-batch in its window; -1 for the window's own phases
+    bool refused = false;   // the budget refused it: LibTorch's out-of-memory error followed
+};
+
+struct MemoryTimeline {
+    std::string label;           // "full batch of 512 in one pass", in English for files
+    int64_t microBatch = 0;
+    int64_t accumSteps = 0;
+    int64_t originBytes = 0;     // live bytes the recording counts from (before the engine was built)
+    int64_t startBytes = 0;      // live bytes, from the origin, when the recording began
+    HeldBytes floor;             // what the engine holds between windows: the resident floor
+    std::optional<int64_t> budgetBytes; // the budget the run held, from the origin
+    std::vector<MemoryEvent> events;
+    bool truncated = false;      // stopped at kMaxMemoryEvents
+
+    int64_t peakBytes() const;   // the most live bytes of any accepted event (startBytes if none)
+    // The first event whose live bytes exceed `bytes` (a refused one counts): the point where
+    // the run crosses the budget; nullopt when it never does.
+    std::optional<size_t> firstAbove(int64_t bytes) const;
+    // Each phase's peak: the most live bytes of its events, per micro-batch, in order of first
+    // appearance.
+    struct PhasePeak {
+        MemoryPhase phase;
+        int64_t micro;
+        int64_t peakBytes;
+    };
+    std::vector<PhasePeak> phasePeaks() const;
+};
+
+inline constexpr size_t kMaxMemoryEvents = 1'000'000;
+
+// While alive, the counting allocator's events go into its timeline. One at a time (a second
+// throws std::logic_error); needs the counter (installs it; throws std::logic_error when it is
+// kept off). `originBytes`: the live bytes the figures count from.
+class MemoryTimelineRecording {
+public:
+    explicit MemoryTimelineRecording(int64_t originBytes);
+    ~MemoryTimelineRecording();
+    MemoryTimelineRecording(const MemoryTimelineRecording &) = delete;
+    MemoryTimelineRecording &operator=(const MemoryTimelineRecording &) = delete;
+    // Stops recording and hands over what was recorded (once).
+    MemoryTimeline finish();
+
+private:
+    bool m_finished = false;
+};
+
+// schema memory-timeline.v1: one object per run, its events as parallel arrays (delta, live,
+// phase, micro) so that a window of thousands of events stays a small file.
+nlohmann::json toJson(const MemoryTimeline &);
+inline constexpr const char *kMemoryTimelineSchema = "memory-timeline.v1";
+
+} // namespace accumlab

@@ -1,0 +1,161 @@
+// The memory timeline chart.
+#include "ui/memorytimelinechart.h"
+
+#include "ui/chartscale.h"
+#include "ui/language.h"
+
+#include <QEvent>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+
+namespace accumlab::ui {
+
+namespace {
+
+const QColor kFullColor(0xc2, 0x6a, 0x00);
+const QColor kAccumulationColor(0x2e, 0x9e, 0x55);
+const QColor kFloorColor(0x6b, 0x6b, 0x6b);
+const QColor kBudgetColor(0xd9, 0x48, 0x2b);
+const QColor kCrossingColor(0x7b, 0x2c, 0xbf); // not the budget's red: the two are told apart
+
+// One run as steps: before and after each event, at its place in the window (0 to 100 %).
+QList<QPointF> steps(const MemoryTimeline &t, double unit)
+{
+    QList<QPointF> points;
+    const auto n = static_cast<double>(std::max<size_t>(t.events.size(), 1));
+    double live = static_cast<double>(t.startBytes);
+    points << QPointF(0.0, live / unit);
+    for (size_t i = 0; i < t.events.size(); ++i) {
+        const MemoryEvent &e = t.events[i];
+        if (e.refused)
+            break; // nothing was allocated: the run ended there
+        const double x = 100.0 * static_cast<double>(i + 1) / n;
+        points << QPointF(x, live / unit);
+        live = static_cast<double>(e.liveBytes);
+        points << QPointF(x, live / unit);
+    }
+    return points;
+}
+
+} // namespace
+
+MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : QChartView(parent)
+{
+    setObjectName(QStringLiteral("memoryTimelineChart"));
+    setMinimumHeight(300);
+    QChart *chart = installChart(this, Qt::AlignBottom);
+    m_xAxis = new QValueAxis;
+    m_xAxis->setRange(0, 100);
+    m_xAxis->setTickCount(6);
+    m_xAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_yAxis = new QValueAxis;
+    m_yAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_yAxis->setRange(0, 1);
+    chart->addAxis(m_xAxis, Qt::AlignBottom);
+    chart->addAxis(m_yAxis, Qt::AlignLeft);
+    m_full = new QLineSeries;
+    m_full->setObjectName(QStringLiteral("fullBatchTimeline"));
+    m_full->setPen(QPen(kFullColor, 2));
+    m_accumulation = new QLineSeries;
+    m_accumulation->setObjectName(QStringLiteral("accumulationTimeline"));
+    m_accumulation->setPen(QPen(kAccumulationColor, 2));
+    m_floor = new QLineSeries;
+    m_floor->setPen(QPen(kFloorColor, 1.5, Qt::DotLine));
+    m_budget = new QLineSeries;
+    m_budget->setPen(QPen(kBudgetColor, 2, Qt::DashLine));
+    m_crossing = new QScatterSeries;
+    m_crossing->setMarkerShape(QScatterSeries::MarkerShapeStar);
+    m_crossing->setMarkerSize(16);
+    m_crossing->setColor(kCrossingColor);
+    m_crossing->setBorderColor(kCrossingColor);
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_full), static_cast<QAbstractSeries *>(m_accumulation),
+                               static_cast<QAbstractSeries *>(m_floor), static_cast<QAbstractSeries *>(m_budget),
+                               static_cast<QAbstractSeries *>(m_crossing)}) {
+        chart->addSeries(s);
+        s->attachAxis(m_xAxis);
+        s->attachAxis(m_yAxis);
+    }
+    showScale(m_yAxis, false);
+    retranslateUi();
+}
+
+void MemoryTimelineChart::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QChartView::changeEvent(event);
+}
+
+void MemoryTimelineChart::setResult(const OomDemoResult &result)
+{
+    if (result.fullBatchTimeline.events.empty() || result.accumulationTimeline.events.empty()) {
+        m_result.reset();
+        for (QXYSeries *s : {static_cast<QXYSeries *>(m_full), static_cast<QXYSeries *>(m_accumulation),
+                             static_cast<QXYSeries *>(m_floor), static_cast<QXYSeries *>(m_budget),
+                             static_cast<QXYSeries *>(m_crossing)})
+            s->clear();
+        showScale(m_yAxis, false);
+        retranslateUi();
+        return;
+    }
+    m_result = result;
+    const MemoryTimeline &full = result.fullBatchTimeline;
+    const MemoryTimeline &acc = result.accumulationTimeline;
+    const double top = static_cast<double>(std::max({full.peakBytes(), acc.peakBytes(), result.budgetBytes}));
+    m_unit = top >= 8.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
+    m_full->replace(steps(full, m_unit));
+    m_accumulation->replace(steps(acc, m_unit));
+    const double floor = static_cast<double>(acc.floor.total()) / m_unit;
+    m_floor->replace({QPointF(0, floor), QPointF(100, floor)});
+    const double budget = static_cast<double>(result.budgetBytes) / m_unit;
+    m_budget->replace({QPointF(0, budget), QPointF(100, budget)});
+    m_crossing->clear();
+    if (const auto x = crossingPercent())
+        m_crossing->append(*x, budget);
+    m_yAxis->setRange(0, top / m_unit * 1.1);
+    m_yAxis->applyNiceNumbers();
+    showScale(m_yAxis, true);
+    retranslateUi();
+}
+
+qint64 MemoryTimelineChart::drawnPeakBytes(int run) const
+{
+    const QLineSeries *s = run == 0 ? m_full : m_accumulation;
+    double top = 0.0;
+    for (const QPointF &p : s->points())
+        top = std::max(top, p.y());
+    return static_cast<qint64>(std::llround(top * m_unit));
+}
+
+std::optional<double> MemoryTimelineChart::crossingPercent() const
+{
+    if (!m_result)
+        return std::nullopt;
+    const MemoryTimeline &full = m_result->fullBatchTimeline;
+    const auto i = full.firstAbove(m_result->budgetBytes);
+    if (!i)
+        return std::nullopt;
+    return 100.0 * static_cast<double>(*i + 1) / static_cast<double>(full.events.size());
+}
+
+void MemoryTimelineChart::retranslateUi()
+{
+    setAccessibleName(tr("Memory timeline chart"));
+    chart()->setLocale(locale());
+    chart()->setLocalizeNumbers(true);
+    chart()->setTitle(LanguageManager::natural(tr("Live memory through one window, allocation by allocation")));
+    m_xAxis->setTitleText(LanguageManager::natural(tr("through the window, %")));
+    m_yAxis->setTitleText(LanguageManager::natural(m_unit > 1024.0 ? tr("live, MiB") : tr("live, KiB")));
+    // Short names, so that the legend is never elided; the figures are in the memory lab's
+    // answer beside the chart.
+    m_full->setName(LanguageManager::natural(tr("full batch in one pass")));
+    m_accumulation->setName(LanguageManager::natural(tr("micro-batches")));
+    m_floor->setName(LanguageManager::natural(tr("resident floor")));
+    m_budget->setName(LanguageManager::natural(tr("budget")));
+    m_crossing->setName(LanguageManager::natural(tr("fails here")));
+}
+
+} // namespace accumlab::ui

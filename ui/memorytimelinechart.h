@@ -1,0 +1,53 @@
+// The memory timeline chart (core/memory_timeline.h): the live bytes of one window as the
+// counting allocator saw them, allocation by allocation, for the out-of-memory demo's two runs
+// on one axis of "how far through the window": the full batch's one tall hill and the
+// accumulation's one small hill per micro-batch on the resident floor (weights, gradient
+// buffers, optimizer state, the window's samples), the budget as a dashed line and a mark where
+// the full batch crosses it, the point where a real accelerator fails. Every figure is the
+// allocator's; nothing is estimated. Plots are not mirrored in Persian; titles and ticks follow
+// the window's language. GUI thread only.
+#pragma once
+
+#include "core/memory_lab.h"
+
+#include <QChartView>
+
+#include <optional>
+
+class QLineSeries;
+class QScatterSeries;
+class QValueAxis;
+
+namespace accumlab::ui {
+
+class MemoryTimelineChart : public QChartView {
+    Q_OBJECT
+public:
+    explicit MemoryTimelineChart(QWidget *parent = nullptr);
+
+    // The demo's timelines; a result without them (a CUDA run) clears the chart.
+    void setResult(const OomDemoResult &result);
+    bool hasTimeline() const { return m_result.has_value(); }
+    // The drawn figures, for tests: each run's highest point (bytes) and where the full batch's
+    // line crosses the budget (percent of its window), nullopt when it does not.
+    qint64 drawnPeakBytes(int run) const;
+    std::optional<double> crossingPercent() const;
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void retranslateUi();
+
+    QValueAxis *m_xAxis = nullptr;
+    QValueAxis *m_yAxis = nullptr;
+    QLineSeries *m_full = nullptr;
+    QLineSeries *m_accumulation = nullptr;
+    QLineSeries *m_floor = nullptr;
+    QLineSeries *m_budget = nullptr;
+    QScatterSeries *m_crossing = nullptr;
+    double m_unit = 1024.0; // bytes per unit on the value axis (KiB or MiB)
+    std::optional<OomDemoResult> m_result;
+};
+
+} // namespace accumlab::ui
