@@ -52,7 +52,7 @@ void deleteCounted(void *data)
     const int64_t bytes = *static_cast<int64_t *>(block);
     const int64_t after = g_live.fetch_sub(bytes, std::memory_order_relaxed) - bytes;
     if (const CpuMemoryHook hook = g_hook.load(std::memory_order_acquire))
-        hook(-bytes, after, false);
+        hook(-bytes, after, data, false);
     g_innerDeleter(block);
 }
 
@@ -79,7 +79,7 @@ private:
         if (after > limit) {
             g_live.fetch_sub(bytes, std::memory_order_relaxed);
             if (const CpuMemoryHook hook = g_hook.load(std::memory_order_acquire))
-                hook(bytes, after, true);
+                hook(bytes, after, nullptr, true);
             const int64_t baseline = g_baseline.load(std::memory_order_relaxed);
             TORCH_CHECK_WITH(OutOfMemoryError, false, "CPU out of memory. Tried to allocate ", formatByteCount(bytes),
                              " (budget ", formatByteCount(limit - baseline), ", ",
@@ -98,7 +98,7 @@ private:
         *static_cast<int64_t *>(block) = bytes;
         void *data = static_cast<char *>(block) + kHeader;
         if (const CpuMemoryHook hook = g_hook.load(std::memory_order_acquire))
-            hook(bytes, after, false);
+            hook(bytes, after, data, false);
         return {data, data, &deleteCounted, c10::Device(c10::DeviceType::CPU)};
     }
 

@@ -44,10 +44,11 @@ private:
 };
 
 // One function that sees every counted allocation and free, for the memory timeline
-// (core/memory_timeline.h): `deltaBytes` (+ allocated, - freed), the live bytes after it, and
-// whether the budget refused it (then nothing was allocated). Called on the allocating thread;
-// nullptr (the default) calls nothing. The function must outlive every allocation after it is set.
-using CpuMemoryHook = void (*)(int64_t deltaBytes, int64_t liveBytesAfter, bool refused);
+// (core/memory_timeline.h): `deltaBytes` (+ allocated, - freed), the live bytes after it, the
+// block's address (the data pointer a tensor sees; null when refused), and whether the budget
+// refused it (then nothing was allocated). Called on the allocating thread; nullptr (the
+// default) calls nothing. The function must outlive every allocation after it is set.
+using CpuMemoryHook = void (*)(int64_t deltaBytes, int64_t liveBytesAfter, const void *address, bool refused);
 void setCpuMemoryHook(CpuMemoryHook hook);
 
 // "1.5 MiB": binary units, one decimal, in English (core's formatNumber with "B").

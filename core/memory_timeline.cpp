@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -23,7 +24,7 @@ std::mutex g_mutex; // guards g_recording and g_timeline
 bool g_recording = false;
 MemoryTimeline g_timeline;
 
-void record(int64_t deltaBytes, int64_t liveBytesAfter, bool refused)
+void record(int64_t deltaBytes, int64_t liveBytesAfter, const void *address, bool refused)
 {
     const int64_t mark = g_mark.load(std::memory_order_relaxed);
     const std::lock_guard<std::mutex> lock(g_mutex);
@@ -33,8 +34,8 @@ void record(int64_t deltaBytes, int64_t liveBytesAfter, bool refused)
         g_timeline.truncated = true;
         return;
     }
-    g_timeline.events.push_back(
-        {deltaBytes, liveBytesAfter - g_timeline.originBytes, phaseOf(mark), microOf(mark), refused});
+    g_timeline.events.push_back({deltaBytes, liveBytesAfter - g_timeline.originBytes, phaseOf(mark), microOf(mark), refused,
+                                 reinterpret_cast<uint64_t>(address)});
 }
 
 } // namespace
@@ -161,6 +162,131 @@ nlohmann::json toJson(const MemoryTimeline &t)
         {"events", {{"delta_bytes", delta}, {"live_bytes", live}, {"phase", phase}, {"micro", micro}}},
     };
     return j;
+}
+
+namespace {
+
+// Just enough of pickle protocol 2 for a snapshot: dicts, lists, strings, integers, None.
+class Pickler {
+public:
+    Pickler() { m_out += "\x80\x02"; } // PROTO 2
+    std::string finish()
+    {
+        m_out += '.'; // STOP
+        return std::move(m_out);
+    }
+    void none() { m_out += 'N'; }
+    void integer(int64_t v)
+    {
+        if (v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()) {
+            m_out += 'J'; // BININT: 4 bytes, little-endian, signed
+            bytes(static_cast<uint64_t>(static_cast<uint32_t>(static_cast<int32_t>(v))), 4);
+            return;
+        }
+        m_out += '\x8a'; // LONG1: a length byte, then two's complement little-endian
+        m_out += static_cast<char>(8);
+        bytes(static_cast<uint64_t>(v), 8);
+    }
+    void unsignedInteger(uint64_t v)
+    {
+        if (v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            integer(static_cast<int64_t>(v));
+            return;
+        }
+        m_out += '\x8a'; // nine bytes, so that the top bit is not read as a sign
+        m_out += static_cast<char>(9);
+        bytes(v, 8);
+        m_out += '\0';
+    }
+    void string(const std::string &s)
+    {
+        m_out += 'X'; // BINUNICODE: 4-byte length, UTF-8
+        bytes(s.size(), 4);
+        m_out += s;
+    }
+    void beginDict() { m_out += "}("; }  // EMPTY_DICT, MARK
+    void endDict() { m_out += 'u'; }      // SETITEMS
+    void beginList() { m_out += "]("; }  // EMPTY_LIST, MARK
+    void endList() { m_out += 'e'; }      // APPENDS
+    void key(const char *k) { string(k); }
+
+private:
+    void bytes(uint64_t v, int n)
+    {
+        for (int i = 0; i < n; ++i)
+            m_out += static_cast<char>((v >> (8 * i)) & 0xff);
+    }
+    std::string m_out;
+};
+
+std::string frameName(const MemoryEvent &e)
+{
+    std::string name = toString(e.phase);
+    if (e.micro >= 0)
+        name += ", micro-batch " + std::to_string(e.micro);
+    return name;
+}
+
+void traceEntry(Pickler &p, const char *action, const MemoryEvent &e, int64_t size, int64_t deviceFree)
+{
+    p.beginDict();
+    p.key("action");
+    p.string(action);
+    p.key("addr");
+    p.unsignedInteger(e.address);
+    p.key("size");
+    p.integer(size);
+    p.key("stream");
+    p.integer(0);
+    if (deviceFree >= 0) {
+        p.key("device_free");
+        p.integer(deviceFree);
+    }
+    p.key("frames");
+    p.beginList();
+    p.beginDict();
+    p.key("filename");
+    p.string("accumlab");
+    p.key("line");
+    p.integer(0);
+    p.key("name");
+    p.string(frameName(e));
+    p.endDict();
+    p.endList();
+    p.endDict();
+}
+
+} // namespace
+
+std::string memorySnapshotPickle(const std::vector<const MemoryTimeline *> &runs)
+{
+    Pickler p;
+    p.beginDict();
+    p.key("segments");
+    p.beginList();
+    p.endList();
+    p.key("device_traces");
+    p.beginList();
+    for (const MemoryTimeline *t : runs) {
+        p.beginList();
+        for (size_t i = 0; i < t->events.size(); ++i) {
+            const MemoryEvent &e = t->events[i];
+            if (e.refused) {
+                const int64_t liveBefore = e.liveBytes - e.deltaBytes;
+                const int64_t free = t->budgetBytes ? std::max<int64_t>(*t->budgetBytes - liveBefore, 0) : 0;
+                traceEntry(p, "oom", e, e.deltaBytes, free);
+            } else if (e.deltaBytes >= 0) {
+                traceEntry(p, "alloc", e, e.deltaBytes, -1);
+            } else {
+                traceEntry(p, "free_requested", e, -e.deltaBytes, -1);
+                traceEntry(p, "free_completed", e, -e.deltaBytes, -1);
+            }
+        }
+        p.endList();
+    }
+    p.endList();
+    p.endDict();
+    return p.finish();
 }
 
 } // namespace accumlab

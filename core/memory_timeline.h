@@ -35,6 +35,7 @@ struct MemoryEvent {
     MemoryPhase phase = MemoryPhase::Outside;
     int64_t micro = -1;     // the micro-batch in its window; -1 for the window's own phases
     bool refused = false;   // the budget refused it: LibTorch's out-of-memory error followed
+    uint64_t address = 0;   // the block's data pointer (pairs a free with its allocation); 0 when refused
 };
 
 struct MemoryTimeline {
@@ -84,5 +85,15 @@ private:
 // phase, micro) so that a window of thousands of events stays a small file.
 nlohmann::json toJson(const MemoryTimeline &);
 inline constexpr const char *kMemoryTimelineSchema = "memory-timeline.v1";
+
+// The runs as a memory snapshot in the layout torch.cuda.memory._snapshot() pickles, which
+// PyTorch's memory visualiser opens (torch/cuda/_memory_viz.py, pytorch.org/memory_viz): one
+// "device" trace per run, in order, each allocation an "alloc" and each free a
+// "free_requested" and "free_completed" with its address and size, a refused allocation an
+// "oom", and the phase as the one stack frame's name ("forward, micro-batch 3"). Blocks alive
+// before the recording (the resident floor) are in no trace: the traces show what each window
+// allocated on top of it. `segments` is empty (a CPU allocator has no cudaMalloc segments).
+// Pickle protocol 2, written here (no Python needed).
+std::string memorySnapshotPickle(const std::vector<const MemoryTimeline *> &runs);
 
 } // namespace accumlab

@@ -6,7 +6,8 @@
 # group, and the desktop app against Debian's Qt: the wheel uses the same C++11 ABI), and runs
 # the suite against LibTorch 2.x (CUDA tests skip where there is no device): every test but
 # the CLI's behaviour tests (label app: flags, refusals, rank processes; the portable suite
-# runs the CLI against the wheel too). Through ccache (scripts/lib/build-env.sh) only the units
+# runs the CLI against the wheel too), then the wheel's torch.cuda._memory_viz reads the memory
+# snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py). Through ccache (scripts/lib/build-env.sh) only the units
 # that see LibTorch's headers compile again after the Release build: ui/ includes none.
 # Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -LE '^app$')
 #        scripts/torch2-check.sh --install-only   the wheel into .venv-torch2/ and nothing else
@@ -53,4 +54,8 @@ log "built in $((SECONDS - start)) s; the suite against LibTorch $torch_version"
 # The wheel's CUDA libraries come from its nvidia-* packages, found through the wheel's RPATHs.
 (($#)) || set -- -LE '^app$'
 ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$(nproc)" "$@"
+# PyTorch's own memory visualiser (torch.cuda._memory_viz, from the wheel) reads the demo's
+# snapshot and replays AccumLab's peaks.
+log "PyTorch's _memory_viz reads the out-of-memory demo's snapshot"
+"$venv/bin/python" tests/pytorch/check_memory_snapshot.py "$build/app/cli/accumlab-cli"
 log "passed in $((SECONDS - start)) s"

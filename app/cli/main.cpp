@@ -162,6 +162,7 @@ struct MemoryFlags {
     bool noWrite = false;
     bool json = false;
     std::string timeline;      // oom-demo: where memory-timeline.json goes; empty: nowhere
+    std::string snapshot;      // oom-demo: where the PyTorch memory snapshot goes; empty: nowhere
 };
 
 MemoryFlags memoryDefaults()
@@ -394,14 +395,23 @@ int runOomDemoCommand(const MemoryFlags &f)
     MemoryLabConfig lab = memoryLab(f);
     if (!f.budgetGiven && f.noBudget)
         throw UsageError("the out-of-memory demo needs a budget");
-    if (!f.timeline.empty())
-        requireWritableDir(std::filesystem::path(f.timeline).parent_path().empty()
-                               ? std::string(".")
-                               : std::filesystem::path(f.timeline).parent_path().string());
+    // The files' folders are checked before the demo runs, and the files written once it has.
+    const auto folderOf = [](const std::string &file) {
+        const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+        return folder.empty() ? std::filesystem::path(".") : folder;
+    };
+    for (const std::string *file : {&f.timeline, &f.snapshot})
+        if (!file->empty())
+            requireWritableDir(folderOf(*file));
     const OomDemoResult r = runOomDemo(lab);
+    const auto wrote = [&](const std::string &file) { (f.json ? std::cerr : std::cout) << "wrote " << file << "\n"; };
     if (!f.timeline.empty()) {
         writeFileAtomic(f.timeline, memoryTimelineJson(r).dump() + "\n");
-        (f.json ? std::cerr : std::cout) << "wrote " << f.timeline << "\n";
+        wrote(f.timeline);
+    }
+    if (!f.snapshot.empty()) {
+        writeFileAtomic(f.snapshot, memorySnapshotPickle({&r.fullBatchTimeline, &r.accumulationTimeline}));
+        wrote(f.snapshot);
     }
     if (f.json) {
         const nlohmann::json j = {{"device", r.device},
@@ -974,6 +984,9 @@ int runMain(int argc, char **argv)
         ->capture_default_str();
     oomCmd->add_option("--timeline", m.timeline,
                        "write the measured memory timeline of both runs here (memory-timeline.v1, CPU)");
+    oomCmd->add_option("--snapshot", m.snapshot,
+                       "write both runs as a PyTorch memory snapshot (pickle) for torch.cuda._memory_viz and "
+                       "pytorch.org/memory_viz: device 0 the full batch, device 1 the accumulation (CPU)");
     auto *tradeoffCmd = app.add_subcommand(
         "tradeoff", "a fixed effective batch over micro-batches: time per step and measured peak memory; accum-tradeoff.json");
     addMemoryOptions(tradeoffCmd);

@@ -388,7 +388,9 @@ private slots:
         QFETCH(int, exitCode);
         QTemporaryDir dir;
         const QString timeline = dir.filePath("memory-timeline.json");
-        const CliRun r = runCli(QStringList{"oom-demo", "--json", "--device", "cpu", "--timeline", timeline} + args);
+        const QString snapshot = dir.filePath("memory-snapshot.pickle");
+        const CliRun r =
+            runCli(QStringList{"oom-demo", "--json", "--device", "cpu", "--timeline", timeline, "--snapshot", snapshot} + args);
         QCOMPARE(r.exitCode, exitCode);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
         // --timeline: the two runs' measured timelines, whose peaks are the demo's; stdout
@@ -402,6 +404,13 @@ private slots:
         QCOMPARE(runs[0].toObject().value("peak_bytes").toDouble(), o.value("full_batch").toObject().value("peak_bytes").toDouble());
         QCOMPARE(runs[1].toObject().value("peak_bytes").toDouble(), o.value("accumulation").toObject().value("peak_bytes").toDouble());
         QCOMPARE(t.value("full_batch_crosses_budget_at_event").isNull(), exitCode != 0);
+        // --snapshot: a pickle (protocol 2) that PyTorch's memory visualiser reads; the torch 2.x
+        // stage opens it with torch.cuda._memory_viz (tests/pytorch/check_memory_snapshot.py).
+        QFile pickled(snapshot);
+        QVERIFY(pickled.open(QIODevice::ReadOnly));
+        const QByteArray bytes = pickled.readAll();
+        QVERIFY(bytes.startsWith(QByteArray("\x80\x02", 2)) && bytes.endsWith('.'));
+        QVERIFY(bytes.contains("device_traces") && bytes.contains("free_completed") && bytes.contains("forward, micro-batch 0"));
         QCOMPARE(o.value("full_batch_out_of_memory").toBool(), exitCode == 0);
         QVERIFY(o.value("accumulation_succeeded").toBool());
         QVERIFY(o.value("params_match").toBool());
