@@ -17,7 +17,9 @@ namespace accumlab::ui {
 
 // The chart of `view`, set up as every plot of the window is: the view and the chart left to
 // right in both languages (plots are not mirrored; titles and ticks follow the language),
-// antialiased, the legend at `legend`, small margins. QChartView's constructor made a default
+// antialiased, the legend at `legend` with each entry drawn as its series is (a short solid,
+// dashed or dotted line, a star: as squares a dashed budget and a solid curve of one colour
+// looked alike), small margins. QChartView's constructor made a default
 // chart; setChart() hands it back without deleting it (Qt's documented contract), so it is
 // deleted here (LeakSanitizer found it).
 inline QChart *installChart(QChartView *view, Qt::Alignment legend)
@@ -27,6 +29,7 @@ inline QChart *installChart(QChartView *view, Qt::Alignment legend)
     auto *chart = new QChart;
     chart->setLayoutDirection(Qt::LeftToRight);
     chart->legend()->setAlignment(legend);
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
     chart->setMargins(QMargins(2, 2, 2, 2));
     QChart *defaultChart = view->chart();
     view->setChart(chart);

@@ -19,6 +19,7 @@ namespace {
 const QColor kTimeColor(0x3b, 0x82, 0xc4);
 const QColor kMemoryColor(0x2e, 0x9e, 0x55);
 const QColor kBudgetColor(0xd9, 0x48, 0x2b);
+const QColor kOutOfMemoryColor(0x7b, 0x2c, 0xbf); // not the budget's red: the two are told apart
 
 } // namespace
 
@@ -50,7 +51,8 @@ TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
     m_oom = new QScatterSeries;
     m_oom->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     m_oom->setMarkerSize(11);
-    m_oom->setColor(kBudgetColor);
+    m_oom->setColor(kOutOfMemoryColor);
+    m_oom->setBorderColor(kOutOfMemoryColor);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_ms), static_cast<QAbstractSeries *>(m_mem),
                                static_cast<QAbstractSeries *>(m_budget), static_cast<QAbstractSeries *>(m_oom)})
         chart->addSeries(s);
