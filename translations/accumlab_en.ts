@@ -1121,6 +1121,14 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <source>&amp;Run</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Export memory timeline…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo&apos;s allocations as memory-timeline.json and as a snapshot PyTorch&apos;s memory visualiser opens</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>
@@ -1551,6 +1559,18 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>Folder of the session to resume</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No memory timeline yet: run the out-of-memory demo first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folder for the memory timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote memory-timeline.json and memory-snapshot.pickle (for PyTorch&apos;s memory visualiser) to %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

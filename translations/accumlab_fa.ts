@@ -1124,6 +1124,14 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>&amp;Run</source>
         <translation>اجرا (&amp;R)‎</translation>
     </message>
+    <message>
+        <source>Export memory timeline…</source>
+        <translation>خروجی خط زمانی حافظه…</translation>
+    </message>
+    <message>
+        <source>The out-of-memory demo&apos;s allocations as memory-timeline.json and as a snapshot PyTorch&apos;s memory visualiser opens</source>
+        <translation>تخصیص‌های نمایش کمبود حافظه به‌صورت memory-timeline.json و عکس‌فوری‌ای که نمایشگر حافظه‌ی PyTorch باز می‌کند</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>
@@ -1555,6 +1563,18 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>Folder of the session to resume</source>
         <translation>پوشه‌ی جلسه‌ای که ادامه می‌یابد</translation>
+    </message>
+    <message>
+        <source>No memory timeline yet: run the out-of-memory demo first.</source>
+        <translation>هنوز خط زمانی حافظه‌ای نیست: نخست نمایش کمبود حافظه را اجرا کنید.</translation>
+    </message>
+    <message>
+        <source>Folder for the memory timeline</source>
+        <translation>پوشه برای خط زمانی حافظه</translation>
+    </message>
+    <message>
+        <source>Wrote memory-timeline.json and memory-snapshot.pickle (for PyTorch&apos;s memory visualiser) to %1</source>
+        <translation>فایل‌های memory-timeline.json و memory-snapshot.pickle (برای نمایشگر حافظه‌ی PyTorch)‎ در %1 نوشته شد</translation>
     </message>
 </context>
 <context>

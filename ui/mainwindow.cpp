@@ -95,7 +95,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
                                {QStringLiteral("accumlab-loss.png"), m_lossChart},
                                {QStringLiteral("accumlab-gradient-buffers.png"), bufferView()},
                                {QStringLiteral("accumlab-memory.png"), m_memoryView}},
-                              [this] { return currentPreset(); }};
+                              [this] { return currentPreset(); },
+                              [this] { return m_memoryView->lastRecordedDemo(); }};
     m_files = new SessionFiles(std::move(files), this);
     buildActions();
 
@@ -294,6 +295,7 @@ void MainWindow::buildActions()
     m_importCurveAction = file("importCurveAction", &SessionFiles::importCurveDialog);
     m_exportSkillAction = file("exportSkillAction", &SessionFiles::exportSkillDialog);
     m_exportChartsAction = file("exportChartsAction", &SessionFiles::exportChartsDialog);
+    m_exportTimelineAction = file("exportTimelineAction", &SessionFiles::exportTimelineDialog);
     m_saveSessionAction = file("saveSessionAction", &SessionFiles::saveSessionDialog);
     m_resumeSessionAction = file("resumeSessionAction", &SessionFiles::resumeSessionDialog);
     m_quitAction = make("quitAction", &QWidget::close);
@@ -359,6 +361,7 @@ void MainWindow::buildActions()
     m_fileMenu->addAction(m_exportCurveAction);
     m_fileMenu->addAction(m_exportSkillAction);
     m_fileMenu->addAction(m_exportChartsAction);
+    m_fileMenu->addAction(m_exportTimelineAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_quitAction);
     m_runMenu = menuBar()->addMenu(QString());
@@ -511,6 +514,9 @@ void MainWindow::retranslateUi()
     m_importCurveAction->setToolTip(tr("Overlay a saved curve (AccumLab's or the lesson's) on the throughput chart"));
     m_exportSkillAction->setText(tr("Export skill markdown…"));
     m_exportChartsAction->setText(tr("Export charts as PNG…"));
+    m_exportTimelineAction->setText(tr("Export memory timeline…"));
+    m_exportTimelineAction->setToolTip(tr("The out-of-memory demo's allocations as memory-timeline.json and as a "
+                                          "snapshot PyTorch's memory visualiser opens"));
     m_saveSessionAction->setText(tr("Save session…"));
     m_saveSessionAction->setToolTip(tr("Save the lab's run where it stands, even inside a window, as a checkpoint folder"));
     m_resumeSessionAction->setText(tr("Resume session…"));
@@ -580,6 +586,7 @@ void MainWindow::updateActions()
     const bool swept = m_sweep->lastSweep().has_value();
     m_exportCurveAction->setEnabled(!sweeping && swept);
     m_exportSkillAction->setEnabled(!sweeping && swept && m_lab->lastEquivalence().has_value());
+    m_exportTimelineAction->setEnabled(m_memoryView->lastRecordedDemo() != nullptr);
     m_openPresetAction->setEnabled(!sweeping);
     m_saveSessionAction->setEnabled(!sweeping);
     m_resumeSessionAction->setEnabled(!sweeping);

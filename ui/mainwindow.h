@@ -180,6 +180,7 @@ private:
     QAction *m_importCurveAction = nullptr;
     QAction *m_exportSkillAction = nullptr;
     QAction *m_exportChartsAction = nullptr;
+    QAction *m_exportTimelineAction = nullptr;
     QAction *m_saveSessionAction = nullptr;
     QAction *m_resumeSessionAction = nullptr;
     QAction *m_quitAction = nullptr;

@@ -410,6 +410,8 @@ void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
                 m_measuredMicroPeak = update.demo.accumulation.peakBytes;
             m_timeline->setResult(update.demo);
             m_timeline->setVisible(m_timeline->hasTimeline());
+            if (m_timeline->hasTimeline())
+                m_lastDemo = update.demo;
             break;
         case MemoryLabKind::Tradeoff:
             budget = update.tradeoff.budgetBytes;

@@ -52,6 +52,9 @@ public:
     MemoryLabRequest request(MemoryLabKind kind) const;
     TradeoffChart *tradeoffChart() const { return m_chart; }
     MemoryTimelineChart *timelineChart() const { return m_timeline; }
+    // The last out-of-memory demo that recorded its timelines (a CPU run), for the export;
+    // null before one has.
+    const OomDemoResult *lastRecordedDemo() const { return m_lastDemo ? &*m_lastDemo : nullptr; }
     // Starts a run as its button does (the scripted mode's --memory-run uses it).
     void start(MemoryLabKind kind);
     // "view/memory" (this view) and "view/memoryBudget" (the budget slider).
@@ -99,6 +102,7 @@ private:
     std::optional<qint64> m_measuredFullPeak;    // the demo's full batch, measured without the budget
     std::optional<MemoryLabKind> m_running;
     std::optional<MemoryLabUpdate> m_last;
+    std::optional<OomDemoResult> m_lastDemo;
 };
 
 } // namespace accumlab::ui

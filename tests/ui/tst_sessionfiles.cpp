@@ -7,6 +7,8 @@
 #include "ui/session/sessionfiles.h"
 
 #include "ui/controlpanel.h"
+#include "ui/enginecontroller.h"
+#include "ui/memoryview.h"
 #include "ui/labrun.h"
 #include "ui/language.h"
 #include "ui/localizedtext.h"
@@ -18,6 +20,7 @@
 
 #include "core/checkpoint.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -50,6 +53,7 @@ const QHash<QString, Dialog> &dialogs()
                                             {QStringLiteral("openPreset"), &SessionFiles::openPresetDialog},
                                             {QStringLiteral("importCurve"), &SessionFiles::importCurveDialog},
                                             {QStringLiteral("exportCharts"), &SessionFiles::exportChartsDialog},
+                                            {QStringLiteral("exportTimeline"), &SessionFiles::exportTimelineDialog},
                                             {QStringLiteral("saveSession"), &SessionFiles::saveSessionDialog},
                                             {QStringLiteral("resumeSession"), &SessionFiles::resumeSessionDialog}};
     return all;
@@ -108,6 +112,7 @@ private slots:
     void chartsAtTheChosenScale();
     void presetAndCurveOpenFromTheMenu();
     void sessionsFromTheMenu();
+    void memoryTimelineFromTheMenu();
 
 private:
     MainWindow *m_window = nullptr;
@@ -167,7 +172,7 @@ void TestSessionFiles::exportsWriteTheirWritersBytes()
 void TestSessionFiles::cancelledDialogsWriteNothing_data()
 {
     QTest::addColumn<QString>("dialog");
-    for (const QString &name : {"exportCurve", "exportSkill", "savePreset", "exportCharts", "saveSession"})
+    for (const QString &name : {"exportCurve", "exportSkill", "savePreset", "exportCharts", "exportTimeline", "saveSession"})
         QTest::newRow(qPrintable(name)) << name;
 }
 
@@ -252,6 +257,41 @@ void TestSessionFiles::sessionsFromTheMenu()
     m_window->files()->resumeSessionDialog();
     QVERIFY2(m_window->status()->lastError().contains(QLatin1String("no checkpoint")),
              qPrintable(m_window->status()->lastError()));
+}
+
+// The memory lab's timeline from the File menu: refused in words before a demo has run (the
+// action is disabled then), then, after the demo, memory-timeline.json and the PyTorch
+// snapshot are written in the chosen folder with the demo's own figures.
+void TestSessionFiles::memoryTimelineFromTheMenu()
+{
+    QTemporaryDir dir;
+    auto *action = m_window->findChild<QAction *>(QStringLiteral("exportTimelineAction"));
+    QVERIFY(action);
+    QString error;
+    if (!m_window->memoryView()->lastRecordedDemo()) {
+        QVERIFY(!action->isEnabled());
+        QVERIFY(!m_window->files()->exportMemoryTimeline(dir.path(), nullptr, &error));
+        QVERIFY2(error.contains(QLatin1String("run the out-of-memory demo first")), qPrintable(error));
+    }
+    QSignalSpy ran(m_window->controller(), &EngineController::memoryLabFinished);
+    m_window->memoryView()->start(MemoryLabKind::OomDemo);
+    QVERIFY(ran.wait(kWaitMs));
+    const OomDemoResult *demo = m_window->memoryView()->lastRecordedDemo();
+    QVERIFY(demo);
+    QVERIFY(action->isEnabled());
+    answerDialogs({dir.path()});
+    QSignalSpy written(m_window->files(), &SessionFiles::filesWritten);
+    m_window->files()->exportTimelineDialog();
+    QVERIFY(written.count() == 1 || written.wait(kWaitMs));
+    QCOMPARE(written.first().first().toBool(), true);
+    const auto json = nlohmann::json::parse(contents(dir.filePath(QStringLiteral("memory-timeline.json"))).toStdString());
+    QCOMPARE(json.at("schema").get<std::string>(), std::string("memory-timeline.v1"));
+    QCOMPARE(json.at("runs")[1].at("peak_bytes").get<int64_t>(), demo->accumulation.peakBytes);
+    const QByteArray pickle = contents(dir.filePath(QStringLiteral("memory-snapshot.pickle")));
+    QCOMPARE(pickle,
+             QByteArray::fromStdString(memorySnapshotPickle({&demo->fullBatchTimeline, &demo->accumulationTimeline})));
+    QVERIFY2(m_window->statusBar()->currentMessage().startsWith(QLatin1String("Wrote memory-timeline.json")),
+             qPrintable(m_window->statusBar()->currentMessage()));
 }
 
 QTEST_MAIN(TestSessionFiles)

@@ -224,6 +224,35 @@ void SessionFiles::writeInBackground(QList<FileToWrite> files, std::function<QSt
     });
 }
 
+QList<FileToWrite> SessionFiles::timelineFiles(const QString &folder, QString *error) const
+{
+    const OomDemoResult *demo = m_parts.lastRecordedDemo ? m_parts.lastRecordedDemo() : nullptr;
+    if (!demo) {
+        if (error)
+            *error = tr("No memory timeline yet: run the out-of-memory demo first.");
+        return {};
+    }
+    const std::string json = memoryTimelineJson(*demo).dump() + "\n";
+    const std::string pickle = memorySnapshotPickle({&demo->fullBatchTimeline, &demo->accumulationTimeline});
+    return {{QDir(folder).filePath(QStringLiteral("memory-timeline.json")), QByteArray::fromStdString(json)},
+            {QDir(folder).filePath(QStringLiteral("memory-snapshot.pickle")),
+             QByteArray(pickle.data(), static_cast<qsizetype>(pickle.size()))}};
+}
+
+bool SessionFiles::exportMemoryTimeline(const QString &folder, QStringList *written, QString *error) const
+{
+    const QList<FileToWrite> files = timelineFiles(folder, error);
+    if (files.isEmpty())
+        return false;
+    for (const FileToWrite &file : files) {
+        if (!writeFileSafely(file.path, file.bytes, error))
+            return false;
+        if (written)
+            *written << file.path;
+    }
+    return true;
+}
+
 bool SessionFiles::saveScreenshot(const QString &path, QString *error) const
 {
     return writeFileSafely(path, widgetPng(m_parts.window), error);
@@ -283,6 +312,23 @@ void SessionFiles::exportChartsDialog()
     const qsizetype written = files.size();
     writeInBackground(std::move(files), [written, folder] {
         return tr("Wrote %1 PNG files to %2").arg(count(written), filePath(folder));
+    });
+}
+
+void SessionFiles::exportTimelineDialog()
+{
+    const QString folder = chooseFolder(tr("Folder for the memory timeline"));
+    if (folder.isEmpty())
+        return;
+    QString error;
+    QList<FileToWrite> files = timelineFiles(folder, &error);
+    if (files.isEmpty()) {
+        m_parts.status->showError(error);
+        return;
+    }
+    writeInBackground(std::move(files), [folder] {
+        return tr("Wrote memory-timeline.json and memory-snapshot.pickle (for PyTorch's memory visualiser) to %1")
+            .arg(filePath(folder));
     });
 }
 

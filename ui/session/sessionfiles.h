@@ -9,6 +9,8 @@
 
 #include "ui/session/exports.h"
 #include "ui/session/preset.h"
+
+#include "core/memory_lab.h"
 #include "ui/updates.h"
 
 #include <QList>
@@ -46,6 +48,8 @@ public:
         QList<std::pair<QString, QWidget *>> pictures;
         // The preset a saved file holds: the controls and where the lesson stands.
         std::function<Preset()> currentPreset;
+        // The memory lab's last demo with its timelines (null before one ran on the CPU).
+        std::function<const OomDemoResult *()> lastRecordedDemo;
     };
     SessionFiles(Parts parts, QObject *parent);
 
@@ -65,6 +69,9 @@ public:
     // size on screen (2: sharp on a slide).
     bool exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale = 2);
     bool saveScreenshot(const QString &path, QString *error) const;
+    // The memory lab's last demo as memory-timeline.json (memory-timeline.v1) and
+    // memory-snapshot.pickle (PyTorch's memory visualiser opens it) in `folder`.
+    bool exportMemoryTimeline(const QString &folder, QStringList *written, QString *error) const;
     // A session: the lab's teaching run, wherever it stands (inside a window or at its end),
     // saved as a checkpoint folder (core/checkpoint.h), and resumed from one with the controls
     // set to its run. Both answer with sessionFinished(); resumeSession returns false (and says
@@ -85,6 +92,7 @@ public:
     void exportCurveDialog();
     void exportSkillDialog();
     void exportChartsDialog();
+    void exportTimelineDialog();
     void saveSessionDialog();
     void resumeSessionDialog();
 
@@ -104,6 +112,7 @@ private:
     QByteArray curveBytes(QString *error) const;
     QByteArray skillBytes(QString *error) const;
     QList<FileToWrite> chartPngs(const QString &folder, int scale) const;
+    QList<FileToWrite> timelineFiles(const QString &folder, QString *error) const;
     // A save dialog (opening on `fileName` in the last folder) around one of the makers above,
     // the file then written in the background.
     void exportDialog(const QString &title, const QString &fileName, FileKind kind,
