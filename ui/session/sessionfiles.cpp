@@ -180,15 +180,20 @@ QList<FileToWrite> SessionFiles::chartPngs(const QString &folder, int scale) con
     return files;
 }
 
-bool SessionFiles::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
+bool SessionFiles::writeNow(const QList<FileToWrite> &files, QStringList *written, QString *error)
 {
-    for (const FileToWrite &file : chartPngs(folder, scale)) {
+    for (const FileToWrite &file : files) {
         if (!writeFileSafely(file.path, file.bytes, error))
             return false;
         if (written)
             *written << file.path;
     }
     return true;
+}
+
+bool SessionFiles::exportChartPngs(const QString &folder, QStringList *written, QString *error, int scale)
+{
+    return writeNow(chartPngs(folder, scale), written, error);
 }
 
 void SessionFiles::writeInBackground(QList<FileToWrite> files, std::function<QString()> said)
@@ -242,15 +247,7 @@ QList<FileToWrite> SessionFiles::timelineFiles(const QString &folder, QString *e
 bool SessionFiles::exportMemoryTimeline(const QString &folder, QStringList *written, QString *error) const
 {
     const QList<FileToWrite> files = timelineFiles(folder, error);
-    if (files.isEmpty())
-        return false;
-    for (const FileToWrite &file : files) {
-        if (!writeFileSafely(file.path, file.bytes, error))
-            return false;
-        if (written)
-            *written << file.path;
-    }
-    return true;
+    return !files.isEmpty() && writeNow(files, written, error);
 }
 
 bool SessionFiles::saveScreenshot(const QString &path, QString *error) const

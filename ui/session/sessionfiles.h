@@ -113,6 +113,9 @@ private:
     QByteArray skillBytes(QString *error) const;
     QList<FileToWrite> chartPngs(const QString &folder, int scale) const;
     QList<FileToWrite> timelineFiles(const QString &folder, QString *error) const;
+    // Writes `files` in order here and now (the scripted mode and tests), stopping at the first
+    // that fails; `written` gets the paths written.
+    static bool writeNow(const QList<FileToWrite> &files, QStringList *written, QString *error);
     // A save dialog (opening on `fileName` in the last folder) around one of the makers above,
     // the file then written in the background.
     void exportDialog(const QString &title, const QString &fileName, FileKind kind,
