@@ -628,6 +628,10 @@ void AccumEngine::captureState(EngineState &out) const
     const Impl &e = *d;
     const auto opt = e.optimizer->state();
     out.params = host(e.optimizer->flatParam());
+    out.paramNames = e.names;
+    out.paramShapes.clear();
+    for (const auto &p : e.params)
+        out.paramShapes.push_back(p.sizes().vec());
     out.optimizerStateStep = opt.step;
     out.momentum = host(opt.momentum);
     out.expAvg = host(opt.expAvg);

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace accumlab {
@@ -15,6 +16,10 @@ namespace accumlab {
 struct EngineState {
     // Shared by every rank (identical after each window's all-reduce and the one data stream).
     torch::Tensor params;          // (total,) the flat parameter buffer, in the model's dtype
+    // How `params` splits into the model's parameters, in registration order: each one's name
+    // as torch names it ("fc1.weight") and its shape ((hidden, in)).
+    std::vector<std::string> paramNames;
+    std::vector<std::vector<int64_t>> paramShapes;
     int64_t optimizerStateStep = 0; // the optimizer's own step count (AdamW's bias correction)
     torch::Tensor momentum;        // (total,) SGD+momentum buffer; undefined before the first step
     torch::Tensor expAvg;          // (total,) AdamW first moment; undefined before the first step

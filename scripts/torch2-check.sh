@@ -7,7 +7,9 @@
 # the suite against LibTorch 2.x (CUDA tests skip where there is no device): every test but
 # the CLI's behaviour tests (label app: flags, refusals, rank processes; the portable suite
 # runs the CLI against the wheel too), then the wheel's torch.cuda._memory_viz reads the memory
-# snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py). Through ccache (scripts/lib/build-env.sh) only the units
+# snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py), and the safetensors package
+# and torch load the model file `train --export-model` writes (tests/pytorch/check_model_file.py;
+# ACCUMLAB_SAFETENSORS_VERSION, default 0.8.0, pins the package). Through ccache (scripts/lib/build-env.sh) only the units
 # that see LibTorch's headers compile again after the Release build: ui/ includes none.
 # Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -LE '^app$')
 #        scripts/torch2-check.sh --install-only   the wheel into .venv-torch2/ and nothing else
@@ -31,6 +33,9 @@ if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split(
 fi
 # NumPy only quiets torch's import warning (and lets torch.compile's benchmarks run as users do).
 "$venv/bin/python" -c "import numpy" 2>/dev/null || "$venv/bin/pip" install -q --disable-pip-version-check numpy
+# safetensors: tests/pytorch/check_model_file.py loads the model file `train --export-model` writes.
+"$venv/bin/python" -c "import safetensors" 2>/dev/null ||
+  "$venv/bin/pip" install -q --disable-pip-version-check "safetensors==${ACCUMLAB_SAFETENSORS_VERSION:-0.8.0}"
 if [[ ${1:-} == --install-only ]]; then
   log "torch==$version installed in $((SECONDS - start)) s"
   exit 0
@@ -58,4 +63,6 @@ ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$(nproc)" "$@"
 # snapshot and replays AccumLab's peaks.
 log "PyTorch's _memory_viz reads the out-of-memory demo's snapshot"
 "$venv/bin/python" tests/pytorch/check_memory_snapshot.py "$build/app/cli/accumlab-cli"
+log "safetensors and torch load the model file train --export-model writes"
+"$venv/bin/python" tests/pytorch/check_model_file.py "$build/app/cli/accumlab-cli"
 log "passed in $((SECONDS - start)) s"

@@ -853,6 +853,21 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
 </context>
 <context>
+    <name>accumlab::ui::LocalizedFileModel</name>
+    <message>
+        <source>Folder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 file</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::LossChart</name>
     <message>
         <source>Loss per optimizer step</source>
@@ -1127,6 +1142,14 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>The out-of-memory demo&apos;s allocations as memory-timeline.json and as a snapshot PyTorch&apos;s memory visualiser opens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export trained model…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The lab&apos;s parameters as they stand, as a safetensors file that PyTorch&apos;s load_state_dict takes (fc1.weight … fc3.bias)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1571,6 +1594,18 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>Wrote memory-timeline.json and memory-snapshot.pickle (for PyTorch&apos;s memory visualiser) to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>safetensors files</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Wrote the trained model to %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Export the trained model</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

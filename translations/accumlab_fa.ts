@@ -856,6 +856,21 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     </message>
 </context>
 <context>
+    <name>accumlab::ui::LocalizedFileModel</name>
+    <message>
+        <source>Folder</source>
+        <translation>پوشه</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>فایل</translation>
+    </message>
+    <message>
+        <source>%1 file</source>
+        <translation>فایل %1</translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::LossChart</name>
     <message>
         <source>Loss per optimizer step</source>
@@ -1131,6 +1146,14 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>The out-of-memory demo&apos;s allocations as memory-timeline.json and as a snapshot PyTorch&apos;s memory visualiser opens</source>
         <translation>تخصیص‌های نمایش کمبود حافظه به‌صورت memory-timeline.json و عکس‌فوری‌ای که نمایشگر حافظه‌ی PyTorch باز می‌کند</translation>
+    </message>
+    <message>
+        <source>Export trained model…</source>
+        <translation>خروجی مدلِ آموزش‌دیده…</translation>
+    </message>
+    <message>
+        <source>The lab&apos;s parameters as they stand, as a safetensors file that PyTorch&apos;s load_state_dict takes (fc1.weight … fc3.bias)</source>
+        <translation>پارامترهای آزمایشگاه همان‌گونه که هستند، در یک فایل safetensors که load_state_dict در PyTorch آن را می‌پذیرد (fc1.weight … fc3.bias)‎</translation>
     </message>
 </context>
 <context>
@@ -1575,6 +1598,18 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>Wrote memory-timeline.json and memory-snapshot.pickle (for PyTorch&apos;s memory visualiser) to %1</source>
         <translation>فایل‌های memory-timeline.json و memory-snapshot.pickle (برای نمایشگر حافظه‌ی PyTorch)‎ در %1 نوشته شد</translation>
+    </message>
+    <message>
+        <source>safetensors files</source>
+        <translation>فایل‌های safetensors</translation>
+    </message>
+    <message>
+        <source>Wrote the trained model to %1 (%2)</source>
+        <translation>مدلِ آموزش‌دیده در %1 نوشته شد (%2)‎</translation>
+    </message>
+    <message>
+        <source>Export the trained model</source>
+        <translation>خروجی مدلِ آموزش‌دیده</translation>
     </message>
 </context>
 <context>

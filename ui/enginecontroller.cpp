@@ -88,6 +88,15 @@ quint64 EngineController::saveSession(const QString &folder)
     return serial;
 }
 
+quint64 EngineController::exportModel(const QString &file)
+{
+    const quint64 serial = ++m_sessionSerial;
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, file, serial] { w->saveSession(file, serial, SessionAction::ExportModel); },
+        Qt::QueuedConnection);
+    return serial;
+}
+
 quint64 EngineController::resumeSession(const AccumConfig &config, const QString &folder)
 {
     const quint64 serial = ++m_sessionSerial;

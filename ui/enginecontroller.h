@@ -54,6 +54,9 @@ public:
     // core's checkpointConfig of it); the answer arrives as sessionFinished() with the returned
     // serial. A resume that loads becomes the controller's config (engineConfigured follows).
     quint64 saveSession(const QString &folder);
+    // Writes teaching mode's trained parameters as a safetensors file (core/training.h); the
+    // answer is sessionFinished() (action ExportModel) with the returned serial.
+    quint64 exportModel(const QString &file);
     quint64 resumeSession(const AccumConfig &config, const QString &folder);
     // Cancels the running job and all queued ones; teaching mode pauses.
     void cancel();

@@ -10,6 +10,7 @@
 #include "core/engine.h"
 #include "core/experiments.h"
 #include "core/thread_ranks.h"
+#include "core/training.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -230,14 +231,14 @@ void EngineWorker::describeRun(const AccumEngine &engine, SessionUpdate &u)
     u.paramsSha256 = QString::fromStdString(engine.paramsSha256());
 }
 
-void EngineWorker::saveSession(const QString &folder, quint64 serial)
+void EngineWorker::saveSession(const QString &path, quint64 serial, SessionAction action)
 {
     setPlaying(false, 1);
     flushPendingMicro(); // the view shows the state being saved
     SessionUpdate u;
     u.serial = serial;
-    u.action = SessionAction::Save;
-    u.folder = folder;
+    u.action = action;
+    u.folder = path;
     if (!ensureEngine()) {
         // ensureEngine has said why the settings were refused.
         u.error = EngineError::said(tr("There is no run to save: the lab's settings were refused."));
@@ -245,7 +246,10 @@ void EngineWorker::saveSession(const QString &folder, quint64 serial)
         return;
     }
     try {
-        m_ranks->saveCheckpoint(folder.toStdString()); // every rank's file
+        if (action == SessionAction::ExportModel)
+            exportModel(m_ranks->rank0(), path.toStdString());
+        else
+            m_ranks->saveCheckpoint(path.toStdString()); // every rank's file
         u.ok = true;
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex);

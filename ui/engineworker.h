@@ -50,7 +50,9 @@ public:
     // `config` (the checkpoint's settings and world size, core's checkpointConfig) replace the
     // current ones only when the checkpoint loaded. Play stops first. The answer is
     // sessionFinished.
-    void saveSession(const QString &folder, quint64 serial);
+    // `action` Save: the checkpoint folder; ExportModel: the trained parameters alone (rank 0's,
+    // which every rank shares) as a safetensors file at `path`.
+    void saveSession(const QString &path, quint64 serial, SessionAction action = SessionAction::Save);
     void resumeSession(const AccumConfig &config, const QString &folder, quint64 serial);
 
 signals:

@@ -297,6 +297,7 @@ void MainWindow::buildActions()
     m_exportChartsAction = file("exportChartsAction", &SessionFiles::exportChartsDialog);
     m_exportTimelineAction = file("exportTimelineAction", &SessionFiles::exportTimelineDialog);
     m_saveSessionAction = file("saveSessionAction", &SessionFiles::saveSessionDialog);
+    m_exportModelAction = file("exportModelAction", &SessionFiles::exportModelDialog);
     m_resumeSessionAction = file("resumeSessionAction", &SessionFiles::resumeSessionDialog);
     m_quitAction = make("quitAction", &QWidget::close);
     m_classroomAction = make("classroomAction", [this](bool on) {
@@ -356,6 +357,7 @@ void MainWindow::buildActions()
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_saveSessionAction);
     m_fileMenu->addAction(m_resumeSessionAction);
+    m_fileMenu->addAction(m_exportModelAction);
     m_fileMenu->addSeparator();
     m_fileMenu->addAction(m_importCurveAction);
     m_fileMenu->addAction(m_exportCurveAction);
@@ -519,6 +521,9 @@ void MainWindow::retranslateUi()
                                           "snapshot PyTorch's memory visualiser opens"));
     m_saveSessionAction->setText(tr("Save session…"));
     m_saveSessionAction->setToolTip(tr("Save the lab's run where it stands, even inside a window, as a checkpoint folder"));
+    m_exportModelAction->setText(tr("Export trained model…"));
+    m_exportModelAction->setToolTip(tr("The lab's parameters as they stand, as a safetensors file that PyTorch's "
+                                       "load_state_dict takes (fc1.weight … fc3.bias)"));
     m_resumeSessionAction->setText(tr("Resume session…"));
     m_resumeSessionAction->setToolTip(tr("Continue a saved run exactly where it stopped, with its settings"));
     m_quitAction->setText(tr("&Quit"));
@@ -589,6 +594,7 @@ void MainWindow::updateActions()
     m_exportTimelineAction->setEnabled(m_memoryView->lastRecordedDemo() != nullptr);
     m_openPresetAction->setEnabled(!sweeping);
     m_saveSessionAction->setEnabled(!sweeping);
+    m_exportModelAction->setEnabled(!sweeping);
     m_resumeSessionAction->setEnabled(!sweeping);
     m_controls->setSweepRunning(sweeping);
     m_classroomAction->setChecked(m_controls->classroomMode());

@@ -182,6 +182,7 @@ private:
     QAction *m_exportChartsAction = nullptr;
     QAction *m_exportTimelineAction = nullptr;
     QAction *m_saveSessionAction = nullptr;
+    QAction *m_exportModelAction = nullptr;
     QAction *m_resumeSessionAction = nullptr;
     QAction *m_quitAction = nullptr;
     QAction *m_classroomAction = nullptr;

@@ -126,12 +126,13 @@ struct MemoryLabUpdate {
     MicroBatchFinding finding;   // kind Finder
 };
 
-// A session of teaching mode saved to, or resumed from, a checkpoint folder (core/checkpoint.h).
-enum class SessionAction { Save, Resume };
+// A session of teaching mode saved to, or resumed from, a checkpoint folder (core/checkpoint.h),
+// or its trained parameters exported as a model file (core/training.h, exportModel).
+enum class SessionAction { Save, Resume, ExportModel };
 struct SessionUpdate {
     quint64 serial = 0;      // the request this answers
     SessionAction action = SessionAction::Save;
-    QString folder;          // the checkpoint folder
+    QString folder;          // the checkpoint folder, or the model file (ExportModel)
     bool ok = false;
     EngineError error;       // why it was refused; empty when ok
     AccumConfig config;      // the run saved or resumed (AccumEngine::config())

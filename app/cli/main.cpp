@@ -11,7 +11,8 @@
 //   accumlab-cli find-micro-batch  the largest micro-batch under the budget and its accum_steps
 //   accumlab-cli train           one training run of the engine (--num-steps windows); one JSON object with the
 //                                counters and params_sha256; --checkpoint DIR [--checkpoint-every-micro K] saves
-//                                checkpoints, --resume DIR continues from the latest one (core/checkpoint.h);
+//                                checkpoints, --resume DIR continues from the latest one (core/checkpoint.h),
+//                                --export-model FILE writes the trained parameters as safetensors (core/training.h);
 //                                a run that diverged or never stepped: one line on stderr, exit 5
 //   accumlab-cli content-check   checks the embedded teaching content (every text in every language, the
 //                                same placeholders, no English prose or Latin digits in right-to-left text);
@@ -24,7 +25,6 @@
 #include "core/checkpoint.h"
 #include "core/content.h"
 #include "core/device.h"
-#include "core/divergence.h"
 #include "core/engine.h"
 #include "core/experiments.h"
 #include "core/gpu.h"
@@ -35,6 +35,7 @@
 #include "core/lesson.h"
 #include "core/memory_lab.h"
 #include "core/omp_guard.h"
+#include "core/training.h"
 #include "core/version.h"
 
 #include <CLI/CLI.hpp>
@@ -245,10 +246,7 @@ struct TrainFlags {
     std::string bug = toString(config.bug);
     std::string noSync = config.noSync ? "on" : "off";
     int64_t hidden = 0;   // 0: the preset's hidden width
-    int64_t numSteps = 10; // windows (effective steps) the run ends after
-    std::string checkpoint;
-    int64_t checkpointEvery = 0; // micro-batches between checkpoints; 0: one at the end
-    std::string resume;
+    TrainingPlan plan;    // --num-steps, the checkpoints, --resume, --export-model
 };
 
 // Numbers on the command line are decimal, read one way everywhere. CLI11 reads integers with
@@ -575,92 +573,30 @@ AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
         shape.hidden = f.hidden;
         c.shape = shape;
     }
-    if (f.numSteps < 1 || f.numSteps > kMaxNumSteps) // steps x accum_steps must not overflow
+    const TrainingPlan &plan = f.plan;
+    if (plan.numSteps < 1 || plan.numSteps > kMaxNumSteps) // steps x accum_steps must not overflow
         throw UsageError("--num-steps must be between 1 and " + std::to_string(kMaxNumSteps) + ", got " +
-                         std::to_string(f.numSteps));
-    if (f.checkpointEvery < 0)
+                         std::to_string(plan.numSteps));
+    if (plan.checkpointEvery < 0)
         throw UsageError("--checkpoint-every-micro must be 0 (only at the end) or positive");
-    if (f.checkpointEvery > 0 && f.checkpoint.empty())
+    if (plan.checkpointEvery > 0 && plan.checkpoint.empty())
         throw UsageError("--checkpoint-every-micro needs --checkpoint DIR");
     validate(c);
     resolveDevice(c.device);
     return c;
 }
 
-// `train`: runs --num-steps windows of one engine (resumed from --resume's latest checkpoint
-// when given), saving checkpoints as asked; rank 0 prints one JSON object. Each closed window
-// goes to a DivergenceWatch: a run that diverged or never stepped says so in the JSON and in
-// one line on `err`, and returns kExitDiverged (rank 0's verdict is the launcher's exit code).
+// `train`: core's runTraining (core/training.h); rank 0 prints its JSON, and a run that
+// diverged or never stepped says so in one line on `err` and returns kExitDiverged (rank 0's
+// verdict is the launcher's exit code).
 int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync> sync, std::ostream &out,
              std::ostream &err)
 {
-    AccumEngine engine(c, std::move(sync));
-    CheckpointFolderLock folderLock; // rank 0 keeps other runs out of the folder while it trains
-    if (!f.checkpoint.empty()) // refused before the run trains, not after
-        folderLock = prepareCheckpointFolder(f.checkpoint, /*lock=*/engine.rank() == 0);
-    nlohmann::json resumed = nullptr;
-    DivergenceWatch watch;
-    if (!f.resume.empty()) {
-        const CheckpointSummary r = loadCheckpoint(engine, f.resume);
-        resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
-        // Without the scaler no window is skipped (its state's count stays 0).
-        watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);
-    }
-    // skip-last-micro at accum_steps 1 runs no micro-batch (config/skip-last-micro-at-one): its
-    // windows' loss is NaN because nothing ran, not because the run diverged.
-    const bool lossMeasured = !(c.bug == AccumBug::SkipLastMicro && c.accumSteps == 1);
-    const int64_t target = f.numSteps * c.accumSteps; // micro-batches of the whole run
-    int64_t written = 0;
-    int64_t savedAt = -1;
-    while (engine.microBatches() < target) {
-        if (engine.microStep()) {
-            const StepResult &w = engine.lastStep();
-            watch.observe({/*step=*/w.step + 1, w.loss, lossMeasured, /*stepped=*/!w.stepSkipped,
-                           /*lossScale=*/w.lossScaling ? w.scalerState.scale : 1.0});
-        }
-        const int64_t done = engine.microBatches();
-        if (f.checkpointEvery > 0 && done % f.checkpointEvery == 0) {
-            saveCheckpoint(engine, f.checkpoint);
-            ++written;
-            savedAt = done;
-        }
-        faultKillAtMicro(done, "after-micro");
-    }
-    if (!f.checkpoint.empty() && savedAt != engine.microBatches()) {
-        saveCheckpoint(engine, f.checkpoint);
-        ++written;
-    }
-    watch.finish();
-    const StepResult &last = engine.lastStep();
-    nlohmann::json report{{"windows", engine.lastStep().step + 1},
-                          {"micro_batches", engine.microBatches()},
-                          {"optimizer_steps", engine.optimizerSteps()},
-                          {"optimizer_state_step", engine.optimizerStateStep()},
-                          {"sync_calls", engine.syncCalls()},
-                          {"loss", last.loss},
-                          {"lr", last.lr},
-                          {"world_size", c.worldSize},
-                          {"device", engine.deviceName()},
-                          {"resumed_from", resumed},
-                          {"checkpoints_written", written},
-                          {"params_sha256", engine.paramsSha256()},
-                          {"stepped_windows", watch.steppedWindows()},
-                          {"diverged", nullptr}};
-    if (watch.diverged())
-        report["diverged"] = {{"reason", toString(watch.reason())}, {"at_step", watch.atStep()}};
-    // float16: which path ran and, with the scaler, its counters (as the sweep's points carry them).
-    if (c.dtype == DType::Float16)
-        report["float16_path"] = engine.float16Path();
-    if (c.lossScaler.enabled) {
-        const LossScalerState ls = engine.lossScalerState();
-        report["loss_scale"] = ls.scale;
-        report["skipped_windows"] = ls.skippedWindows;
-        report["unscale_calls"] = ls.unscaleCalls;
-    }
-    out << report.dump(2) << std::endl;
-    if (!watch.diverged())
+    const TrainingOutcome r = runTraining(c, std::move(sync), f.plan);
+    out << r.report.dump(2) << std::endl;
+    if (!r.diverged)
         return 0;
-    err << divergenceSentence(watch, f.numSteps) << std::endl;
+    err << r.divergence << std::endl;
     return kExitDiverged;
 }
 
@@ -766,10 +702,10 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
             if (d.cuda)
                 setCudaDeviceIndex(static_cast<int>(d.localRank));
             d.settings = rankSettings({{"command", "train"},
-                                       {"--num-steps", train->numSteps},
-                                       {"--checkpoint", train->checkpoint},
-                                       {"--checkpoint-every-micro", train->checkpointEvery},
-                                       {"--resume", train->resume}},
+                                       {"--num-steps", train->plan.numSteps},
+                                       {"--checkpoint", train->plan.checkpoint},
+                                       {"--checkpoint-every-micro", train->plan.checkpointEvery},
+                                       {"--resume", train->plan.resume}},
                                       c);
             d.onFatal = &rankFatal;
             const bool lead = d.rank == 0;
@@ -1036,7 +972,7 @@ int runMain(int argc, char **argv)
 
     TrainFlags t;
     auto *trainCmd = app.add_subcommand("train", "one training run of the engine; prints one JSON object with params_sha256");
-    trainCmd->add_option("--num-steps", t.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--num-steps", t.plan.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
     trainCmd->add_option("--micro-batch", t.config.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
     trainCmd->add_option("--accum-steps", t.config.accumSteps, "micro-batches per window")->transform(decimal<int64_t>())->capture_default_str();
     trainCmd->add_option("--model", t.model, "lesson | wide | fixture")->capture_default_str();
@@ -1064,11 +1000,16 @@ int runMain(int argc, char **argv)
     // An empty folder name would mean a run that saves nothing or starts afresh, silently.
     const CLI::Validator aFolder([](std::string &v) { return v.empty() ? std::string("needs a folder, got ''") : std::string(); },
                                  "FOLDER");
-    trainCmd->add_option("--checkpoint", t.checkpoint, "folder to save checkpoints in (the last one at the end)")->check(aFolder);
-    trainCmd->add_option("--checkpoint-every-micro", t.checkpointEvery, "also save one every K micro-batches (0 = only at the end)")
+    trainCmd->add_option("--checkpoint", t.plan.checkpoint, "folder to save checkpoints in (the last one at the end)")->check(aFolder);
+    trainCmd->add_option("--checkpoint-every-micro", t.plan.checkpointEvery, "also save one every K micro-batches (0 = only at the end)")
         ->transform(decimal<int64_t>())
         ->capture_default_str();
-    trainCmd->add_option("--resume", t.resume, "continue from the latest checkpoint in this folder")->check(aFolder);
+    trainCmd->add_option("--resume", t.plan.resume, "continue from the latest checkpoint in this folder")->check(aFolder);
+    const CLI::Validator aFile([](std::string &v) { return v.empty() ? std::string("needs a file name, got ''") : std::string(); },
+                               "FILE");
+    trainCmd->add_option("--export-model", t.plan.exportModel,
+                         "write the trained parameters to FILE as safetensors (fc1.weight ... fc3.bias, for torch's load_state_dict)")
+        ->check(aFile);
 
     DistFlags d;
     CLI::Option *worldOpt = nullptr;

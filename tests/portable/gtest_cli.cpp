@@ -1,7 +1,10 @@
 // accumlab-cli end to end, as a script would meet it: the lesson's main job with and without
-// its exports, bad input (exit 2, one line, nothing written), and the equivalence subcommand's
-// exit code and JSON both ways (0 when it holds, 1 with the cause when a planted bug breaks it).
+// its exports, bad input (exit 2, one line, nothing written), the equivalence subcommand's
+// exit code and JSON both ways (0 when it holds, 1 with the cause when a planted bug breaks it),
+// and `train --export-model`'s safetensors file.
 #include "core/curve_io.h"
+#include "core/safetensors.h"
+#include "core/sha256.h"
 
 #include "support.h"
 
@@ -172,5 +175,88 @@ INSTANTIATE_TEST_SUITE_P(
                     EquivalenceRun{"step_every_micro", {"--step-every-micro", "--optimizer", "adamw"}, kExitFails,
                                    "every micro-batch"}),
     [](const testing::TestParamInfo<EquivalenceRun> &info) { return std::string(info.param.name); });
+
+
+// `train --export-model`: a safetensors file whose header names the parameters as torch does,
+// with the lesson model's shapes, offsets that tile the data with no hole, and data whose
+// SHA-256 is the run's params_sha256 (the same bytes the checkpoints and the JSON hash).
+// tests/pytorch/check_model_file.py loads it with safetensors and torch (the LibTorch 2.x stage).
+TEST_F(Cli, TrainExportsTheModelAsSafetensors)
+{
+    TempDir work;
+    const fs::path file = work / "model.safetensors";
+    const ProcessResult r = runCli({"train", "--num-steps", "3", "--optimizer", "adamw", "--export-model", file.string()},
+                                   work.path());
+    ASSERT_EQ(r.exitCode, 0) << describe(r);
+    const json report = json::parse(r.out);
+    EXPECT_EQ(report.at("model_file"), file.string());
+    const std::string bytes = accumlab::test::readFile(file);
+    const std::string text = safetensorsHeader(bytes);
+    ASSERT_EQ(text.size() % 8, 0u) << "the tensors start 8-byte aligned";
+    const json header = json::parse(text);
+    const json meta = header.at("__metadata__");
+    EXPECT_EQ(meta.at("format"), "accumlab-model");
+    EXPECT_EQ(meta.at("version"), "1");
+    EXPECT_EQ(meta.at("params_sha256"), report.at("params_sha256"));
+    EXPECT_EQ(meta.at("windows_done"), "3");
+    EXPECT_EQ(json::parse(meta.at("config").get<std::string>()).at("optimizer"), "adamw");
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> expected{
+        {"fc1.weight", {128, 64}}, {"fc1.bias", {128}}, {"fc2.weight", {128, 128}},
+        {"fc2.bias", {128}},       {"fc3.weight", {16, 128}}, {"fc3.bias", {16}}};
+    EXPECT_EQ(header.size(), expected.size() + 1);
+    size_t offset = 0;
+    for (const auto &[name, shape] : expected) {
+        SCOPED_TRACE(name);
+        ASSERT_TRUE(header.contains(name));
+        const json &t = header.at(name);
+        EXPECT_EQ(t.at("dtype"), "F32");
+        EXPECT_EQ(t.at("shape").get<std::vector<int64_t>>(), shape);
+        size_t count = 1;
+        for (int64_t d : shape)
+            count *= static_cast<size_t>(d);
+        EXPECT_EQ(t.at("data_offsets").get<std::vector<size_t>>(), (std::vector<size_t>{offset, offset + 4 * count}));
+        offset += 4 * count;
+    }
+    const size_t start = 8 + text.size();
+    ASSERT_EQ(bytes.size(), start + offset) << "the data ends where the last tensor does";
+    EXPECT_EQ(sha256Hex(bytes.data() + start, offset), report.at("params_sha256").get<std::string>());
+}
+
+// A model file that cannot be written is refused before the run trains: exit 4, nothing left.
+TEST_F(Cli, TrainRefusesAnUnwritableModelFileFirst)
+{
+    TempDir work;
+    std::ofstream(work / "notes.txt") << "a file where the model's folder would be\n";
+    const fs::path file = work / "notes.txt" / "model.safetensors";
+    const ProcessResult r = runCli({"train", "--num-steps", "2000", "--export-model", file.string()}, work.path());
+    EXPECT_EQ(r.exitCode, 4) << describe(r);
+    EXPECT_EQ(r.out, "") << "no run was reported";
+    EXPECT_NE(r.err.find("notes.txt"), std::string::npos) << r.err;
+    EXPECT_EQ(work.entries(), std::vector<std::string>{"notes.txt"});
+}
+
+// The writer itself: header length, padding, offsets in the order given, refusals.
+TEST(Safetensors, LayoutAndRefusals)
+{
+    const float a[3] = {1.0f, 2.0f, 3.0f};
+    const double b[2] = {4.0, 5.0};
+    const std::string file = safetensorsFile({{"a", "F32", {3}, a, sizeof a}, {"b.x", "F64", {1, 2}, b, sizeof b}},
+                                             {{"k", "v"}});
+    const std::string text = safetensorsHeader(file);
+    EXPECT_EQ(text.size() % 8, 0u);
+    EXPECT_EQ(text.front(), '{');
+    const json header = json::parse(text);
+    EXPECT_EQ(header.at("__metadata__").at("k"), "v");
+    EXPECT_EQ(header.at("a").at("data_offsets"), json::array({0, 12}));
+    EXPECT_EQ(header.at("b.x").at("data_offsets"), json::array({12, 28}));
+    EXPECT_EQ(header.at("b.x").at("shape"), json::array({1, 2}));
+    ASSERT_EQ(file.size(), 8 + text.size() + 28);
+    EXPECT_EQ(std::memcmp(file.data() + 8 + text.size() + 12, b, sizeof b), 0);
+    EXPECT_THROW(safetensorsFile({{"a", "F32", {2}, a, sizeof a}}, {}), std::invalid_argument); // 12 bytes for 2
+    EXPECT_THROW(safetensorsFile({{"a", "F32", {3}, a, sizeof a}, {"a", "F32", {3}, a, sizeof a}}, {}),
+                 std::invalid_argument);
+    EXPECT_THROW(safetensorsFile({{"a", "Q7", {3}, a, sizeof a}}, {}), std::invalid_argument);
+    EXPECT_THROW(safetensorsHeader(std::string("\xff\xff\xff\xff\x00\x00\x00\x00{}", 10)), std::invalid_argument);
+}
 
 } // namespace

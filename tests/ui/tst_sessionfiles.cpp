@@ -14,11 +14,15 @@
 #include "ui/localizedtext.h"
 #include "ui/mainwindow.h"
 #include "ui/session/exports.h"
+#include "ui/session/filedialogs.h"
 #include "ui/statusreporter.h"
 #include "ui/sweeprunner.h"
 #include "ui/throughputchart.h"
 
 #include "core/checkpoint.h"
+#include "core/engine.h"
+#include "core/safetensors.h"
+#include "core/sha256.h"
 
 #include <QAction>
 #include <QApplication>
@@ -37,6 +41,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QTreeView>
 
 using namespace accumlab;
 using namespace accumlab::ui;
@@ -55,6 +60,7 @@ const QHash<QString, Dialog> &dialogs()
                                             {QStringLiteral("exportCharts"), &SessionFiles::exportChartsDialog},
                                             {QStringLiteral("exportTimeline"), &SessionFiles::exportTimelineDialog},
                                             {QStringLiteral("saveSession"), &SessionFiles::saveSessionDialog},
+                                            {QStringLiteral("exportModel"), &SessionFiles::exportModelDialog},
                                             {QStringLiteral("resumeSession"), &SessionFiles::resumeSessionDialog}};
     return all;
 }
@@ -113,6 +119,9 @@ private slots:
     void presetAndCurveOpenFromTheMenu();
     void sessionsFromTheMenu();
     void memoryTimelineFromTheMenu();
+    void modelFromTheMenu();
+    void dialogsSpeakTheLesson_data();
+    void dialogsSpeakTheLesson();
 
 private:
     MainWindow *m_window = nullptr;
@@ -172,7 +181,7 @@ void TestSessionFiles::exportsWriteTheirWritersBytes()
 void TestSessionFiles::cancelledDialogsWriteNothing_data()
 {
     QTest::addColumn<QString>("dialog");
-    for (const QString &name : {"exportCurve", "exportSkill", "savePreset", "exportCharts", "exportTimeline", "saveSession"})
+    for (const QString &name : {"exportCurve", "exportSkill", "savePreset", "exportCharts", "exportTimeline", "saveSession", "exportModel"})
         QTest::newRow(qPrintable(name)) << name;
 }
 
@@ -292,6 +301,117 @@ void TestSessionFiles::memoryTimelineFromTheMenu()
              QByteArray::fromStdString(memorySnapshotPickle({&demo->fullBatchTimeline, &demo->accumulationTimeline})));
     QVERIFY2(m_window->statusBar()->currentMessage().startsWith(QLatin1String("Wrote memory-timeline.json")),
              qPrintable(m_window->statusBar()->currentMessage()));
+}
+
+// File → Export trained model after five Steps: a safetensors file whose data is the lab's
+// parameters after those micro-batches, as an engine of the same settings that ran them on its
+// own has them (params_sha256), written on the worker while the window answers.
+void TestSessionFiles::modelFromTheMenu()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("model.safetensors"));
+    auto *action = m_window->findChild<QAction *>(QStringLiteral("exportModelAction"));
+    QVERIFY(action && action->isEnabled() && !action->associatedObjects().isEmpty());
+    m_window->controller()->reset();
+    for (int i = 0; i < 5; ++i)
+        m_window->controller()->stepMicroBatch();
+    QSignalSpy finished(m_window->files(), &SessionFiles::sessionFinished);
+    answerDialogs({path});
+    m_window->files()->exportModelDialog();
+    QVERIFY(finished.wait(kWaitMs));
+    QCOMPARE(finished.takeFirst().first().toBool(), true);
+    const std::string bytes = contents(path).toStdString();
+    const std::string text = safetensorsHeader(bytes);
+    const auto header = nlohmann::json::parse(text);
+    const auto &meta = header.at("__metadata__");
+    QCOMPARE(meta.at("format").get<std::string>(), std::string("accumlab-model"));
+    QCOMPARE(meta.at("micro_batches").get<std::string>(), std::string("5"));
+    const std::string sha = meta.at("params_sha256").get<std::string>();
+    QCOMPARE(sha256Hex(bytes.data() + 8 + text.size(), bytes.size() - 8 - text.size()), sha);
+    QVERIFY(header.contains("fc1.weight") && header.contains("fc3.bias"));
+
+    const AccumConfig config = m_window->controlPanel()->config();
+    QCOMPARE(config.worldSize, int64_t(1)); // the lab's one rank: an engine alone can retrace it
+    AccumEngine alone(config);
+    while (alone.microBatches() < 5)
+        alone.microStep();
+    QCOMPARE(sha, alone.paramsSha256());
+    const QString said = m_window->statusBar()->currentMessage();
+    QVERIFY2(said.startsWith(QLatin1String("Wrote the trained model to")) && said.contains(QLatin1String("model.safetensors")),
+             qPrintable(said));
+}
+
+// The file dialogs in the window's language: the list's size, type and date columns in its words
+// and digits (Qt's own model writes the system locale's "2.33 KiB", "Folder", "4 Dec 2026"), the
+// folder's path and the file name left to right in Persian too.
+void TestSessionFiles::dialogsSpeakTheLesson_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("size");   // of a 2,386-byte file
+    QTest::addColumn<QString>("folder"); // the type column of a folder
+    QTest::addColumn<QString>("file");   // of model.safetensors
+    QTest::newRow("English") << "en" << "2.3 KiB" << "Folder" << "safetensors file";
+    QTest::newRow("Persian") << "fa" << QString::fromUtf8("۲٫۳ کیلوبایت") << QString::fromUtf8("پوشه")
+                             << QString::fromUtf8("فایل \u2066safetensors\u2069");
+}
+
+void TestSessionFiles::dialogsSpeakTheLesson()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, size);
+    QFETCH(QString, folder);
+    QFETCH(QString, file);
+    LanguageManager::instance()->setLanguage(language);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("runs")));
+    QFile model(dir.filePath(QStringLiteral("model.safetensors")));
+    QVERIFY(model.open(QIODevice::WriteOnly) && model.write(QByteArray(2386, 'x')) == 2386);
+    model.close();
+    QHash<QString, QStringList> rows; // name -> size, type, date as the dialog's view shows them
+    bool pathLeftToRight = false, nameLeftToRight = false;
+    QTimer::singleShot(0, [&] {
+        auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        if (auto *view = dialog->findChild<QTreeView *>(QStringLiteral("treeView"))) {
+            const QAbstractItemModel *m = view->model();
+            const bool listed = QTest::qWaitFor([&] { return m->rowCount(view->rootIndex()) == 2; }, kWaitMs);
+            Q_UNUSED(listed) // the rows' checks below say what is missing
+            for (int r = 0; r < m->rowCount(view->rootIndex()); ++r) {
+                QStringList columns;
+                for (int c = 1; c <= 3; ++c)
+                    columns << m->index(r, c, view->rootIndex()).data().toString();
+                rows.insert(m->index(r, 0, view->rootIndex()).data().toString(), columns);
+            }
+        }
+        const auto leftToRight = [dialog](const char *name) {
+            const auto *w = dialog->findChild<QWidget *>(QLatin1String(name));
+            return w && w->layoutDirection() == Qt::LeftToRight;
+        };
+        pathLeftToRight = leftToRight("lookInCombo");
+        nameLeftToRight = leftToRight("fileNameEdit");
+        dialog->reject();
+    });
+    const QString chosen = fileDialogs::openFile(m_window, QStringLiteral("title"), dir.path(), QString());
+    LanguageManager::instance()->setLanguage(QStringLiteral("en"));
+    QVERIFY(chosen.isEmpty());
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows.value(QStringLiteral("model.safetensors")).value(0), size);
+    QCOMPARE(rows.value(QStringLiteral("model.safetensors")).value(1), file);
+    QCOMPARE(rows.value(QStringLiteral("runs")).value(0), QString());
+    QCOMPARE(rows.value(QStringLiteral("runs")).value(1), folder);
+    // The date in the window's digits: Persian digits only in Persian, the year's "20" in English.
+    const QString date = rows.value(QStringLiteral("model.safetensors")).value(2);
+    int digits = 0;
+    for (const QChar ch : date) {
+        if (!ch.isDigit())
+            continue;
+        ++digits;
+        QVERIFY2(language == QLatin1String("en") ? ch.unicode() < 0x80 : ch.unicode() >= 0x06F0, qPrintable(date));
+    }
+    QVERIFY2(digits >= 4, qPrintable(date));
+    QVERIFY(pathLeftToRight);
+    QVERIFY(nameLeftToRight);
 }
 
 QTEST_MAIN(TestSessionFiles)

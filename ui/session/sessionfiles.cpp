@@ -6,6 +6,7 @@
 #include "ui/language.h"
 #include "ui/localizedtext.h"
 #include "ui/session/exports.h"
+#include "ui/session/filedialogs.h"
 #include "ui/session/filereading.h"
 #include "ui/session/importerrors.h"
 #include "ui/session/settingsstore.h"
@@ -18,7 +19,6 @@
 #include "core/lesson.h"
 
 #include <QDir>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QWidget>
@@ -47,6 +47,7 @@ QString SessionFiles::fileFilter(FileKind kind)
     case FileKind::Json: return tr("JSON files") + QStringLiteral(" (*.json)");
     case FileKind::Markdown: return tr("Markdown files") + QStringLiteral(" (*.md)");
     case FileKind::Preset: return tr("AccumLab presets") + QStringLiteral(" (*.json)");
+    case FileKind::Model: return tr("safetensors files") + QStringLiteral(" (*.safetensors)");
     }
     return {};
 }
@@ -82,7 +83,7 @@ bool SessionFiles::savePresetFile(const QString &path, QString *error) const
 
 void SessionFiles::openPresetDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(m_parts.window, tr("Open preset"), m_parts.settings->lastFolder(),
+    const QString path = fileDialogs::openFile(m_parts.window, tr("Open preset"), m_parts.settings->lastFolder(),
                                                       fileFilter(FileKind::Preset));
     if (path.isEmpty())
         return;
@@ -257,7 +258,7 @@ bool SessionFiles::saveScreenshot(const QString &path, QString *error) const
 
 void SessionFiles::importCurveDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(m_parts.window, tr("Import accum-curve.json"),
+    const QString path = fileDialogs::openFile(m_parts.window, tr("Import accum-curve.json"),
                                                       m_parts.settings->lastFolder(), fileFilter(FileKind::Json));
     if (path.isEmpty())
         return;
@@ -279,7 +280,7 @@ void SessionFiles::exportSkillDialog()
 void SessionFiles::exportDialog(const QString &title, const QString &fileName, FileKind kind,
                                 QByteArray (SessionFiles::*bytes)(QString *) const)
 {
-    const QString path = QFileDialog::getSaveFileName(m_parts.window, title,
+    const QString path = fileDialogs::saveFile(m_parts.window, title,
                                                       QDir(m_parts.settings->lastFolder()).filePath(fileName), fileFilter(kind));
     if (path.isEmpty())
         return;
@@ -331,7 +332,7 @@ void SessionFiles::exportTimelineDialog()
 
 QString SessionFiles::chooseFolder(const QString &title)
 {
-    const QString folder = QFileDialog::getExistingDirectory(m_parts.window, title, m_parts.settings->lastFolder());
+    const QString folder = fileDialogs::existingFolder(m_parts.window, title, m_parts.settings->lastFolder());
     if (!folder.isEmpty())
         m_parts.settings->setLastFolder(folder);
     return folder;
@@ -343,6 +344,12 @@ void SessionFiles::saveSession(const QString &folder)
 {
     m_parts.lab->holdEdits(); // a pending edit would rebuild the run before it is saved
     m_parts.controller->saveSession(folder);
+}
+
+void SessionFiles::exportModel(const QString &file)
+{
+    m_parts.lab->holdEdits(); // a pending edit would rebuild the run before it is written
+    m_parts.controller->exportModel(file);
 }
 
 bool SessionFiles::resumeSession(const QString &folder, QString *error)
@@ -370,13 +377,18 @@ void SessionFiles::onSessionFinished(const SessionUpdate &update)
     const bool resumed = update.action == SessionAction::Resume;
     if (resumed)
         m_parts.lab->showRunSettings(update.config);
-    m_parts.status->say([resumed, u = update] {
+    m_parts.status->say([u = update] {
         const QString where = u.microIndex > 0
                                   ? tr("%1 windows done and %2 micro-batches into the next")
                                         .arg(count(u.windowsDone), count(u.microIndex))
                                   : tr("%1 windows done").arg(count(u.windowsDone));
-        return (resumed ? tr("Resumed the session from %1: %2") : tr("Saved the session to %1: %2"))
-            .arg(filePath(u.folder), where);
+        switch (u.action) {
+        case SessionAction::Resume: return tr("Resumed the session from %1: %2").arg(filePath(u.folder), where);
+        case SessionAction::ExportModel:
+            return tr("Wrote the trained model to %1 (%2)").arg(filePath(u.folder), where);
+        case SessionAction::Save: break;
+        }
+        return tr("Saved the session to %1: %2").arg(filePath(u.folder), where);
     });
     emit sessionFinished(true);
 }
@@ -387,6 +399,18 @@ void SessionFiles::saveSessionDialog()
     if (folder.isEmpty())
         return;
     saveSession(folder);
+}
+
+void SessionFiles::exportModelDialog()
+{
+    const QString path =
+        fileDialogs::saveFile(m_parts.window, tr("Export the trained model"),
+                                     QDir(m_parts.settings->lastFolder()).filePath(QStringLiteral("model.safetensors")),
+                                     fileFilter(FileKind::Model));
+    if (path.isEmpty())
+        return;
+    m_parts.settings->rememberFolderOf(path);
+    exportModel(path);
 }
 
 void SessionFiles::resumeSessionDialog()

@@ -54,7 +54,7 @@ public:
     SessionFiles(Parts parts, QObject *parent);
 
     // The file dialogs' filters, in the UI language: a translated description and the pattern.
-    enum class FileKind { Json, Markdown, Preset };
+    enum class FileKind { Json, Markdown, Preset, Model };
     static QString fileFilter(FileKind kind);
 
     // A preset file read and handed on with presetOpened(); false (and why) when it cannot be.
@@ -78,6 +78,9 @@ public:
     // why, in `error`) when the folder holds no checkpoint this build can read.
     void saveSession(const QString &folder);
     bool resumeSession(const QString &folder, QString *error);
+    // The lab's trained parameters as a safetensors file (core/training.h's exportModel: names
+    // and shapes as torch's state_dict() has them); answered with sessionFinished().
+    void exportModel(const QString &file);
     // Writes `files` in order on the export thread, the window answering meanwhile, then says
     // on the status bar `said()` or the first failure (the files after it are not written)
     // and emits filesWritten(). The bytes were made before the call. Writes started one
@@ -94,6 +97,7 @@ public:
     void exportChartsDialog();
     void exportTimelineDialog();
     void saveSessionDialog();
+    void exportModelDialog();
     void resumeSessionDialog();
 
 signals:

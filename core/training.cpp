@@ -1,0 +1,146 @@
+// One training run (core/training.h), and the model file it exports.
+#include "core/training.h"
+
+#include "core/checkpoint.h"
+#include "core/divergence.h"
+#include "core/engine.h"
+#include "core/engine_state.h"
+#include "core/export.h"
+#include "core/fault_hooks.h"
+#include "core/safetensors.h"
+
+namespace accumlab {
+
+namespace {
+
+std::string safetensorsDtype(torch::Dtype d)
+{
+    switch (d) {
+    case torch::kFloat64: return "F64";
+    case torch::kFloat32: return "F32";
+    case torch::kHalf: return "F16";
+    case torch::kBFloat16: return "BF16";
+    default: break;
+    }
+    throw std::invalid_argument(std::string("model file: no safetensors dtype for ") + c10::toString(d));
+}
+
+} // namespace
+
+void exportModel(const AccumEngine &engine, const std::filesystem::path &file)
+{
+    EngineState state;
+    engine.captureState(state);
+    const torch::Tensor flat = state.params; // (total,) on the CPU, contiguous
+    const auto dtype = safetensorsDtype(flat.scalar_type());
+    const auto *bytes = static_cast<const char *>(flat.data_ptr());
+    std::vector<SafetensorsEntry> entries;
+    size_t offset = 0;
+    for (size_t i = 0; i < state.paramNames.size(); ++i) {
+        SafetensorsEntry e{state.paramNames[i], dtype, state.paramShapes[i], nullptr, 0};
+        int64_t count = 1;
+        for (int64_t d : e.shape)
+            count *= d;
+        e.bytes = static_cast<size_t>(count) * flat.element_size();
+        e.data = bytes + offset;
+        offset += e.bytes;
+        entries.push_back(std::move(e));
+    }
+    const AccumConfig &c = engine.config();
+    const ModelShape shape = c.modelShape();
+    const std::map<std::string, std::string> metadata{
+        {"format", kModelFileFormat},
+        {"version", std::to_string(kModelFileVersion)},
+        {"params_sha256", engine.paramsSha256()},
+        {"windows_done", std::to_string(engine.windowsDone())},
+        {"optimizer_steps", std::to_string(engine.optimizerSteps())},
+        {"micro_batches", std::to_string(engine.microBatches())},
+        {"model", toString(c.preset)},
+        {"in_features", std::to_string(shape.inFeatures)},
+        {"hidden", std::to_string(shape.hidden)},
+        {"classes", std::to_string(shape.classes)},
+        {"activation", "gelu"},
+        {"config", toJson(c).dump()}};
+    StagedFile staged(file, safetensorsFile(entries, metadata));
+    staged.commit();
+}
+
+TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync, const TrainingPlan &plan)
+{
+    AccumEngine engine(c, std::move(sync));
+    const bool lead = engine.rank() == 0;
+    CheckpointFolderLock folderLock; // rank 0 keeps other runs out of the folder while it trains
+    if (!plan.checkpoint.empty()) // refused before the run trains, not after
+        folderLock = prepareCheckpointFolder(plan.checkpoint, /*lock=*/lead);
+    if (lead && !plan.exportModel.empty()) // a model file that could not be written is refused before the run trains
+        StagedFile(plan.exportModel, std::string());
+    nlohmann::json resumed = nullptr;
+    DivergenceWatch watch;
+    if (!plan.resume.empty()) {
+        const CheckpointSummary r = loadCheckpoint(engine, plan.resume);
+        resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
+        // Without the scaler no window is skipped (its state's count stays 0).
+        watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);
+    }
+    // skip-last-micro at accum_steps 1 runs no micro-batch (config/skip-last-micro-at-one): its
+    // windows' loss is NaN because nothing ran, not because the run diverged.
+    const bool lossMeasured = !(c.bug == AccumBug::SkipLastMicro && c.accumSteps == 1);
+    const int64_t target = plan.numSteps * c.accumSteps; // micro-batches of the whole run
+    int64_t written = 0;
+    int64_t savedAt = -1;
+    while (engine.microBatches() < target) {
+        if (engine.microStep()) {
+            const StepResult &w = engine.lastStep();
+            watch.observe({/*step=*/w.step + 1, w.loss, lossMeasured, /*stepped=*/!w.stepSkipped,
+                           /*lossScale=*/w.lossScaling ? w.scalerState.scale : 1.0});
+        }
+        const int64_t done = engine.microBatches();
+        if (plan.checkpointEvery > 0 && done % plan.checkpointEvery == 0) {
+            saveCheckpoint(engine, plan.checkpoint);
+            ++written;
+            savedAt = done;
+        }
+        faultKillAtMicro(done, "after-micro");
+    }
+    if (!plan.checkpoint.empty() && savedAt != engine.microBatches()) {
+        saveCheckpoint(engine, plan.checkpoint);
+        ++written;
+    }
+    watch.finish();
+    if (lead && !plan.exportModel.empty())
+        exportModel(engine, plan.exportModel);
+    const StepResult &last = engine.lastStep();
+    TrainingOutcome out;
+    out.report = {{"windows", last.step + 1},
+                  {"micro_batches", engine.microBatches()},
+                  {"optimizer_steps", engine.optimizerSteps()},
+                  {"optimizer_state_step", engine.optimizerStateStep()},
+                  {"sync_calls", engine.syncCalls()},
+                  {"loss", last.loss},
+                  {"lr", last.lr},
+                  {"world_size", c.worldSize},
+                  {"device", engine.deviceName()},
+                  {"resumed_from", resumed},
+                  {"checkpoints_written", written},
+                  {"params_sha256", engine.paramsSha256()},
+                  {"model_file", plan.exportModel.empty() ? nlohmann::json(nullptr) : nlohmann::json(plan.exportModel)},
+                  {"stepped_windows", watch.steppedWindows()},
+                  {"diverged", nullptr}};
+    if (watch.diverged()) {
+        out.report["diverged"] = {{"reason", toString(watch.reason())}, {"at_step", watch.atStep()}};
+        out.diverged = true;
+        out.divergence = divergenceSentence(watch, plan.numSteps);
+    }
+    // float16: which path ran and, with the scaler, its counters (as the sweep's points carry them).
+    if (c.dtype == DType::Float16)
+        out.report["float16_path"] = engine.float16Path();
+    if (c.lossScaler.enabled) {
+        const LossScalerState ls = engine.lossScalerState();
+        out.report["loss_scale"] = ls.scale;
+        out.report["skipped_windows"] = ls.skippedWindows;
+        out.report["unscale_calls"] = ls.unscaleCalls;
+    }
+    return out;
+}
+
+} // namespace accumlab
