@@ -225,6 +225,8 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     m_valuesTable->setObjectName(QStringLiteral("valuesTable"));
     m_valuesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_valuesTable->verticalHeader()->hide();
+    // A long label wraps onto a second line in a narrow window rather than being elided.
+    m_valuesTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_valuesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_valuesTable->setMinimumHeight(kMinTableHeight);
     m_valuesTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);

@@ -24,6 +24,7 @@
 #include "ui/sweeprunner.h"
 #include "ui/sweeptablemodel.h"
 #include "ui/throughputchart.h"
+#include "ui/wrappingheader.h"
 
 #include "core/experiments.h"
 
@@ -178,7 +179,7 @@ void MainWindow::buildUi()
     m_sweepTable->setTabKeyNavigation(false); // Tab leaves the table; arrows move inside it
     m_sweepTable->setObjectName(QStringLiteral("sweepTable"));
     m_sweepTable->verticalHeader()->setVisible(false);
-    m_sweepTable->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_sweepTable->setHorizontalHeader(new WrappingHeader(Qt::Horizontal, m_sweepTable)); // titles wrap, never cut
     m_sweepTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tabs = new QTabWidget;
     m_tabs->addTab(chartsScroll, QString());

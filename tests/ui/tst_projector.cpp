@@ -35,10 +35,12 @@
 #include <QDir>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 #include <QtTest>
@@ -148,6 +150,40 @@ QStringList chartProblems(QWidget *window)
     return out;
 }
 
+// Table columns cut to fit: a section narrower or a header lower than its title needs, or
+// narrower than its widest figure.
+QStringList headerProblems(QWidget *window)
+{
+    QStringList out;
+    for (QTableView *table : window->findChildren<QTableView *>()) {
+        QHeaderView *header = table->horizontalHeader();
+        if (!table->isVisibleTo(window) || table->size().isEmpty() || !header->isVisible() || !table->model())
+            continue;
+        for (int i = 0; i < header->count(); ++i) {
+            if (header->isSectionHidden(i))
+                continue;
+            const int width = header->sectionSizeHint(i);  // the title's width, as the header lays it out
+            const int height = header->sizeHint().height(); // its tallest title's height
+            if (header->sectionSize(i) < width || header->height() < height)
+                out << QStringLiteral("%1: the title \"%2\" is cut (%3x%4 of %5x%6)")
+                           .arg(nameOf(table), table->model()->headerData(i, Qt::Horizontal).toString())
+                           .arg(header->sectionSize(i))
+                           .arg(header->height())
+                           .arg(width)
+                           .arg(height);
+            // A table whose rows grow to their wrapped text wraps a long cell rather than cutting it.
+            const bool wraps = table->wordWrap() && table->verticalHeader()->sectionResizeMode(0) == QHeaderView::ResizeToContents;
+            const int figures = static_cast<QAbstractItemView *>(table)->sizeHintForColumn(i); // its widest cell
+            if (!wraps && table->model()->rowCount() > 0 && header->sectionSize(i) < figures)
+                out << QStringLiteral("%1: a figure under \"%2\" is cut (%3 of %4 px)")
+                           .arg(nameOf(table), table->model()->headerData(i, Qt::Horizontal).toString())
+                           .arg(header->sectionSize(i))
+                           .arg(figures);
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 class TestProjector : public QObject {
@@ -238,7 +274,7 @@ private slots:
         QFETCH(QString, page);
         show(size, language, page);
         QCOMPARE(m_window->size(), size);
-        const QStringList found = widgetProblems(m_window) + chartProblems(m_window);
+        const QStringList found = widgetProblems(m_window) + chartProblems(m_window) + headerProblems(m_window);
         // ACCUMLAB_PROJECTOR_SHOTS=<folder> keeps a picture of each page for a person to look at.
         if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
             m_window->grab().save(QDir(shots).filePath(QStringLiteral("%1x%2-%3-%4.png")
