@@ -8,6 +8,7 @@
 #include "core/export.h"
 #include "core/fault_hooks.h"
 #include "core/safetensors.h"
+#include "core/sha256.h"
 
 namespace accumlab {
 
@@ -51,7 +52,7 @@ void exportModel(const AccumEngine &engine, const std::filesystem::path &file)
     const std::map<std::string, std::string> metadata{
         {"format", kModelFileFormat},
         {"version", std::to_string(kModelFileVersion)},
-        {"params_sha256", engine.paramsSha256()},
+        {"params_sha256", sha256Hex(flat.data_ptr(), flat.nbytes())}, // paramsSha256(): the same bytes
         {"windows_done", std::to_string(engine.windowsDone())},
         {"optimizer_steps", std::to_string(engine.optimizerSteps())},
         {"micro_batches", std::to_string(engine.microBatches())},

@@ -280,11 +280,9 @@ void SessionFiles::exportSkillDialog()
 void SessionFiles::exportDialog(const QString &title, const QString &fileName, FileKind kind,
                                 QByteArray (SessionFiles::*bytes)(QString *) const)
 {
-    const QString path = fileDialogs::saveFile(m_parts.window, title,
-                                                      QDir(m_parts.settings->lastFolder()).filePath(fileName), fileFilter(kind));
+    const QString path = chooseSavePath(title, fileName, kind);
     if (path.isEmpty())
         return;
-    m_parts.settings->rememberFolderOf(path);
     QString error;
     QByteArray made = (this->*bytes)(&error);
     if (!error.isEmpty()) {
@@ -328,6 +326,15 @@ void SessionFiles::exportTimelineDialog()
         return tr("Wrote memory-timeline.json and memory-snapshot.pickle (for PyTorch's memory visualiser) to %1")
             .arg(filePath(folder));
     });
+}
+
+QString SessionFiles::chooseSavePath(const QString &title, const QString &fileName, FileKind kind)
+{
+    const QString path = fileDialogs::saveFile(m_parts.window, title, QDir(m_parts.settings->lastFolder()).filePath(fileName),
+                                               fileFilter(kind));
+    if (!path.isEmpty())
+        m_parts.settings->rememberFolderOf(path);
+    return path;
 }
 
 QString SessionFiles::chooseFolder(const QString &title)
@@ -403,14 +410,9 @@ void SessionFiles::saveSessionDialog()
 
 void SessionFiles::exportModelDialog()
 {
-    const QString path =
-        fileDialogs::saveFile(m_parts.window, tr("Export the trained model"),
-                                     QDir(m_parts.settings->lastFolder()).filePath(QStringLiteral("model.safetensors")),
-                                     fileFilter(FileKind::Model));
-    if (path.isEmpty())
-        return;
-    m_parts.settings->rememberFolderOf(path);
-    exportModel(path);
+    const QString path = chooseSavePath(tr("Export the trained model"), QStringLiteral("model.safetensors"), FileKind::Model);
+    if (!path.isEmpty())
+        exportModel(path);
 }
 
 void SessionFiles::resumeSessionDialog()

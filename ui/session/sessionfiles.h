@@ -110,6 +110,9 @@ private:
     // A folder dialog opening in the last folder, which becomes the chosen one; empty when
     // cancelled.
     QString chooseFolder(const QString &title);
+    // A save dialog opening on `fileName` in the last folder, whose folder becomes the last one;
+    // empty when cancelled.
+    QString chooseSavePath(const QString &title, const QString &fileName, FileKind kind);
     // The bytes each writer above writes; empty with `error` set when there is nothing to
     // export yet.
     QByteArray presetBytes(QString *error) const;
