@@ -12,6 +12,7 @@
 #include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
+#include "core/tensor_diff.h"
 #include "core/window_probe.h"
 
 #include <cmath>
@@ -32,24 +33,6 @@ struct RunState {
 
 // Windows compared in a row.
 constexpr int kWindows = 2;
-
-std::vector<torch::Tensor> snapshot(const std::vector<torch::Tensor> &ts)
-{
-    std::vector<torch::Tensor> out;
-    for (const auto &t : ts)
-        out.push_back(t.detach().to(torch::kCPU, torch::kFloat64).clone());
-    return out;
-}
-
-double maxAbsDiff(const torch::Tensor &a, const torch::Tensor &b) { return (a - b).abs().max().item<double>(); }
-
-double maxAbsDiff(const std::vector<torch::Tensor> &a, const std::vector<torch::Tensor> &b)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < a.size(); ++i)
-        m = std::max(m, maxAbsDiff(a[i], b[i]));
-    return m;
-}
 
 double norm(const std::vector<torch::Tensor> &ts)
 {
@@ -148,17 +131,17 @@ struct Recorder final : WindowProbe {
                     bool closesWindow) override
     {
         if (initialParams.empty())
-            initialParams = snapshot(params); // no step has run yet: the model as built
+            initialParams = float64Copies(params); // no step has run yet: the model as built
         if (closesWindow) {
-            open.grads = snapshot(grads);
-            open.paramsBefore = snapshot(params);
+            open.grads = float64Copies(grads);
+            open.paramsBefore = float64Copies(params);
         }
     }
     void afterStep(const std::vector<torch::Tensor> &params, int64_t stateStep, bool closesWindow) override
     {
         if (!closesWindow)
             return;
-        open.params = snapshot(params);
+        open.params = float64Copies(params);
         open.stateStep = stateStep;
         windows.push_back(std::move(open));
         open = {};
@@ -211,15 +194,15 @@ struct Fixture {
     {
         auto model = freshModel();
         FusedOptimizer opt(model->parameters(), config.run.optimizer);
-        initialParams = snapshot(opt.params());
+        initialParams = float64Copies(opt.params());
         std::vector<RunState> out;
         for (size_t w = 0; w < xs.size(); ++w) {
             checkCancel();
             fullBatchGrad(model, opt, xs[w], ys[w]);
             RunState s;
-            s.grads = snapshot(opt.grads());
+            s.grads = float64Copies(opt.grads());
             scheduledStep(opt, static_cast<int64_t>(w));
-            s.params = snapshot(opt.params());
+            s.params = float64Copies(opt.params());
             s.stateStep = opt.stateStep();
             out.push_back(std::move(s));
         }
@@ -235,7 +218,7 @@ struct Fixture {
         FusedOptimizer opt(model->parameters(), config.run.optimizer);
         fullBatchGrad(model, opt, xs[0].flip(0), ys[0].flip(0));
         scheduledStep(opt, 0);
-        return snapshot(opt.params());
+        return float64Copies(opt.params());
     }
 
     // The full-batch gradient of window w's batch at `params` (float64 host copies): what the
@@ -251,7 +234,7 @@ struct Fixture {
         }
         FusedOptimizer buffers(model->parameters(), config.run.optimizer); // for its zeroed .grad views
         fullBatchGrad(model, buffers, xs[w], ys[w]);
-        return snapshot(buffers.grads());
+        return float64Copies(buffers.grads());
     }
 
     // The engine's window over `split.accumSteps` micro-batches of `split.microBatch`: the same

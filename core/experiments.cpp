@@ -823,7 +823,7 @@ std::string toText(const ExperimentResult &r)
         out << "  " << v.name << std::string(width - v.name.size() + 2, ' ') << format("%.6g", v.value) << "\n";
     out << "\n";
     for (const auto &c : r.claims) {
-        const std::string mark = "[" + c.outcome() + "]";
+        const std::string mark = std::string("[").append(c.outcome()).append("]");
         out << "  " << mark << std::string(mark.size() < 15 ? 15 - mark.size() : 1, ' ') << claimStatement(r, c) << "\n"
             << "                 (" << c.criterion << (c.timing ? "; timing-based" : "") << ")\n";
     }

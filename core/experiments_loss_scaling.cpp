@@ -10,6 +10,7 @@
 #include "core/experiments_internal.h"
 
 #include "core/engine.h"
+#include "core/tensor_diff.h"
 #include "core/window_probe.h"
 
 #include <torch/torch.h>
@@ -71,14 +72,6 @@ double maxAbs(const std::vector<torch::Tensor> &ts)
     double m = 0.0;
     for (const auto &t : ts)
         m = std::max(m, t.abs().max().item<double>());
-    return m;
-}
-
-double maxAbsDiff(const std::vector<torch::Tensor> &a, const std::vector<torch::Tensor> &b)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < a.size(); ++i)
-        m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
     return m;
 }
 

@@ -10,6 +10,7 @@
 #include "core/data.h"
 #include "core/engine.h"
 #include "core/equivalence.h"
+#include "core/tensor_diff.h"
 #include "core/window_probe.h"
 #include "core/model.h"
 
@@ -38,22 +39,6 @@ std::vector<torch::Tensor> gradSnapshot(const std::vector<torch::Tensor> &params
         out.push_back(p.grad().defined() ? p.grad().detach().to(kCpu, torch::kFloat64).clone()
                                          : torch::zeros(p.sizes(), torch::kFloat64));
     return out;
-}
-
-std::vector<torch::Tensor> paramSnapshot(const std::vector<torch::Tensor> &params)
-{
-    std::vector<torch::Tensor> out;
-    for (const auto &p : params)
-        out.push_back(p.detach().to(kCpu, torch::kFloat64).clone());
-    return out;
-}
-
-double maxAbsDiff(const std::vector<torch::Tensor> &a, const std::vector<torch::Tensor> &b)
-{
-    double m = 0.0;
-    for (size_t i = 0; i < a.size(); ++i)
-        m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
-    return m;
 }
 
 double l2(const std::vector<torch::Tensor> &ts)
@@ -521,7 +506,7 @@ struct ParamsProbe final : WindowProbe {
     void afterStep(const std::vector<torch::Tensor> &ps, int64_t, bool closesWindow) override
     {
         if (closesWindow)
-            params = paramSnapshot(ps);
+            params = float64Copies(ps);
     }
 };
 

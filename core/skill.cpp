@@ -36,7 +36,7 @@ std::string sweepTable(const SweepResult &sweep, const NumberStyle &style)
     std::string header = "|";
     std::string rule = "|";
     for (const auto &column : columns) {
-        header += " " + fillTemplate(localizedText(column).in(style.language), {}, style) + " |";
+        header.append(" ").append(fillTemplate(localizedText(column).in(style.language), {}, style)).append(" |");
         rule += "---|";
     }
     std::string table = header + "\n" + rule;

@@ -17,7 +17,8 @@
 
 namespace accumlab {
 
-namespace {
+// Named, not anonymous: ThreadRanks::Impl (below) holds a ThreadGroup.
+namespace rank_threads {
 
 // The meeting point of the ranks: every rank hands in its flat gradient buffer, the last to
 // arrive averages them (rank 0 first), every rank takes the mean back. A rank that fails
@@ -139,24 +140,24 @@ void runRanks(ThreadGroup &group, int64_t world, const std::function<void(int64_
     rethrowFirstFailure(errors);
 }
 
-} // namespace
+} // namespace rank_threads
 
 EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const CancelToken *cancel)
 {
     if (config.run.worldSize <= 1)
         return runEquivalence(config, cancel);
     validate(config);
-    ThreadGroup group(config.run.worldSize);
+    rank_threads::ThreadGroup group(config.run.worldSize);
     std::vector<EquivalenceResult> results(static_cast<size_t>(config.run.worldSize));
-    runRanks(group, config.run.worldSize, [&](int64_t r) {
+    rank_threads::runRanks(group, config.run.worldSize, [&](int64_t r) {
         results[static_cast<size_t>(r)] =
-            runEquivalence(config, cancel, std::make_shared<ThreadRankSync>(group, r, config.run.worldSize));
+            runEquivalence(config, cancel, std::make_shared<rank_threads::ThreadRankSync>(group, r, config.run.worldSize));
     });
     return results.front();
 }
 
 struct ThreadRanks::Impl {
-    std::unique_ptr<ThreadGroup> group; // null with one rank; outlives the engines' syncs
+    std::unique_ptr<rank_threads::ThreadGroup> group; // null with one rank; outlives the engines' syncs
     std::vector<std::unique_ptr<AccumEngine>> engines; // index = rank
     std::exception_ptr failure;         // what broke the group
 };
@@ -169,9 +170,9 @@ ThreadRanks::ThreadRanks(const AccumConfig &config) : d(std::make_unique<Impl>()
         d->engines.push_back(std::make_unique<AccumEngine>(config));
         return;
     }
-    d->group = std::make_unique<ThreadGroup>(world);
+    d->group = std::make_unique<rank_threads::ThreadGroup>(world);
     for (int64_t r = 0; r < world; ++r)
-        d->engines.push_back(std::make_unique<AccumEngine>(config, std::make_shared<ThreadRankSync>(*d->group, r, world)));
+        d->engines.push_back(std::make_unique<AccumEngine>(config, std::make_shared<rank_threads::ThreadRankSync>(*d->group, r, world)));
 }
 
 ThreadRanks::~ThreadRanks() = default;
@@ -190,7 +191,7 @@ void ThreadRanks::onEveryRank(const std::function<void(AccumEngine &)> &job)
     if (d->failure)
         std::rethrow_exception(d->failure);
     try {
-        runRanks(*d->group, worldSize(), [&](int64_t r) { job(engine(r)); });
+        rank_threads::runRanks(*d->group, worldSize(), [&](int64_t r) { job(engine(r)); });
     } catch (...) {
         d->failure = std::current_exception();
         throw;

@@ -120,7 +120,7 @@ QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
 
 QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 {
-    const auto fixed = [](double v, int digits) { return figure(v, ("." + std::to_string(digits) + "f").c_str()); };
+    const auto fixed = [](double v, int digits) { return figure(v, QStringLiteral(".%1f").arg(digits).toLatin1().constData()); };
     const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
     const int64_t n = r.config.run.accumSteps;
     const bool bf16 = lowPrecision(r.config.run.dtype);

@@ -1,5 +1,6 @@
 // Painting of the gradient buffers.
 #include "ui/gradientbufferview.h"
+#include "ui/colors.h"
 
 #include "ui/language.h"
 
@@ -171,9 +172,9 @@ void GradientBufferView::paintEvent(QPaintEvent *)
         if (i >= ratios.size())
             continue;
         const double ratio = ratios[i];
-        QColor fill(0x3b, 0x82, 0xc4); // filling: blue
+        QColor fill = colors::kMeasured; // filling
         if (windowClosed)
-            fill = std::abs(ratio - 1.0) < kOnMarkerTolerance ? QColor(0x2e, 0x9e, 0x55) : QColor(0xd9, 0x48, 0x2b);
+            fill = std::abs(ratio - 1.0) < kOnMarkerTolerance ? colors::kGood : colors::kWarning;
         const QRectF bar(plot.left(), yMid - barHeight / 2, xOf(ratio) - plot.left(), barHeight);
         p.fillRect(bar, fill);
         if (m_ghost)

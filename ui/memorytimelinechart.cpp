@@ -1,5 +1,6 @@
 // The memory timeline chart.
 #include "ui/memorytimelinechart.h"
+#include "ui/colors.h"
 
 #include "ui/chartscale.h"
 #include "ui/language.h"
@@ -16,10 +17,7 @@ namespace accumlab::ui {
 namespace {
 
 const QColor kFullColor(0xc2, 0x6a, 0x00);
-const QColor kAccumulationColor(0x2e, 0x9e, 0x55);
 const QColor kFloorColor(0x6b, 0x6b, 0x6b);
-const QColor kBudgetColor(0xd9, 0x48, 0x2b);
-const QColor kCrossingColor(0x7b, 0x2c, 0xbf); // not the budget's red: the two are told apart
 
 // One run as steps: before and after each event, at its place in the window (0 to 100 %).
 QList<QPointF> steps(const MemoryTimeline &t, double unit)
@@ -61,16 +59,16 @@ MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : QChartView(parent)
     m_full->setPen(QPen(kFullColor, 2));
     m_accumulation = new QLineSeries;
     m_accumulation->setObjectName(QStringLiteral("accumulationTimeline"));
-    m_accumulation->setPen(QPen(kAccumulationColor, 2));
+    m_accumulation->setPen(QPen(colors::kGood, 2));
     m_floor = new QLineSeries;
     m_floor->setPen(QPen(kFloorColor, 1.5, Qt::DotLine));
     m_budget = new QLineSeries;
-    m_budget->setPen(QPen(kBudgetColor, 2, Qt::DashLine));
+    m_budget->setPen(QPen(colors::kWarning, 2, Qt::DashLine));
     m_crossing = new QScatterSeries;
     m_crossing->setMarkerShape(QScatterSeries::MarkerShapeStar);
     m_crossing->setMarkerSize(16);
-    m_crossing->setColor(kCrossingColor);
-    m_crossing->setBorderColor(kCrossingColor);
+    m_crossing->setColor(colors::kOutOfMemory);
+    m_crossing->setBorderColor(colors::kOutOfMemory);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_full), static_cast<QAbstractSeries *>(m_accumulation),
                                static_cast<QAbstractSeries *>(m_floor), static_cast<QAbstractSeries *>(m_budget),
                                static_cast<QAbstractSeries *>(m_crossing)}) {

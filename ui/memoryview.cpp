@@ -1,5 +1,6 @@
 // The memory view. The budget slider moves in quarter powers of two of bytes.
 #include "ui/memoryview.h"
+#include "ui/colors.h"
 
 #include "core/cpu_memory.h"
 #include "core/memory.h"
@@ -80,7 +81,7 @@ protected:
             const QRectF slot(area.left(), area.top() + i * rowH + rowH * 0.12, area.width(), rowH * 0.76);
             if (r.bytes) {
                 const bool fits = *r.bytes <= m_budget;
-                QColor c = fits ? QColor(0x2e, 0x9e, 0x55) : QColor(0xd9, 0x48, 0x2b);
+                QColor c = fits ? colors::kGood : colors::kWarning;
                 const QRectF bar(slot.left(), slot.top(), xOf(static_cast<double>(*r.bytes)) - slot.left(), slot.height());
                 if (r.measured) {
                     p.fillRect(bar, c);

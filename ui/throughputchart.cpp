@@ -1,5 +1,6 @@
 // The throughput chart.
 #include "ui/throughputchart.h"
+#include "ui/colors.h"
 
 #include "ui/chartscale.h"
 #include "ui/language.h"
@@ -20,9 +21,7 @@ namespace accumlab::ui {
 
 namespace {
 
-const QColor kRunColor(0x3b, 0x82, 0xc4);
 const QColor kMedianColor(0x8e, 0x5a, 0xc8);
-const QColor kPlateauColor(0xd9, 0x48, 0x2b);
 const QColor kImportedColor(0x2e, 0x9e, 0x6a);
 const QColor kSpreadColor(0x1f, 0x4e, 0x79);
 constexpr int kFadedAlpha = 70;
@@ -49,7 +48,7 @@ ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
     chart->addAxis(m_yAxis, Qt::AlignLeft);
     chart->addAxis(m_msAxis, Qt::AlignRight);
     m_plateau = new QLineSeries;
-    QPen plateauPen(kPlateauColor, 1.5, Qt::DashLine);
+    QPen plateauPen(colors::kWarning, 1.5, Qt::DashLine);
     m_plateau->setPen(plateauPen);
     chart->addSeries(m_plateau);
     m_plateau->attachAxis(m_xAxis);
@@ -126,7 +125,7 @@ void ThroughputChart::startRun()
     QChart *c = chart();
     if (m_current.line && !m_points.empty()) {
         // Fade the finished run; drop its median and dots to keep the chart readable.
-        QColor faded = kRunColor;
+        QColor faded = colors::kMeasured;
         faded.setAlpha(kFadedAlpha);
         m_current.line->setPen(QPen(faded, 2));
         c->removeSeries(m_current.median);
@@ -154,9 +153,9 @@ void ThroughputChart::startRun()
     }
     m_points.clear();
     m_current.line = new QLineSeries;
-    m_current.line->setPen(QPen(kRunColor, 2.5));
+    m_current.line->setPen(QPen(colors::kMeasured, 2.5));
     m_current.dots = new QScatterSeries;
-    m_current.dots->setColor(kRunColor);
+    m_current.dots->setColor(colors::kMeasured);
     m_current.dots->setMarkerSize(10);
     m_current.median = new QLineSeries;
     m_current.median->setPen(QPen(kMedianColor, 1.5, Qt::DotLine));

@@ -1,5 +1,6 @@
 // The trade-off chart.
 #include "ui/tradeoffchart.h"
+#include "ui/colors.h"
 
 #include "ui/chartscale.h"
 #include "ui/language.h"
@@ -16,10 +17,6 @@ namespace accumlab::ui {
 
 namespace {
 
-const QColor kTimeColor(0x3b, 0x82, 0xc4);
-const QColor kMemoryColor(0x2e, 0x9e, 0x55);
-const QColor kBudgetColor(0xd9, 0x48, 0x2b);
-const QColor kOutOfMemoryColor(0x7b, 0x2c, 0xbf); // not the budget's red: the two are told apart
 
 } // namespace
 
@@ -33,26 +30,26 @@ TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
     m_xAxis->setLabelFormat(QStringLiteral("%.6g"));
     m_msAxis = new QValueAxis;
     m_msAxis->setLabelFormat(QStringLiteral("%.1f"));
-    m_msAxis->setLabelsColor(kTimeColor);
+    m_msAxis->setLabelsColor(colors::kMeasured);
     m_memAxis = new QValueAxis;
     m_memAxis->setLabelFormat(QStringLiteral("%.0f"));
-    m_memAxis->setLabelsColor(kMemoryColor);
+    m_memAxis->setLabelsColor(colors::kGood);
     chart->addAxis(m_xAxis, Qt::AlignBottom);
     chart->addAxis(m_msAxis, Qt::AlignLeft);
     chart->addAxis(m_memAxis, Qt::AlignRight);
     m_ms = new QLineSeries;
-    m_ms->setPen(QPen(kTimeColor, 2));
+    m_ms->setPen(QPen(colors::kMeasured, 2));
     m_ms->setPointsVisible(true);
     m_mem = new QLineSeries;
-    m_mem->setPen(QPen(kMemoryColor, 2));
+    m_mem->setPen(QPen(colors::kGood, 2));
     m_mem->setPointsVisible(true);
     m_budget = new QLineSeries;
-    m_budget->setPen(QPen(kBudgetColor, 2, Qt::DashLine));
+    m_budget->setPen(QPen(colors::kWarning, 2, Qt::DashLine));
     m_oom = new QScatterSeries;
     m_oom->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     m_oom->setMarkerSize(11);
-    m_oom->setColor(kOutOfMemoryColor);
-    m_oom->setBorderColor(kOutOfMemoryColor);
+    m_oom->setColor(colors::kOutOfMemory);
+    m_oom->setBorderColor(colors::kOutOfMemory);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_ms), static_cast<QAbstractSeries *>(m_mem),
                                static_cast<QAbstractSeries *>(m_budget), static_cast<QAbstractSeries *>(m_oom)})
         chart->addSeries(s);
