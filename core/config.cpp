@@ -292,9 +292,19 @@ void validate(const SweepConfig &c)
                                        {}});
     }
     requireRange(c.numSteps, 1, kMaxNumSteps, "config/range-num-steps");
+    for (int64_t a : c.accumGrid)
+        requireRange(c.stepsAt(a), 1, kMaxNumSteps, "config/range-num-steps");
     requireRange(c.warmupSteps, 0, 1000000, "config/range-warmup-steps");
     requireRange(c.repeats, 1, 1000, "config/range-repeats");
     requireRange(c.threads, 0, 1024, "config/range-threads");
+}
+
+int64_t SweepConfig::stepsAt(int64_t accumSteps) const
+{
+    if (!equalWork || accumGrid.empty() || accumSteps <= 0)
+        return numSteps;
+    const int64_t largest = *std::max_element(accumGrid.begin(), accumGrid.end());
+    return (numSteps * largest + accumSteps - 1) / accumSteps;
 }
 
 std::vector<int64_t> parseGrid(const std::string &text)

@@ -205,6 +205,14 @@ struct SweepConfig {
     // blockWindowMs; AccumEngine::setPhaseTiming): on for sweep-flattening only, since on CUDA
     // it synchronizes around every micro-batch.
     bool phaseTiming = false;
+    // Equal work at every point: numSteps is what the grid's largest accum_steps runs, and a
+    // point with accum_steps N runs numSteps * largest / N steps (rounded up), so every point
+    // times about the same micro-batches and the same wall time. With equal steps a point at
+    // N = 1 timed blocks of a few milliseconds, whose spread the machine's noise set. On for
+    // sweep-flattening, which judges every point against its model.
+    bool equalWork = false;
+    // The timed steps of the point with `accumSteps`.
+    int64_t stepsAt(int64_t accumSteps) const;
 };
 void validate(const SweepConfig &);
 

@@ -122,13 +122,19 @@ struct ExperimentInfo {
 // the sync-count experiment counts the all-reduces actually issued through it.
 using SyncFactory = std::function<std::shared_ptr<GradSync>()>;
 
+// The most sweep steps an experiment accepts: sweep-flattening's accum_steps 1 runs 16 times as
+// many, which must stay within a sweep's kMaxNumSteps.
+constexpr int64_t kMaxSweepSteps = kMaxNumSteps / 16;
+
 struct ExperimentOptions {
     bool fast = false;         // smaller runs for tests (every claim still measured)
     uint64_t seed = 7;         // seed for every model and data stream
-    // sweep-flattening: timed steps per point (fast: 6). 1000 gives its ten timing blocks about
-    // 20 ms each at N = 1 (0.2 ms a step); with 100 the verdict concluded in 3 of 10 runs on an
-    // idle 2-core VM, with 1000 in 8 of 10 (scripts/bench/flagship-stability.sh).
-    int64_t sweepSteps = 1000;
+    // sweep-flattening: timed steps at the largest accum_steps (fast: 6); a point with N runs
+    // proportionally more (SweepConfig::equalWork), so its ten timing blocks take about 100 ms
+    // each at every N. With 1000 steps at every point the blocks at N = 1 took about 20 ms and
+    // the verdict concluded in 8 of 10 runs on an idle 2-core VM; with 500 and equal work, see
+    // README (scripts/bench/flagship-stability.sh).
+    int64_t sweepSteps = 500;
     int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = default
     SyncFactory makeSync;      // sync-count: see SyncFactory
     // Tests only: run each pitfall experiment's correct arm with the pitfall it exists to catch

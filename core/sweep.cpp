@@ -87,8 +87,8 @@ void warmUp(PointRun &run, const SweepConfig &config, const CancelToken *cancel)
     }
     run.syncBefore = engine.syncCalls();
     run.microBefore = engine.microBatches();
-    run.stepMs.reserve(config.numSteps);
-    p.losses.reserve(config.numSteps);
+    run.stepMs.reserve(config.stepsAt(p.accumSteps));
+    p.losses.reserve(config.stepsAt(p.accumSteps));
 }
 
 void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObserver *observer,
@@ -197,12 +197,14 @@ SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const 
         if (const auto after = currentMemoryBytes(p.device); after && before)
             run.residentBytes = *after - *before;
     }
-    // Block b of every point, then block b + 1: numSteps split as evenly as the blocks allow.
+    // Block b of every point, then block b + 1: each point's steps split as evenly as the
+    // blocks allow (every point has at least numSteps, so at least blocks() of them).
     const int64_t blocks = config.blocks();
     for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t steps = config.numSteps / blocks + (b < config.numSteps % blocks ? 1 : 0);
         for (size_t i = 0; i < runs.size(); ++i) {
             PointRun &run = runs[i];
+            const int64_t total = config.stepsAt(run.p.accumSteps);
+            const int64_t steps = total / blocks + (b < total % blocks ? 1 : 0);
             if (observer && b == 0)
                 observer->onSweepPointStarted(static_cast<int64_t>(i), run.p.accumSteps);
             if (!run.stopped) {

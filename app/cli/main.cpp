@@ -962,7 +962,7 @@ int runMain(int argc, char **argv)
     expCmd->add_option("id", x.id, "experiment id, or 'list'")->required();
     expCmd->add_flag("--json", x.json, "print one JSON object");
     expCmd->add_flag("--fast", x.fast, "smaller runs, as the test suite uses");
-    expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps at the largest accum_steps (smaller ones run more: equal work per point)")->transform(decimal<int64_t>())->capture_default_str();
     expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->transform(decimal<uint64_t>())
         ->capture_default_str();
     expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")->transform(decimal<int>())

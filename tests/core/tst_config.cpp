@@ -349,6 +349,11 @@ private slots:
             options.sweepSteps = 0;
             runExperiment(experimentCatalog().front().id, options);
         });
+        row("sweep steps over the most", "experiments/sweep-steps-too-many", [] {
+            ExperimentOptions options;
+            options.sweepSteps = kMaxSweepSteps + 1;
+            runExperiment(experimentCatalog().front().id, options);
+        });
         row("LOCAL_RANK -1", "device/local-rank-without-gpu", [] { setCudaDeviceIndex(-1); });
         row("output folder is a file", "lesson/output-not-a-folder", [] {
             QTemporaryFile file;

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <numeric>
+
 using namespace accumlab;
 
 namespace {
@@ -153,24 +155,32 @@ private slots:
     // The timed steps run in blocks interleaved across the grid (block 0 of every point, then
     // block 1, ...), split as evenly as the blocks allow; each block gives one figure and the
     // point reports their spread. A sweep that ran the points one after the other, or that
-    // kept one figure a point, fails here.
+    // kept one figure a point, fails here. With equal work (grid 1, 2, 4), numSteps is the
+    // largest point's and a point with N runs numSteps * 4 / N, rounded up.
     void blocksInterleaveAcrossTheGrid_data()
     {
         QTest::addColumn<int>("numSteps");
         QTest::addColumn<int>("repeats");
         QTest::addColumn<int>("blocks");
-        QTest::newRow("7 steps in 3 blocks") << 7 << 3 << 3;
-        QTest::newRow("one block") << 6 << 1 << 1;
-        QTest::newRow("more repeats than steps") << 2 << 5 << 2;
+        QTest::addColumn<bool>("equalWork");
+        QTest::addColumn<QList<int>>("steps"); // per point of the grid 1, 2, 4
+        QTest::newRow("7 steps in 3 blocks") << 7 << 3 << 3 << false << QList<int>{7, 7, 7};
+        QTest::newRow("one block") << 6 << 1 << 1 << false << QList<int>{6, 6, 6};
+        QTest::newRow("more repeats than steps") << 2 << 5 << 2 << false << QList<int>{2, 2, 2};
+        QTest::newRow("equal work, 3 steps at N = 4 in 3 blocks") << 3 << 3 << 3 << true << QList<int>{12, 6, 3};
+        QTest::newRow("equal work, more repeats than steps") << 2 << 5 << 2 << true << QList<int>{8, 4, 2};
     }
     void blocksInterleaveAcrossTheGrid()
     {
         QFETCH(int, numSteps);
         QFETCH(int, repeats);
         QFETCH(int, blocks);
+        QFETCH(bool, equalWork);
+        QFETCH(QList<int>, steps);
         auto s = smallSweep();
         s.numSteps = numSteps;
         s.repeats = repeats;
+        s.equalWork = equalWork;
         QCOMPARE(s.blocks(), int64_t(blocks));
         PointRecorder rec;
         const SweepResult r = runSweep(s, &rec);
@@ -179,9 +189,12 @@ private slots:
             for (size_t i = 0; i < s.accumGrid.size(); ++i)
                 expected.push_back({int64_t(i), b});
         QCOMPARE(rec.blocks, expected);
-        QCOMPARE(rec.steps, int(s.accumGrid.size()) * numSteps);
-        for (const SweepPoint &p : r.points) {
-            QCOMPARE(p.steps, int64_t(numSteps));
+        QCOMPARE(rec.steps, std::accumulate(steps.begin(), steps.end(), 0));
+        for (size_t i = 0; i < r.points.size(); ++i) {
+            const SweepPoint &p = r.points[i];
+            QCOMPARE(p.steps, int64_t(steps[int(i)]));
+            QCOMPARE(s.stepsAt(p.accumSteps), p.steps);
+            QCOMPARE(p.microBatches, p.steps * p.accumSteps);
             QCOMPARE(p.blockSamplesPerSec.size(), size_t(blocks));
             QVERIFY(p.blockMin() <= p.blockQuantile(0.25) && p.blockQuantile(0.25) <= p.blockMedian());
             QVERIFY(p.blockMedian() <= p.blockQuantile(0.75) && p.blockQuantile(0.75) <= p.blockMax());

@@ -351,7 +351,7 @@ void TestEngineController::cancelInEveryPhase()
             serial = controller.requestEquivalence(longEquivalence());
         } else {
             ExperimentOptions o;
-            o.sweepSteps = 1'000'000;
+            o.sweepSteps = kMaxSweepSteps; // minutes a point: only cancelling ends it
             serial = controller.runExperiment(experimentId, o);
         }
         QVERIFY(started.wait(kWaitMs));
