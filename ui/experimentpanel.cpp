@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QLocale>
+#include <QLogValueAxis>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -25,11 +26,27 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace accumlab::ui {
 
 namespace {
+
+// Ticks in plain numbers with as many decimals as the tick step needs ("30000", "0.25"), never
+// in exponent form: "%.3g" wrote 16000 as «۱٫۶×۱۰^+۰۴» in Persian and "1.6E+04" in English.
+QString plainFormat(const QValueAxis *axis)
+{
+    const double step = axis->tickCount() > 1 ? (axis->max() - axis->min()) / (axis->tickCount() - 1) : 0.0;
+    int decimals = 0; // the fewest that write every tick (min + k step) exactly
+    while (decimals < 6 && step > 0.0) {
+        const double scaled = step * std::pow(10.0, decimals);
+        if (std::abs(scaled - std::round(scaled)) < 1e-6 * std::max(1.0, scaled))
+            break;
+        ++decimals;
+    }
+    return QStringLiteral("%.%1f").arg(decimals);
+}
 
 // Rows and columns of the claims table.
 constexpr int kVerdictColumn = 0;
@@ -541,7 +558,23 @@ void ExperimentPanel::showCurves()
     if (!m_result || m_curvePicker->count() == 0)
         return;
     const std::string group = m_curvePicker->currentData().toString().toStdString();
-    auto *x = new QValueAxis;
+    // Effective batches double from point to point: a log2 axis, as on the lab's throughput
+    // chart, spaces them evenly. Rates (samples/sec, a share of the plateau) are read against
+    // zero, so their axis starts there: an axis from the lowest point made a 10% rise look
+    // like a climb from nothing.
+    bool logX = false;
+    for (const auto &s : m_result->series)
+        logX = logX || (s.yLabel == group && s.xLabel == "effective_batch");
+    const bool yFromZero = group == "samples/sec" || group == "share of plateau";
+    QAbstractAxis *x = nullptr;
+    if (logX) {
+        auto *log2 = new QLogValueAxis;
+        log2->setBase(2.0);
+        log2->setLabelFormat(QStringLiteral("%.0f"));
+        x = log2;
+    } else {
+        x = new QValueAxis;
+    }
     auto *y = new QValueAxis;
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(y, Qt::AlignLeft);
@@ -571,12 +604,18 @@ void ExperimentPanel::showCurves()
     if (xMin > xMax)
         return;
     const double pad = yMax > yMin ? 0.05 * (yMax - yMin) : std::max(1e-12, 0.05 * std::abs(yMax));
-    x->setRange(xMin, xMax > xMin ? xMax : xMin + 1.0);
-    y->setRange(yMin - pad, yMax + pad);
-    x->applyNiceNumbers();
+    y->setRange(yFromZero && yMin >= 0.0 ? 0.0 : yMin - pad, yMax + pad);
     y->applyNiceNumbers();
-    x->setLabelFormat(QStringLiteral("%.4g"));
-    y->setLabelFormat(QStringLiteral("%.3g"));
+    y->setLabelFormat(plainFormat(y));
+    if (auto *log2 = qobject_cast<QLogValueAxis *>(x)) {
+        // Half a doubling of room on each side: the ticks fall on the points' own batches.
+        log2->setRange(xMin / std::sqrt(2.0), xMax * std::sqrt(2.0));
+    } else {
+        auto *linear = static_cast<QValueAxis *>(x);
+        linear->setRange(xMin, xMax > xMin ? xMax : xMin + 1.0);
+        linear->applyNiceNumbers();
+        linear->setLabelFormat(plainFormat(linear));
+    }
     m_chart->setTitle(curveText(group));
 }
 

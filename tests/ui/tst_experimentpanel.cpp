@@ -19,6 +19,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QtTest>
+#include <QLogValueAxis>
+#include <QValueAxis>
 
 using namespace accumlab;
 using namespace accumlab::ui;
@@ -117,6 +119,7 @@ private slots:
         QTest::newRow("lr-schedule") << "lr-schedule";
         QTest::newRow("partial-window") << "partial-window";
         QTest::newRow("resume-mid-window") << "resume-mid-window";
+        QTest::newRow("sweep-flattening") << "sweep-flattening";
     }
     void runShowsTheEnginesResult()
     {
@@ -143,11 +146,19 @@ private slots:
         const auto requested = settings.first().at(0).value<ExperimentSettings>();
         Preset preset;
         requested.applyTo(preset);
-        QVERIFY(preset.config.preset == ModelPreset::Fixture);
-        QCOMPARE(preset.config.effectiveBatch(), EquivalenceConfig().bigBatch());
+        if (id == QLatin1String("sweep-flattening")) { // the lesson's model over its grid
+            QVERIFY(preset.config.preset == ModelPreset::Lesson);
+            QCOMPARE(preset.accumGrid, QStringLiteral("1,2,4,8,16"));
+        } else { // the equivalence fixture
+            QVERIFY(preset.config.preset == ModelPreset::Fixture);
+            QCOMPARE(preset.config.effectiveBatch(), EquivalenceConfig().bigBatch());
+        }
 
-        // The same experiment run here, on this thread: the panel must show its verdicts.
-        const ExperimentResult expected = runExperiment(id.toStdString(), quickOptions());
+        // The same experiment run here, on this thread: the panel must show its verdicts. A
+        // timing experiment's figures differ from run to run: the panel must show its own.
+        QVERIFY(panel.result());
+        const ExperimentResult expected =
+            id == QLatin1String("sweep-flattening") ? *panel.result() : runExperiment(id.toStdString(), quickOptions());
         auto *claims = panel.findChild<QTableWidget *>(QStringLiteral("claimsTable"));
         QCOMPARE(claims->rowCount(), int(expected.claims.size()));
         for (int row = 0; row < claims->rowCount(); ++row) {
@@ -158,7 +169,9 @@ private slots:
                                                    : c.inconclusive ? QStringLiteral("?")
                                                    : c.holds        ? QStringLiteral("✓")
                                                                     : QStringLiteral("✗"));
-            QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(claimStatement(expected, c)));
+            // A timing claim carries the mark that the note under the table explains.
+            QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(claimStatement(expected, c)) +
+                                                       (c.timing ? QLatin1Char(' ') + ExperimentPanel::timingMark() : QString()));
         }
         auto *values = panel.findChild<QTableWidget *>(QStringLiteral("valuesTable"));
         QCOMPARE(values->rowCount(), int(expected.values.size()));
@@ -176,7 +189,9 @@ private slots:
         QCOMPARE(panel.findChild<QLabel *>(QStringLiteral("experimentExplanation"))->text(),
                  QString::fromStdString(explanation(*panel.result())).toHtmlEscaped());
         const QString status = panel.findChild<QLabel *>(QStringLiteral("experimentStatus"))->text();
-        QCOMPARE(status.startsWith(QStringLiteral("All ")), expected.holds());
+        const bool anyInconclusive = std::any_of(expected.claims.begin(), expected.claims.end(),
+                                                 [](const auto &c) { return c.inconclusive; });
+        QCOMPARE(status.startsWith(QStringLiteral("All ")), expected.holds() && !anyInconclusive);
 
         // The curves: every series of the shown group is drawn with its points.
         auto *chartView = panel.findChild<QChartView *>(QStringLiteral("experimentChart"));
@@ -187,6 +202,25 @@ private slots:
             for (const auto &s : expected.series)
                 inGroup += s.yLabel == group ? 1 : 0;
             QCOMPARE(int(chartView->chart()->series().size()), inGroup);
+            // Its axes: effective batches on a log2 axis with ticks on the doubling batches, a
+            // rate read from zero, and every tick a plain number (no exponent form).
+            const auto horizontal = chartView->chart()->axes(Qt::Horizontal);
+            const auto vertical = chartView->chart()->axes(Qt::Vertical);
+            QCOMPARE(horizontal.size(), qsizetype(1));
+            QCOMPARE(vertical.size(), qsizetype(1));
+            auto *log2 = qobject_cast<QLogValueAxis *>(horizontal.first());
+            QCOMPARE(log2 != nullptr, expected.series.front().xLabel == "effective_batch");
+            if (log2)
+                QCOMPARE(log2->base(), 2.0);
+            auto *y = qobject_cast<QValueAxis *>(vertical.first());
+            QVERIFY(y);
+            if (group == "samples/sec" || group == "share of plateau")
+                QCOMPARE(y->min(), 0.0);
+            QVERIFY2(QRegularExpression(QStringLiteral("^%\\.\\df$")).match(y->labelFormat()).hasMatch(),
+                     qPrintable(y->labelFormat()));
+            if (auto *x = qobject_cast<QValueAxis *>(horizontal.first()))
+                QVERIFY2(QRegularExpression(QStringLiteral("^%\\.\\df$")).match(x->labelFormat()).hasMatch(),
+                         qPrintable(x->labelFormat()));
         }
     }
 
