@@ -292,8 +292,8 @@ ExperimentResult sweepFlattening(const ExperimentOptions &o, const CancelToken *
     sc.warmupSteps = o.fast ? 1 : 2;
     sc.threads = o.threads;
 
-    // Twenty interleaved blocks a point (about 50 ms each): every verdict below is judged against their spread, and
-    // each block measures the model's two costs.
+    // Twenty interleaved blocks a point (about 50 ms each): every verdict below is judged
+    // against their spread, and each block measures the model's two costs.
     sc.repeats = 20;
     sc.phaseTiming = true;
     sc.equalWork = true;

@@ -130,10 +130,10 @@ struct ExperimentOptions {
     bool fast = false;         // smaller runs for tests (every claim still measured)
     uint64_t seed = 7;         // seed for every model and data stream
     // sweep-flattening: timed steps at the largest accum_steps (fast: 6); a point with N runs
-    // proportionally more (SweepConfig::equalWork), so its ten timing blocks take about 100 ms
-    // each at every N. With 1000 steps at every point the blocks at N = 1 took about 20 ms and
-    // the verdict concluded in 8 of 10 runs on an idle 2-core VM; with 500 and equal work, see
-    // README (scripts/bench/flagship-stability.sh).
+    // proportionally more (SweepConfig::equalWork), so its twenty timing blocks take about 50 ms
+    // each at every N (the whole experiment about 7 s). With 1000 steps at every point the
+    // blocks at N = 1 took about 20 ms; README gives the verdicts' tally on an idle 2-core VM
+    // (scripts/bench/flagship-stability.sh).
     int64_t sweepSteps = 500;
     int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = default
     SyncFactory makeSync;      // sync-count: see SyncFactory
