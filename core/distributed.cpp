@@ -870,6 +870,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
         if (firstFailure >= 0) {
             // A rank that gave up on a peer (exit 3) is a witness, not the cause: the others get
             // a moment to end by themselves, and one still running or stopped after it is blamed.
+            // A stopped rank cannot end by itself, so the moment is not spent waiting for one.
             const int firstStatus = children[static_cast<size_t>(firstFailure)].status;
             int64_t suspect = -1;
             if (unit == "rank" && WIFEXITED(firstStatus) && WEXITSTATUS(firstStatus) == kExitDistributed) {
@@ -881,7 +882,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
                         if (!children[r].done) {
                             if (reaped(children[r]))
                                 consider(static_cast<int64_t>(r));
-                            else
+                            else if (!children[r].stopped)
                                 waiting = true;
                         }
                     if (waiting)

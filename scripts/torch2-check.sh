@@ -2,16 +2,18 @@
 # AccumLab against LibTorch 2.x with CUDA: installs a pinned PyTorch wheel (the version the lent
 # GPU machines carry) into the project's virtual environment .venv-torch2/ (ignored by git; pip
 # keeps the download in its cache), configures build-torch2/ against the wheel's LibTorch with
-# CUDA enabled, builds everything that build holds (core, CLI, the CUDA paths, the NCCL process
-# group, and the desktop app against Debian's Qt: the wheel uses the same C++11 ABI), and runs
-# the suite against LibTorch 2.x (CUDA tests skip where there is no device): every test but
-# the CLI's behaviour tests (label app: flags, refusals, rank processes; the portable suite
-# runs the CLI against the wheel too), then the wheel's torch.cuda._memory_viz reads the memory
+# CUDA enabled, builds what compiles against LibTorch (target accumlab_torch2_suite: core, the
+# CLI, the CUDA paths, the NCCL process group, core's tests, the portable suite) and the desktop
+# app against Debian's Qt (the wheel uses the same C++11 ABI), and runs the tests labelled
+# torch2: core's Qt tests, the portable suite (which runs the CLI against the wheel) and the two
+# ui tests that run the app and its engine thread (tst_autorun, tst_enginecontroller); the other
+# ui tests include no LibTorch header. Then the wheel's torch.cuda._memory_viz reads the memory
 # snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py), and the safetensors package
 # and torch load the model file `train --export-model` writes (tests/pytorch/check_model_file.py;
-# ACCUMLAB_SAFETENSORS_VERSION, default 0.8.0, pins the package). Through ccache (scripts/lib/build-env.sh) only the units
-# that see LibTorch's headers compile again after the Release build: ui/ includes none.
-# Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -LE '^app$')
+# ACCUMLAB_SAFETENSORS_VERSION, default 0.8.0, pins the package). Through ccache
+# (scripts/lib/build-env.sh) only the units that see LibTorch's headers compile again after the
+# Release build: ui/ includes none.
+# Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -L torch2)
 #        scripts/torch2-check.sh --install-only   the wheel into .venv-torch2/ and nothing else
 #        (scripts/test.sh runs it in the background while the Release build compiles)
 #   ACCUMLAB_TORCH2_VERSION   the wheel's version (default 2.11.0, CUDA 13.0 on PyPI)
@@ -54,10 +56,10 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${wheel_args[@]}" "${env_args
   >"$build/accumlab-configure.log" 2>&1 || { tail -40 "$build/accumlab-configure.log"; exit 1; }
 grep -E 'Found Torch|CUDA detected|AccumLab' "$build/accumlab-configure.log" || true
 log "build"
-cmake --build "$build" -j"$(nproc)" >"$build/accumlab-build.log" 2>&1 || { grep -E -m40 -B2 -A6 'error' "$build/accumlab-build.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" --target accumlab_torch2_suite >"$build/accumlab-build.log" 2>&1 || { grep -E -m40 -B2 -A6 'error' "$build/accumlab-build.log"; exit 1; }
 log "built in $((SECONDS - start)) s; the suite against LibTorch $torch_version"
 # The wheel's CUDA libraries come from its nvidia-* packages, found through the wheel's RPATHs.
-(($#)) || set -- -LE '^app$'
+(($#)) || set -- -L torch2
 ctest --test-dir "$build" --output-on-failure --timeout 600 -j"$(nproc)" "$@"
 # PyTorch's own memory visualiser (torch.cuda._memory_viz, from the wheel) reads the demo's
 # snapshot and replays AccumLab's peaks.

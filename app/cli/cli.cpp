@@ -1,0 +1,1133 @@
+// accumlab-cli's commands: the lesson's script and more, headless. main.cpp sets up the process
+// and calls cli::run(); the tests call run() in-process for the refusals (tests/app/tst_cli_refusals).
+//   accumlab-cli                 equivalence check, throughput sweep, both exports (the lesson's main job)
+//   accumlab-cli equivalence     one JSON object; exit 0 when it holds, 1 when not (cause on stderr)
+//   accumlab-cli experiment ID   a guided experiment: measured values and a verdict per claim (--json: one
+//                                JSON object); exit 0 whenever it ran, since the teaching-bug experiments
+//                                show a failing claim on purpose; `experiment list` lists the ids
+//   accumlab-cli oom-demo        under a budget (--fails-after 32 or --budget BYTES) the full effective batch
+//                                fails with LibTorch's out-of-memory error, accumulation fits it; exit 1 if not
+//   accumlab-cli tradeoff        a fixed effective batch over micro-batches: time and measured peak per point,
+//                                the points beyond the budget failing; writes outputs/accum-tradeoff.json
+//   accumlab-cli find-micro-batch  the largest micro-batch under the budget and its accum_steps
+//   accumlab-cli train           one training run of the engine (--num-steps windows); one JSON object with the
+//                                counters and params_sha256; --checkpoint DIR [--checkpoint-every-micro K] saves
+//                                checkpoints, --resume DIR continues from the latest one (core/checkpoint.h),
+//                                --export-model FILE writes the trained parameters as safetensors (core/training.h);
+//                                a run that diverged or never stepped: one line on stderr, exit 5
+//   accumlab-cli content-check   checks the embedded teaching content (every text in every language, the
+//                                same placeholders, no English prose or Latin digits in right-to-left text);
+//                                exit 0 when clean, 1 with one line per problem (translators run it)
+// Both take --world-size N: N rank processes on loopback (this program re-started with
+// torchrun's environment); a process started with RANK and WORLD_SIZE set is one rank.
+// Bad input: one line on stderr, exit 2, nothing written. A rank that fails to meet its peers
+// or loses one mid-run: exit 3. Exports that cannot be written at the end (a full disk, a
+// folder that vanished): one line, exit 4, and the earlier exports are left as they were.
+#include "app/cli/cli.h"
+
+#include "core/checkpoint.h"
+#include "core/content.h"
+#include "core/device.h"
+#include "core/engine.h"
+#include "core/experiments.h"
+#include "core/gpu.h"
+#include "core/distributed.h"
+#include "core/fault_hooks.h"
+#include "core/export.h"
+#include "core/cpu_memory.h"
+#include "core/lesson.h"
+#include "core/memory_lab.h"
+#include "core/omp_guard.h"
+#include "core/training.h"
+#include "core/version.h"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <regex>
+#include <type_traits>
+#include <filesystem>
+#include <iostream>
+
+using namespace accumlab;
+
+// The CLI's refusals of its own flags, in English as the CLI speaks (exit 2, like core's
+// ConfigError, whose refusals are coded for every language: core/errors.h).
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+namespace {
+
+// Exit codes: core/lesson.h (kExitFails, kExitBadInput, kExitWriteFailed, and `train`'s
+// kExitDiverged) and core/distributed.h (kExitDistributed), shared with the window's terminal
+// fallback.
+
+// The flags' defaults are core's (the config structs' own defaults), read in the *Defaults()
+// functions below and never restated here; tests/app/tst_cli compares --help with core.
+
+std::string gridText(const std::vector<int64_t> &grid)
+{
+    std::string text;
+    for (const int64_t v : grid)
+        text += (text.empty() ? "" : ",") + std::to_string(v);
+    return text;
+}
+
+// The main job (LessonOptions: its SweepConfig and that sweep's AccumConfig).
+struct SweepFlags {
+    int64_t microBatch = 0;
+    std::string accumGrid;
+    int64_t numSteps = 0;
+    int64_t warmupSteps = 0;
+    int64_t repeats = 0;
+    uint64_t seed = 0;
+    double lr = 0.0;
+    double clipNorm = 0.0;
+    int64_t lrWarmup = 0;
+    bool noWrite = false;
+    std::string outDir;
+    std::string optimizer;
+    std::string scaling;
+    bool stepEveryMicro = false;
+    std::string bug;
+    std::string noSync;
+    std::string dtype;
+    bool lossScaling = false;           // float16's dynamic loss scaler
+    std::string scalerBug;              // a pitfall of the scaler (needs --loss-scaling)
+    int64_t scalerGrowthInterval = 0;
+    std::string device;
+    int threads = 0;
+    std::string model;
+    std::string labels;
+    int64_t hidden = 0;        // 0: the preset's hidden width
+    std::string lang;          // language of the skill recipe
+};
+
+SweepFlags sweepDefaults()
+{
+    const LessonOptions o;
+    const AccumConfig &b = o.sweep.base;
+    SweepFlags f;
+    f.microBatch = b.microBatch;
+    f.accumGrid = gridText(o.sweep.accumGrid);
+    f.numSteps = o.sweep.numSteps;
+    f.warmupSteps = o.sweep.warmupSteps;
+    f.repeats = o.sweep.repeats;
+    f.seed = b.seed;
+    f.lr = b.optimizer.lr;
+    f.clipNorm = b.optimizer.clipNorm;
+    f.lrWarmup = b.optimizer.lrWarmup;
+    f.noWrite = !o.write;
+    f.outDir = o.outDir.string();
+    f.optimizer = toString(b.optimizer.kind);
+    f.scaling = toString(b.scaling);
+    f.stepEveryMicro = b.stepEveryMicro;
+    f.bug = toString(b.bug);
+    f.noSync = b.noSync ? "on" : "off";
+    f.dtype = toString(b.dtype);
+    f.lossScaling = b.lossScaler.enabled;
+    f.scalerBug = toString(b.lossScaler.bug);
+    f.scalerGrowthInterval = b.lossScaler.growthInterval;
+    f.device = toString(b.device);
+    f.threads = o.sweep.threads;
+    f.model = toString(b.preset);
+    f.labels = toString(b.labels);
+    f.lang = o.language;
+    return f;
+}
+
+// The memory commands (oom-demo, tradeoff, find-micro-batch) share these (MemoryLabConfig,
+// TradeoffConfig).
+struct MemoryFlags {
+    std::string model;
+    std::string device;
+    std::string dtype;
+    std::string optimizer;
+    double lr = 0.0;
+    uint64_t seed = 0;
+    int64_t effectiveBatch = 0;
+    int64_t worldSize = 0;
+    int64_t microBatch = 0;    // oom-demo with --budget: the micro-batch to accumulate
+    int64_t budget = 0;        // bytes; set when --budget was given
+    bool budgetGiven = false;
+    int64_t failsAfter = 0;    // the lesson's "fails after 32 samples"
+    bool noBudget = false;     // tradeoff: no wall
+    std::string microGrid;     // tradeoff: empty = powers of two
+    int64_t numSteps = 0;
+    int64_t warmupSteps = 0;
+    std::string outDir;
+    bool noWrite = false;
+    bool json = false;
+    std::string timeline;      // oom-demo: where memory-timeline.json goes; empty: nowhere
+    std::string snapshot;      // oom-demo: where the PyTorch memory snapshot goes; empty: nowhere
+};
+
+MemoryFlags memoryDefaults()
+{
+    const TradeoffConfig t;
+    const AccumConfig &b = t.lab.base;
+    MemoryFlags f;
+    f.model = toString(b.preset);
+    f.device = toString(b.device);
+    f.dtype = toString(b.dtype);
+    f.optimizer = toString(b.optimizer.kind);
+    f.lr = b.optimizer.lr;
+    f.seed = b.seed;
+    f.effectiveBatch = t.lab.effectiveBatch;
+    f.worldSize = b.worldSize;
+    f.microBatch = kLessonFailsAfterSamples; // the micro-batch the lesson's accelerator still fits
+    f.failsAfter = kLessonFailsAfterSamples;
+    f.numSteps = t.numSteps;
+    f.warmupSteps = t.warmupSteps;
+    f.outDir = LessonOptions{}.outDir.string();
+    return f;
+}
+
+struct DistFlags {
+    int64_t worldSize = AccumConfig{}.worldSize;
+    int masterPort = 0; // 0: a free port
+    double timeoutS = kDefaultDistTimeoutS;
+};
+
+// The equivalence subcommand (EquivalenceConfig: the lesson's fixture).
+struct EquivalenceFlags {
+    int64_t bigBatch = 0;
+    int64_t accumSteps = 0;
+    std::string optimizer;
+    double lr = 0.0;
+    double clipNorm = 0.0;
+    int64_t lrWarmup = 0;
+    std::string scaling;
+    bool stepEveryMicro = false;
+    std::string bug;
+    std::string dtype;
+    std::string device;
+    std::string labels;
+    std::string compareSplit;
+    uint64_t seed = 0;
+};
+
+EquivalenceFlags equivalenceDefaults()
+{
+    const EquivalenceConfig c;
+    EquivalenceFlags f;
+    f.bigBatch = c.bigBatch();
+    f.accumSteps = c.run.accumSteps;
+    f.optimizer = toString(c.run.optimizer.kind);
+    f.lr = c.run.optimizer.lr;
+    f.clipNorm = c.run.optimizer.clipNorm;
+    f.lrWarmup = c.run.optimizer.lrWarmup;
+    f.scaling = toString(c.run.scaling);
+    f.stepEveryMicro = c.run.stepEveryMicro;
+    f.bug = toString(c.run.bug);
+    f.dtype = toString(c.run.dtype);
+    f.device = toString(c.run.device);
+    f.labels = toString(c.run.labels);
+    f.seed = c.run.seed;
+    return f;
+}
+
+// `train`: one run of the engine. The settings start from core's defaults (AccumConfig).
+struct TrainFlags {
+    AccumConfig config = [] {
+        AccumConfig c;
+        c.accumSteps = 4; // a window of several micro-batches: the run a checkpoint can cut inside
+        return c;
+    }();
+    std::string model = toString(config.preset);
+    std::string optimizer = toString(config.optimizer.kind);
+    std::string dtype = toString(config.dtype);
+    std::string device = toString(config.device);
+    std::string labels = toString(config.labels);
+    std::string bug = toString(config.bug);
+    std::string noSync = config.noSync ? "on" : "off";
+    int64_t hidden = 0;   // 0: the preset's hidden width
+    TrainingPlan plan;    // --num-steps, the checkpoints, --resume, --export-model
+};
+
+// Numbers on the command line are decimal, read one way everywhere. CLI11 reads integers with
+// base 0 (010 would be 8 and 0x10 16) and strtod takes hex floats, inf and nan; these
+// transforms refuse anything but plain decimal before CLI11 converts it, strip leading zeros,
+// and refuse what does not fit the option's type instead of letting it clamp.
+template <class T>
+CLI::Validator decimal()
+{
+    return CLI::Validator(
+        [](std::string &text) -> std::string {
+            T v{};
+            const char *first = text.data(), *last = text.data() + text.size();
+            if constexpr (std::is_floating_point_v<T>) {
+                static const std::regex kReal(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
+                if (!std::regex_match(text, kReal))
+                    return "'" + text + "' is not a decimal number";
+                first += text[0] == '+'; // from_chars takes no '+'
+                const auto [end, ec] = std::from_chars(first, last, v); // locale-free
+                if (ec != std::errc() || end != last || !std::isfinite(v))
+                    return "'" + text + "' is out of range";
+            } else {
+                const bool negative = !text.empty() && text[0] == '-';
+                const std::string digits = text.substr(negative ? 1 : 0);
+                if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+                    (negative && std::is_unsigned_v<T>))
+                    return "'" + text + "' is not a " + std::string(std::is_unsigned_v<T> ? "whole number" : "decimal integer");
+                const size_t nonZero = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+                text = (negative ? "-" : "") + digits.substr(nonZero);
+                first = text.data();
+                last = text.data() + text.size();
+                const auto [end, ec] = std::from_chars(first, last, v, 10);
+                if (ec != std::errc() || end != last)
+                    return "'" + text + "' is out of range (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                           std::to_string(std::numeric_limits<T>::max()) + ")";
+            }
+            return {};
+        },
+        std::is_floating_point_v<T> ? "DECIMAL" : "INTEGER", "decimal");
+}
+
+bool parseOnOff(const std::string &s, const char *option = "--no-sync")
+{
+    if (s == "on")
+        return true;
+    if (s == "off")
+        return false;
+    throw UsageError(std::string(option) + " takes on or off, got '" + s + "'");
+}
+
+LessonOptions lessonOptions(const SweepFlags &f)
+{
+    LessonOptions o;
+    AccumConfig &b = o.sweep.base;
+    b.preset = presetFromString(f.model);
+    b.microBatch = f.microBatch;
+    b.optimizer.kind = optimizerFromString(f.optimizer);
+    b.optimizer.lr = f.lr;
+    b.optimizer.clipNorm = f.clipNorm;
+    b.optimizer.lrWarmup = f.lrWarmup;
+    b.scaling = scalingFromString(f.scaling);
+    b.stepEveryMicro = f.stepEveryMicro;
+    b.bug = accumBugFromString(f.bug);
+    b.noSync = parseOnOff(f.noSync);
+    b.dtype = dtypeFromString(f.dtype);
+    b.lossScaler.enabled = f.lossScaling;
+    b.lossScaler.bug = scalerBugFromString(f.scalerBug);
+    b.lossScaler.growthInterval = f.scalerGrowthInterval;
+    if (b.lossScaler.bug != ScalerBug::None && !f.lossScaling)
+        throw UsageError("--scaler-bug plants a pitfall of the loss scaler; give --loss-scaling too");
+    b.device = deviceFromString(f.device);
+    b.labels = labelsFromString(f.labels);
+    b.seed = f.seed;
+    if (f.hidden != 0) {
+        ModelShape shape = shapeOf(b.preset);
+        shape.hidden = f.hidden;
+        b.shape = shape;
+    }
+    std::string languages;
+    bool known = false;
+    for (const LanguageInfo &l : contentLanguages()) {
+        languages += (languages.empty() ? "" : " | ") + l.code;
+        known = known || l.code == f.lang;
+    }
+    if (!known)
+        throw UsageError("--lang takes " + languages + ", got '" + f.lang + "'");
+    o.language = f.lang;
+    o.sweep.accumGrid = parseGrid(f.accumGrid);
+    o.sweep.numSteps = f.numSteps;
+    o.sweep.warmupSteps = f.warmupSteps;
+    o.sweep.repeats = f.repeats;
+    o.sweep.threads = f.threads;
+    resolveDevice(b.device); // CUDA asked for where there is none is bad input
+    // The lesson's fixture checks equivalence in the sweep's dtype and on its device.
+    o.equivalence.run.dtype = b.dtype;
+    o.equivalence.run.device = b.device;
+    o.write = !f.noWrite;
+    if (f.outDir.empty())
+        throw UsageError("--out-dir must name a folder");
+    o.outDir = f.outDir;
+    validate(o.sweep);
+    return o;
+}
+
+MemoryLabConfig memoryLab(const MemoryFlags &f)
+{
+    MemoryLabConfig lab;
+    lab.base.preset = presetFromString(f.model);
+    lab.base.device = deviceFromString(f.device);
+    lab.base.dtype = dtypeFromString(f.dtype);
+    lab.base.optimizer.kind = optimizerFromString(f.optimizer);
+    lab.base.optimizer.lr = f.lr;
+    lab.base.seed = f.seed;
+    lab.base.worldSize = f.worldSize;
+    lab.base.microBatch = f.microBatch;
+    lab.effectiveBatch = f.effectiveBatch;
+    if (f.budgetGiven)
+        lab.budgetBytes = f.budget;
+    else if (!f.noBudget) {
+        // 0 would silently mean no budget (a trade-off run without one, the demo at 32).
+        if (f.failsAfter < 1)
+            throw UsageError("--fails-after must be at least 1 sample, got " + std::to_string(f.failsAfter) +
+                             "; --no-budget runs without a budget");
+        lab.failsAfterSamples = f.failsAfter;
+    }
+    validate(lab);
+    return lab;
+}
+
+nlohmann::json toJson(const WindowMemory &m)
+{
+    return {{"peak_bytes", m.peakBytes},
+            {"weights_bytes", m.held.weights},
+            {"grad_bytes", m.held.gradients},
+            {"optimizer_state_bytes", m.held.optimizerState},
+            {"window_samples_bytes", m.held.windowSamples},
+            {"transient_bytes", m.transientBytes()}};
+}
+
+// `oom-demo`: the full effective batch fails under the budget, accumulation fits it. One JSON
+// object with --json, else sentences; exit 0 when the contrast showed, 1 when it did not.
+int runOomDemoCommand(const MemoryFlags &f)
+{
+    MemoryLabConfig lab = memoryLab(f);
+    if (!f.budgetGiven && f.noBudget)
+        throw UsageError("the out-of-memory demo needs a budget");
+    // The files' folders are checked before the demo runs, and the files written once it has.
+    const auto folderOf = [](const std::string &file) {
+        const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+        return folder.empty() ? std::filesystem::path(".") : folder;
+    };
+    for (const std::string *file : {&f.timeline, &f.snapshot})
+        if (!file->empty())
+            requireWritableDir(folderOf(*file));
+    const OomDemoResult r = runOomDemo(lab);
+    const auto wrote = [&](const std::string &file) { (f.json ? std::cerr : std::cout) << "wrote " << file << "\n"; };
+    if (!f.timeline.empty()) {
+        writeFileAtomic(f.timeline, memoryTimelineJson(r).dump() + "\n");
+        wrote(f.timeline);
+    }
+    if (!f.snapshot.empty()) {
+        writeFileAtomic(f.snapshot, memorySnapshotPickle({&r.fullBatchTimeline, &r.accumulationTimeline}));
+        wrote(f.snapshot);
+    }
+    if (f.json) {
+        const nlohmann::json j = {{"device", r.device},
+                                  {"device_bytes", r.deviceBytes},
+                                  {"budget_bytes", r.budgetBytes},
+                                  {"fails_after_samples", r.failsAfterSamples > 0 ? nlohmann::json(r.failsAfterSamples) : nlohmann::json(nullptr)},
+                                  {"micro_batch", r.microBatch},
+                                  {"accum_steps", r.accumSteps},
+                                  {"effective_batch", r.effectiveBatch},
+                                  {"full_batch", toJson(r.fullBatch)},
+                                  {"full_batch_out_of_memory", r.fullBatchOutOfMemory},
+                                  {"full_batch_error", r.fullBatchError},
+                                  {"accumulation_succeeded", r.accumulationSucceeded},
+                                  {"accumulation_error", r.accumulationError},
+                                  {"accumulation", toJson(r.accumulation)},
+                                  {"accumulation_loss", r.accumulationLoss},
+                                  {"max_param_diff", r.maxParamDiff},
+                                  {"param_tolerance", r.paramTolerance},
+                                  {"params_match", r.paramsMatch()}};
+        std::cout << j.dump(2) << std::endl;
+    } else {
+        std::cout << "budget: " << formatByteCount(r.budgetBytes) << " on " << r.device;
+        if (r.failsAfterSamples > 0)
+            std::cout << " (measured so that it fails after " << r.failsAfterSamples << " samples per micro-batch)";
+        std::cout << "\nfull effective batch of " << r.effectiveBatch << " in one pass: needs "
+                  << formatByteCount(r.fullBatch.peakBytes) << "; under the budget: "
+                  << (r.fullBatchOutOfMemory ? "out of memory: " + r.fullBatchError : std::string("it fitted")) << "\n";
+        std::cout << "by accumulation, " << r.accumSteps << " x " << r.microBatch << " samples: "
+                  << (r.accumulationSucceeded ? "fits, peak " + formatByteCount(r.accumulation.peakBytes)
+                                              : "out of memory: " + r.accumulationError)
+                  << "\n";
+        if (r.accumulationSucceeded)
+            std::cout << "parameters after the step against the full batch's (run without the budget): max abs diff "
+                      << r.maxParamDiff << (r.paramsMatch() ? " < " : " >= ") << r.paramTolerance << "\n";
+    }
+    if (!r.contrastShown()) {
+        std::cerr << "the out-of-memory contrast did not show: the full batch "
+                  << (r.fullBatchOutOfMemory ? "ran out of memory" : "fitted under the budget") << ", accumulation "
+                  << (r.accumulationSucceeded ? (r.paramsMatch() ? "matched it" : "gave different parameters") : "failed")
+                  << "\n";
+        return kExitFails;
+    }
+    return 0;
+}
+
+// `tradeoff`: a fixed effective batch over micro-batches; a table, and accum-tradeoff.json.
+int runTradeoffCommand(const MemoryFlags &f)
+{
+    TradeoffConfig t;
+    t.lab = memoryLab(f);
+    if (!f.microGrid.empty())
+        t.microGrid = parseGrid(f.microGrid);
+    t.numSteps = f.numSteps;
+    t.warmupSteps = f.warmupSteps;
+    validate(t);
+    const std::filesystem::path out = std::filesystem::path(f.outDir) / "accum-tradeoff.json";
+    if (!f.noWrite)
+        requireWritableDir(f.outDir);
+    const TradeoffResult r = runTradeoff(t);
+    std::printf("effective batch %lld on %s, budget %s\n", static_cast<long long>(t.lab.effectiveBatch), r.device.c_str(),
+                r.budgetBytes > 0 ? formatByteCount(r.budgetBytes).c_str() : "none");
+    std::printf("%6s %6s %12s %12s %12s  %s\n", "micro", "accum", "ms/step", "samples/s", "peak", "");
+    for (const TradeoffPoint &p : r.points) {
+        if (p.outOfMemory)
+            std::printf("%6lld %6lld %12s %12s %12s  %s\n", static_cast<long long>(p.microBatch),
+                        static_cast<long long>(p.accumSteps), "-", "-", "-", p.error.c_str());
+        else
+            std::printf("%6lld %6lld %12.2f %12.0f %12s\n", static_cast<long long>(p.microBatch),
+                        static_cast<long long>(p.accumSteps), p.stepMsMedian, p.samplesPerSec,
+                        p.peakMemBytes ? formatByteCount(*p.peakMemBytes).c_str() : "n/a");
+    }
+    if (!f.noWrite) {
+        writeFileAtomic(out, tradeoffJson(r).dump(2) + "\n");
+        std::cout << "wrote " << out.string() << "\n";
+    }
+    return 0;
+}
+
+// `find-micro-batch`: the largest micro-batch under the budget, and the accum_steps it takes.
+int runFinderCommand(const MemoryFlags &f)
+{
+    if (!f.budgetGiven && f.noBudget)
+        throw UsageError("the finder needs a budget");
+    const MicroBatchFinding r = findMicroBatch(memoryLab(f));
+    if (f.json) {
+        nlohmann::json tried = nlohmann::json::array();
+        for (const auto &[micro, fitted] : r.tried)
+            tried.push_back({{"micro_batch", micro}, {"fits", fitted}});
+        std::cout << nlohmann::json{{"budget_bytes", r.budgetBytes},
+                                    {"micro_batch", r.microBatch},
+                                    {"accum_steps", r.accumSteps},
+                                    {"effective_batch", r.effectiveBatch},
+                                    {"world_size", r.worldSize},
+                                    {"tried", tried},
+                                    {"sentence", r.sentence()}}
+                         .dump(2)
+                  << std::endl;
+    } else {
+        for (const auto &[micro, fitted] : r.tried)
+            std::cout << "micro-batch " << micro << ": " << (fitted ? "fits" : "out of memory") << "\n";
+        std::cout << r.sentence() << " (budget " << formatByteCount(r.budgetBytes) << ")\n";
+    }
+    return r.microBatch > 0 ? 0 : kExitFails;
+}
+
+// The main job over `world` ranks: the sweep's effective batch is micro x accum x world, and
+// the equivalence fixture splits its batch of 16 over the ranks too; where 16 does not divide
+// into accum_steps x world it takes micro-batches of 4 (e.g. 48 samples for 3 ranks).
+void setWorld(LessonOptions &o, int64_t world)
+{
+    o.sweep.base.worldSize = world;
+    validate(o.sweep);
+    EquivalenceConfig &e = o.equivalence;
+    const int64_t batch = EquivalenceConfig{}.bigBatch();
+    e.run.worldSize = world;
+    if (batch % (e.run.accumSteps * world) != 0)
+        e.run.microBatch = 4;
+    else
+        setBigBatch(e, batch);
+    validate(e);
+}
+
+EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize = 1)
+{
+    EquivalenceConfig c;
+    AccumConfig &run = c.run;
+    run.worldSize = worldSize; // a compare split covers the batch with every rank's share
+    run.accumSteps = f.accumSteps;
+    run.optimizer.kind = optimizerFromString(f.optimizer);
+    run.optimizer.lr = f.lr;
+    run.optimizer.clipNorm = f.clipNorm;
+    run.optimizer.lrWarmup = f.lrWarmup;
+    run.scaling = scalingFromString(f.scaling);
+    run.stepEveryMicro = f.stepEveryMicro;
+    run.bug = accumBugFromString(f.bug);
+    run.dtype = dtypeFromString(f.dtype);
+    run.device = deviceFromString(f.device);
+    run.labels = labelsFromString(f.labels);
+    run.seed = f.seed;
+    if (!f.compareSplit.empty())
+        c.compareSplit = parseSplit(f.compareSplit);
+    setBigBatch(c, f.bigBatch); // the micro-batch: --big-batch over accum_steps x ranks
+    validate(c);
+    resolveDevice(run.device);
+    return c;
+}
+
+AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
+{
+    AccumConfig c = f.config;
+    c.preset = presetFromString(f.model);
+    c.optimizer.kind = optimizerFromString(f.optimizer);
+    c.dtype = dtypeFromString(f.dtype);
+    c.device = deviceFromString(f.device);
+    c.labels = labelsFromString(f.labels);
+    c.bug = accumBugFromString(f.bug);
+    c.noSync = parseOnOff(f.noSync);
+    c.worldSize = worldSize;
+    if (f.hidden != 0) {
+        ModelShape shape = shapeOf(c.preset);
+        shape.hidden = f.hidden;
+        c.shape = shape;
+    }
+    const TrainingPlan &plan = f.plan;
+    if (plan.numSteps < 1 || plan.numSteps > kMaxNumSteps) // steps x accum_steps must not overflow
+        throw UsageError("--num-steps must be between 1 and " + std::to_string(kMaxNumSteps) + ", got " +
+                         std::to_string(plan.numSteps));
+    if (plan.checkpointEvery < 0)
+        throw UsageError("--checkpoint-every-micro must be 0 (only at the end) or positive");
+    if (plan.checkpointEvery > 0 && plan.checkpoint.empty())
+        throw UsageError("--checkpoint-every-micro needs --checkpoint DIR");
+    validate(c);
+    resolveDevice(c.device);
+    return c;
+}
+
+// `train`: core's runTraining (core/training.h); rank 0 prints its JSON, and a run that
+// diverged or never stepped says so in one line on `err` and returns kExitDiverged (rank 0's
+// verdict is the launcher's exit code).
+int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync> sync, std::ostream &out,
+             std::ostream &err)
+{
+    const TrainingOutcome r = runTraining(c, std::move(sync), f.plan);
+    out << r.report.dump(2) << std::endl;
+    if (!r.diverged)
+        return 0;
+    err << r.divergence << std::endl;
+    return kExitDiverged;
+}
+
+// A checkpoint that could not be written is an export that failed (exit 4, as a full disk at
+// the end of the main job); one that cannot be read or belongs to another run is bad input.
+int checkpointExitCode(const CheckpointError &e)
+{
+    return e.code().rfind("checkpoint/write-failed", 0) == 0 ? kExitWriteFailed : kExitBadInput;
+}
+
+void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
+{
+    world = cmd.add_option("--world-size", d.worldSize, "data-parallel ranks started on this machine (1 to 64)")->transform(decimal<int64_t>())
+                ->capture_default_str();
+    cmd.add_option("--master-port", d.masterPort, "rendezvous port on 127.0.0.1 (default: a free one)")->transform(decimal<int>());
+    cmd.add_option("--dist-timeout", d.timeoutS, "seconds a rank waits for its peers before failing")->transform(decimal<double>())
+        ->capture_default_str();
+}
+
+} // namespace
+
+// What the program printed must have reached its standard output: a verdict written into a
+// full disk or a closed pipe is lost, so a run that could not print ends with exit 4 and says
+// so on stderr instead of exiting 0.
+int accumlab::cli::checkStdout(int code)
+{
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::cerr << "accumlab-cli: error: could not write to standard output (" << std::strerror(errno)
+                  << "); the results printed there are lost\n";
+        return code == 0 || code == kExitFails ? kExitWriteFailed : code;
+    }
+    return code;
+}
+
+namespace {
+
+[[noreturn]] void exitNow(int code)
+{
+    // A rank leaves without running destructors: after a failed collective the process
+    // group's threads may still wait on a dead peer.
+    code = cli::checkStdout(code);
+    std::cerr.flush();
+    std::_Exit(code);
+}
+
+// What every rank of one run must share, keyed by the option that sets it: compared at the
+// rendezvous, so a rank started with another seed or width is refused before any collective.
+// Options only rank 0 uses (--out-dir, --no-write) and --threads (speed only) are left out.
+// What the ranks of one job must share, as a flat JSON object of option names ("--seed") and
+// values, compared in this order (the first difference is named). Every command (the main
+// job, `equivalence` and `train`)
+// take every setting of the run from core's one record of it, toJson(AccumConfig), so a new
+// setting cannot be left out here; `job` adds the command's own options first.
+std::string rankSettings(nlohmann::ordered_json job, const AccumConfig &config)
+{
+    const nlohmann::ordered_json record = toJson(config);
+    for (auto it = record.begin(); it != record.end(); ++it) {
+        const std::string &key = it.key();
+        if (key == "in_features" || key == "classes") // follow from --model
+            continue;
+        std::string option = "--" + key;
+        std::replace(option.begin(), option.end(), '_', '-');
+        if (!job.contains(option))
+            job[option] = it.value();
+    }
+    return job.dump();
+}
+
+std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const SweepConfig &sweep)
+{
+    if (equivalence)
+        return rankSettings({{"command", "equivalence"},
+                             {"--big-batch", eq.bigBatch()},
+                             {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}},
+                            eq.run);
+    // The sweep's own settings, then the run's (accum_steps is the grid's, point by point).
+    AccumConfig base = sweep.base;
+    base.accumSteps = 1;
+    return rankSettings({{"command", "main job"},
+                         {"--model", toString(base.preset)},
+                         {"--accum-grid", sweep.accumGrid},
+                         {"--num-steps", sweep.numSteps},
+                         {"--warmup-steps", sweep.warmupSteps},
+                         {"--repeats", sweep.repeats}},
+                        base);
+}
+
+// A rank's last word when a wait overstayed its bound or a library thread threw.
+[[noreturn]] void rankFatal(const std::string &message)
+{
+    std::cerr << "accumlab-cli: error: " << message << std::endl;
+    std::_Exit(kExitDistributed);
+}
+
+// One rank (started by the launcher below, by torchrun or by hand): joins the group, runs
+// the job; rank 0 prints and writes, the others stay quiet.
+int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, const SweepFlags &s,
+            const TrainFlags *train = nullptr)
+{
+    std::ostream quiet(nullptr);
+    const std::string who = "rank " + std::to_string(d.rank) + ": ";
+    try {
+        if (train) {
+            const AccumConfig c = trainConfig(*train, d.worldSize);
+            d.cuda = resolveDevice(c.device).rfind("cuda", 0) == 0;
+            if (d.cuda)
+                setCudaDeviceIndex(static_cast<int>(d.localRank));
+            d.settings = rankSettings({{"command", "train"},
+                                       {"--num-steps", train->plan.numSteps},
+                                       {"--checkpoint", train->plan.checkpoint},
+                                       {"--checkpoint-every-micro", train->plan.checkpointEvery},
+                                       {"--resume", train->plan.resume}},
+                                      c);
+            d.onFatal = &rankFatal;
+            const bool lead = d.rank == 0;
+            auto sync = joinProcessGroup(d);
+            const int code = runTrain(*train, c, sync, lead ? std::cout : quiet, lead ? std::cerr : quiet);
+            exitNow(lead ? code : 0); // rank 0's verdict decides (kExitDiverged)
+        }
+        EquivalenceConfig eq;
+        LessonOptions lesson;
+        if (equivalence) {
+            eq = equivalenceConfig(e, d.worldSize);
+            d.cuda = resolveDevice(eq.run.device).rfind("cuda", 0) == 0;
+        } else {
+            lesson = lessonOptions(s);
+            setWorld(lesson, d.worldSize);
+            d.cuda = resolveDevice(lesson.sweep.base.device).rfind("cuda", 0) == 0;
+        }
+        if (d.cuda)
+            setCudaDeviceIndex(static_cast<int>(d.localRank)); // a GPU of its own: cuda:LOCAL_RANK
+        d.settings = rankSettings(equivalence, eq, lesson.sweep);
+        d.onFatal = &rankFatal;
+        const bool lead = d.rank == 0;
+        auto sync = joinProcessGroup(d);
+        if (equivalence) {
+            const EquivalenceResult r = runEquivalence(eq, nullptr, sync);
+            if (lead) {
+                std::cout << toJson(r).dump(2) << std::endl;
+                if (!r.holds)
+                    std::cerr << "equivalence does not hold: " << r.cause() << "\n";
+            }
+            exitNow(!r.holds && lead ? kExitFails : 0); // rank 0 gives the verdict
+        }
+        lesson.sync = sync;
+        const int code = runLesson(lesson, lead ? std::cout : quiet, lead ? std::cerr : quiet);
+        exitNow(lead ? code : 0);
+    } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
+        exitNow(kExitBadInput);
+    } catch (const CheckpointError &ex) {
+        std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
+        exitNow(checkpointExitCode(ex));
+    } catch (const UsageError &ex) {
+        std::cerr << "accumlab-cli: error: " << who << ex.what() << "\n";
+        exitNow(kExitBadInput);
+    } catch (const ExportError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "; earlier exports were left as they were\n";
+        exitNow(kExitWriteFailed);
+    } catch (const std::exception &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        exitNow(kExitDistributed);
+    }
+}
+
+// Starts `world` ranks of this program with the same arguments and waits for them.
+int launchRanks(const DistFlags &d, int argc, char **argv)
+{
+    LaunchOptions lo;
+    lo.worldSize = d.worldSize;
+    lo.masterPort = d.masterPort;
+    lo.timeoutS = d.timeoutS;
+    const LaunchResult r =
+        launchLocalRanks(std::filesystem::read_symlink("/proc/self/exe"), {argv + 1, argv + argc}, lo);
+    // Rank 0's "does not hold" and "diverged" are verdicts it already explained, not failures
+    // of the ranks.
+    if (r.exitCode != 0 && !((r.exitCode == kExitFails || r.exitCode == kExitDiverged) && r.failedRank == 0))
+        std::cerr << "accumlab-cli: error: " << r.failure << "\n";
+    return r.exitCode;
+}
+
+// `experiment` (ExperimentOptions).
+struct ExperimentFlags {
+    std::string id;
+    bool json = false;
+    bool fast = false;
+    int64_t sweepSteps = 0;
+    uint64_t seed = 0;
+    int threads = 0;
+};
+
+ExperimentFlags experimentDefaults()
+{
+    const ExperimentOptions o;
+    ExperimentFlags f;
+    f.fast = o.fast;
+    f.sweepSteps = o.sweepSteps;
+    f.seed = o.seed;
+    f.threads = o.threads;
+    return f;
+}
+
+// `experiment list` or `experiment ID`: the work and the verdicts live in core/experiments.
+int runExperimentCommand(const ExperimentFlags &f)
+{
+    if (f.id == "list") {
+        for (const auto &info : experimentCatalog())
+            std::cout << info.id << std::string(info.id.size() < 18 ? 18 - info.id.size() : 1, ' ')
+                      << info.title.in("en") << "\n";
+        return 0;
+    }
+    ExperimentOptions o;
+    o.fast = f.fast;
+    o.sweepSteps = f.sweepSteps;
+    o.seed = f.seed;
+    o.threads = f.threads;
+    const ExperimentResult r = runExperiment(f.id, o);
+    if (f.json)
+        std::cout << toJson(r).dump(2) << std::endl;
+    else
+        std::cout << toText(r);
+    return 0;
+}
+
+} // namespace
+
+int accumlab::cli::run(int argc, char **argv)
+{
+    CLI::App app{"AccumLab: gradient accumulation on real tensors"};
+    app.set_version_flag("--version", std::string("accumlab-cli ") + kVersion);
+
+    SweepFlags s = sweepDefaults();
+    app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
+    app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--repeats", s.repeats, "timed blocks per point, interleaved across the grid (median and spread)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
+    app.add_option("--lr", s.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    app.add_option("--clip-norm", s.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
+    app.add_option("--lr-warmup", s.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    app.add_flag("--no-write", s.noWrite, "do not write the exports");
+    app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
+    app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    app.add_option("--scaling", s.scaling, "divide | none (the no-division bug)")->capture_default_str();
+    app.add_flag("--step-every-micro", s.stepEveryMicro, "bug: step the optimizer after every micro-batch");
+    app.add_option("--bug", s.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
+    app.add_option("--no-sync", s.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
+    app.add_option("--dtype", s.dtype,
+                   "float32 | float64 | bfloat16 | float16 (float32 weights, float16 compute: real float16 where the "
+                   "device has it, else emulated)")
+        ->capture_default_str();
+    app.add_flag("--loss-scaling", s.lossScaling,
+                 "a dynamic loss scaler (PyTorch's GradScaler: scale 65536, x0.5 on Inf/NaN with the window's step "
+                 "skipped, x2 after --scaler-growth-interval clean windows)");
+    app.add_option("--scaler-bug", s.scalerBug,
+                   "plant a pitfall of the loss scaler: none | unscale-every-micro | update-every-micro | "
+                   "skip-overflowed-micro | log-scaled-loss")
+        ->capture_default_str();
+    app.add_option("--scaler-growth-interval", s.scalerGrowthInterval, "clean windows before the loss scale grows")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    app.add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
+    app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str();
+    app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
+    app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
+    app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
+    app.add_option("--lang", s.lang, "language of the skill recipe, a code of the content's languages (en | fa)")->capture_default_str();
+    std::string memoryCounter = "on";
+    app.add_option("--memory-counter", memoryCounter,
+                   "on | off: count CPU tensor memory (peak_mem_bytes); off is the overhead benchmark's baseline")
+        ->capture_default_str();
+
+    MemoryFlags m = memoryDefaults();
+    const auto addMemoryOptions = [&m](CLI::App *cmd) {
+        cmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
+        cmd->add_option("--device", m.device, "auto | cpu | cuda")->capture_default_str();
+        cmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+        cmd->add_option("--optimizer", m.optimizer, "sgd | momentum | adamw")->capture_default_str();
+        cmd->add_option("--lr", m.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+        cmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
+        cmd->add_option("--effective-batch", m.effectiveBatch, "samples per optimizer step, over all ranks")
+            ->transform(decimal<int64_t>())
+            ->capture_default_str();
+        cmd->add_option("--world-size", m.worldSize, "ranks the effective batch is split over (one is measured)")
+            ->transform(decimal<int64_t>())
+            ->capture_default_str();
+        cmd->add_option("--budget", m.budget, "memory budget in bytes, above what is allocated when a run starts")
+            ->transform(decimal<int64_t>())
+            ->each([&m](const std::string &) { m.budgetGiven = true; });
+        cmd->add_option("--fails-after", m.failsAfter,
+                        "the budget measured so that this many samples per micro-batch fit and the next micro-batch "
+                        "that divides the effective batch does not (ignored with --budget)")
+            ->transform(decimal<int64_t>())
+            ->capture_default_str();
+        cmd->add_flag("--json", m.json, "print one JSON object");
+    };
+    auto *oomCmd = app.add_subcommand(
+        "oom-demo", "under a memory budget the full effective batch fails with out-of-memory; accumulation fits it");
+    addMemoryOptions(oomCmd);
+    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch with --budget (else --fails-after)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    oomCmd->add_option("--timeline", m.timeline,
+                       "write the measured memory timeline of both runs here (memory-timeline.v1, CPU)");
+    oomCmd->add_option("--snapshot", m.snapshot,
+                       "write both runs as a PyTorch memory snapshot (pickle) for torch.cuda._memory_viz and "
+                       "pytorch.org/memory_viz: device 0 the full batch, device 1 the accumulation (CPU)");
+    auto *tradeoffCmd = app.add_subcommand(
+        "tradeoff", "a fixed effective batch over micro-batches: time per step and measured peak memory; accum-tradeoff.json");
+    addMemoryOptions(tradeoffCmd);
+    tradeoffCmd->add_flag("--no-budget", m.noBudget, "no budget wall: every point runs");
+    tradeoffCmd->add_option("--micro-grid", m.microGrid, "micro-batches, comma-separated (default: powers of two)");
+    tradeoffCmd->add_option("--num-steps", m.numSteps, "timed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    tradeoffCmd->add_option("--warmup-steps", m.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
+    tradeoffCmd->add_option("--out-dir", m.outDir, "folder for accum-tradeoff.json")->capture_default_str();
+    tradeoffCmd->add_flag("--no-write", m.noWrite, "do not write accum-tradeoff.json");
+    auto *finderCmd = app.add_subcommand(
+        "find-micro-batch", "the largest micro-batch that fits the budget, by doubling then bisection, and its accum_steps");
+    addMemoryOptions(finderCmd);
+
+    EquivalenceFlags e = equivalenceDefaults();
+    auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
+    eqCmd->add_option("--big-batch", e.bigBatch, "samples in the full batch")->transform(decimal<int64_t>())->capture_default_str();
+    eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->transform(decimal<int64_t>())->capture_default_str();
+    eqCmd->add_option("--optimizer", e.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    eqCmd->add_option("--lr", e.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    eqCmd->add_option("--clip-norm", e.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
+    eqCmd->add_option("--lr-warmup", e.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
+    eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
+    eqCmd->add_option("--bug", e.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
+    eqCmd->add_option("--dtype", e.dtype, "float32 | float64 | bfloat16")->capture_default_str();
+    eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
+    eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
+    eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
+    eqCmd->add_option("--seed", e.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
+
+    ExperimentFlags x = experimentDefaults();
+    auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
+    expCmd->add_option("id", x.id, "experiment id, or 'list'")->required();
+    expCmd->add_flag("--json", x.json, "print one JSON object");
+    expCmd->add_flag("--fast", x.fast, "smaller runs, as the test suite uses");
+    expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps at the largest accum_steps (smaller ones run more: equal work per point)")->transform(decimal<int64_t>())->capture_default_str();
+    expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->transform(decimal<uint64_t>())
+        ->capture_default_str();
+    expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")->transform(decimal<int>())
+        ->capture_default_str();
+
+    auto *contentCmd = app.add_subcommand("content-check", "check the embedded teaching content in every language");
+
+    TrainFlags t;
+    auto *trainCmd = app.add_subcommand("train", "one training run of the engine; prints one JSON object with params_sha256");
+    trainCmd->add_option("--num-steps", t.plan.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--micro-batch", t.config.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--accum-steps", t.config.accumSteps, "micro-batches per window")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--model", t.model, "lesson | wide | fixture")->capture_default_str();
+    trainCmd->add_option("--hidden", t.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
+    trainCmd->add_option("--optimizer", t.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    trainCmd->add_option("--lr", t.config.optimizer.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    trainCmd->add_option("--lr-warmup", t.config.optimizer.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    trainCmd->add_option("--clip-norm", t.config.optimizer.clipNorm, "clip the window's gradient to this L2 norm (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
+    trainCmd->add_option("--bug", t.bug, "plant a classic accumulation bug (see --bug list)")->capture_default_str();
+    trainCmd->add_option("--no-sync", t.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
+    trainCmd->add_option("--dtype", t.dtype, "float32 | float64 | bfloat16 | float16")->capture_default_str();
+    trainCmd->add_flag("--loss-scaling", t.config.lossScaler.enabled,
+                       "a dynamic loss scaler (its state is part of every checkpoint)");
+    trainCmd->add_option("--scaler-growth-interval", t.config.lossScaler.growthInterval,
+                         "clean windows before the loss scale grows")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    trainCmd->add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
+    trainCmd->add_option("--labels", t.labels, "teacher | random")->capture_default_str();
+    trainCmd->add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
+    // An empty folder name would mean a run that saves nothing or starts afresh, silently.
+    const CLI::Validator aFolder([](std::string &v) { return v.empty() ? std::string("needs a folder, got ''") : std::string(); },
+                                 "FOLDER");
+    trainCmd->add_option("--checkpoint", t.plan.checkpoint, "folder to save checkpoints in (the last one at the end)")->check(aFolder);
+    trainCmd->add_option("--checkpoint-every-micro", t.plan.checkpointEvery, "also save one every K micro-batches (0 = only at the end)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    trainCmd->add_option("--resume", t.plan.resume, "continue from the latest checkpoint in this folder")->check(aFolder);
+    const CLI::Validator aFile([](std::string &v) { return v.empty() ? std::string("needs a file name, got ''") : std::string(); },
+                               "FILE");
+    trainCmd->add_option("--export-model", t.plan.exportModel,
+                         "write the trained parameters to FILE as safetensors (fc1.weight ... fc3.bias, for torch's load_state_dict)")
+        ->check(aFile);
+
+    DistFlags d;
+    CLI::Option *worldOpt = nullptr;
+    CLI::Option *eqWorldOpt = nullptr;
+    CLI::Option *trainWorldOpt = nullptr;
+    addDistOptions(app, d, worldOpt);
+    addDistOptions(*eqCmd, d, eqWorldOpt);
+    addDistOptions(*trainCmd, d, trainWorldOpt);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &ex) {
+        return app.exit(ex);
+    } catch (const CLI::CallForVersion &ex) {
+        return app.exit(ex);
+    } catch (const CLI::ParseError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    }
+
+    try {
+        if (!parseOnOff(memoryCounter, "--memory-counter"))
+            keepCpuMemoryCounterOff();
+        // The main job's options belong before no subcommand: `--lr 0.5 equivalence` would
+        // otherwise set the sweep's rate and run the check with its own, silently.
+        const CLI::App *sub = nullptr;
+        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd, contentCmd, trainCmd})
+            if (c->parsed())
+                sub = c;
+        if (sub)
+            for (const CLI::Option *o : app.get_options())
+                if (o->count() > 0)
+                    throw UsageError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
+                                      "'; give '" + sub->get_name() + "' its own options after its name");
+        if ((eqCmd->parsed() ? e.bug : s.bug) == "list") {
+            std::cout << "--bug NAME plants one classic accumulation bug in the engine's window:\n"
+                         "  none                no bug (the default)\n"
+                         "  zero-every-micro    zero_grad() before every micro-batch: only the last one's gradient stays\n"
+                         "  never-zero          zero_grad() never called again: a window keeps the previous one's gradient\n"
+                         "  divide-by-n-plus-1  loss / (N + 1) instead of loss / N\n"
+                         "  skip-last-micro     the loop stops one micro-batch short\n"
+                         "  count-micro-twice   the first micro-batch's backward runs twice\n"
+                         "  clip-each-micro     clip_grad_norm_() after every micro-batch instead of once per window\n"
+                         "                      (at --clip-norm, or 0.1 when it is 0; the correct loop clips once)\n"
+                         "  schedule-every-micro  scheduler.step() after every micro-batch: the LR warmup runs N times ahead\n"
+                         "                      (over --lr-warmup updates, or 8 when it is 0)\n"
+                         "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
+                         "--step-every-micro.\n";
+            return 0;
+        }
+        if (contentCmd->parsed()) {
+            const auto problems = validateContent(embeddedContent());
+            for (const auto &p : problems)
+                std::cout << p << "\n";
+            std::cout << (problems.empty() ? "content: every text is complete in every language\n"
+                                           : "content: " + std::to_string(problems.size()) + " problems\n");
+            return problems.empty() ? 0 : 1;
+        }
+        if (expCmd->parsed())
+            return runExperimentCommand(x);
+        if (oomCmd->parsed())
+            return runOomDemoCommand(m);
+        if (tradeoffCmd->parsed())
+            return runTradeoffCommand(m);
+        if (finderCmd->parsed())
+            return runFinderCommand(m);
+        // A rank (torchrun's environment), a launcher of ranks, or one process.
+        if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
+            throw UsageError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +
+                              std::to_string(d.worldSize));
+        if (!(d.timeoutS > 0.0) || d.timeoutS > kMaxDistTimeoutS) // before any rank starts or a folder is made
+            throw UsageError("--dist-timeout must be more than 0 and at most " + std::to_string(int(kMaxDistTimeoutS)) +
+                             " seconds (a day)");
+        if (auto rank = distributedOptionsFromEnv(d.timeoutS)) {
+            const bool worldGiven =
+                (eqCmd->parsed() ? eqWorldOpt : trainCmd->parsed() ? trainWorldOpt : worldOpt)->count() > 0;
+            if (worldGiven && d.worldSize != rank->worldSize)
+                throw UsageError("--world-size " + std::to_string(d.worldSize) + " disagrees with WORLD_SIZE=" +
+                                  std::to_string(rank->worldSize));
+            return runRank(*rank, eqCmd->parsed(), e, s, trainCmd->parsed() ? &t : nullptr);
+        }
+        if (d.worldSize > 1) {
+            // Bad input is refused here, once, before any rank starts.
+            if (eqCmd->parsed()) {
+                equivalenceConfig(e, d.worldSize);
+            } else if (trainCmd->parsed()) {
+                trainConfig(t, d.worldSize);
+            } else {
+                LessonOptions o = lessonOptions(s);
+                setWorld(o, d.worldSize);
+                if (d.masterPort != 0)
+                    requirePortFree("127.0.0.1", d.masterPort); // before the out-dir is created
+                if (o.write)
+                    requireWritableDir(o.outDir);
+            }
+            return launchRanks(d, argc, argv);
+        }
+        if (trainCmd->parsed())
+            return runTrain(t, trainConfig(t, 1), nullptr, std::cout, std::cerr);
+        if (eqCmd->parsed()) {
+            const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
+            std::cout << toJson(r).dump(2) << std::endl;
+            if (!r.holds) {
+                std::cerr << "equivalence does not hold: " << r.cause() << "\n";
+                return kExitFails;
+            }
+            return 0;
+        }
+        return runLessonJob(lessonOptions(s), "accumlab-cli", std::cout, std::cerr);
+    } catch (const ConfigError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    } catch (const UsageError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    } catch (const CheckpointError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return checkpointExitCode(ex);
+    } catch (const DistributedError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitDistributed;
+    } catch (const ExportError &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "; earlier exports were left as they were\n";
+        return kExitWriteFailed;
+    } catch (const std::exception &ex) {
+        std::cerr << "accumlab-cli: error: " << ex.what() << "\n";
+        return kExitBadInput;
+    }
+}
