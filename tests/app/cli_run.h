@@ -3,7 +3,9 @@
 // output and its time. One helper for every CLI test file.
 #pragma once
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
@@ -51,6 +53,31 @@ inline CliRun runCli(const QStringList &args, const QMap<QString, QString> &env 
     r.err = QString::fromUtf8(p.readAllStandardError());
     r.ms = clock.elapsed();
     return r;
+}
+
+// The folder the refusal rows run in: it holds one file, `blocker`, for the rows that give a
+// file where a folder belongs.
+inline bool makeBlocker(const QString &dir)
+{
+    QFile blocker(QDir(dir).filePath(QStringLiteral("blocker")));
+    return blocker.open(QIODevice::WriteOnly) && blocker.write("x") == 1;
+}
+
+// What a refusal of bad input must be, wherever it runs (the program or cli::run in-process):
+// exit 2, one line "accumlab-cli: error: ..." on stderr, nothing on stdout (no work ran), and
+// nothing written beside `blocker`. Empty when it was; else what was wrong.
+inline QString refusalProblem(int exitCode, const QString &out, const QString &err, const QString &dir)
+{
+    if (exitCode != 2)
+        return QStringLiteral("exit %1, not 2: %2").arg(exitCode).arg(err);
+    if (!out.isEmpty())
+        return QStringLiteral("printed on stdout: ") + out;
+    if (err.count(QLatin1Char('\n')) != 1 || !err.startsWith(QStringLiteral("accumlab-cli: error: ")))
+        return QStringLiteral("not one error line: ") + err;
+    const QStringList entries = QDir(dir).entryList(QDir::NoDotAndDotDot | QDir::AllEntries);
+    if (entries != QStringList{QStringLiteral("blocker")})
+        return QStringLiteral("the folder holds ") + entries.join(QStringLiteral(", "));
+    return {};
 }
 
 } // namespace accumlab::test
