@@ -1509,10 +1509,6 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The skill file needs a completed sweep and an equivalence check.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Imported %1: %2 points</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1606,6 +1602,10 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>Export the trained model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The skill file needs a completed sweep: run a sweep first.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1512,10 +1512,6 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>هنوز هیچ پیمایشی کامل نشده است: نخست یک پیمایش اجرا کنید.</translation>
     </message>
     <message>
-        <source>The skill file needs a completed sweep and an equivalence check.</source>
-        <translation>فایل دستورالعمل به یک پیمایش کامل و یک بررسی هم‌ارزی نیاز دارد.</translation>
-    </message>
-    <message>
         <source>Imported %1: %2 points</source>
         <translation>%1 وارد شد: %2 نقطه</translation>
     </message>
@@ -1610,6 +1606,10 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>Export the trained model</source>
         <translation>خروجی مدلِ آموزش‌دیده</translation>
+    </message>
+    <message>
+        <source>The skill file needs a completed sweep: run a sweep first.</source>
+        <translation>دستورالعمل به یک پیمایشِ کامل‌شده نیاز دارد: نخست یک پیمایش اجرا کنید.</translation>
     </message>
 </context>
 <context>

@@ -371,6 +371,9 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
         if (cancel->cancelled())
             throw Cancelled{};
         emit jobStarted(EngineJob::Sweep, 0);
+        // The check of the sweep's own settings first, as the lesson's main job runs it (a few
+        // milliseconds): the exports pair the sweep with this check.
+        const EquivalenceResult check = runEquivalenceOnThreads(equivalenceConfigOf(config.base), cancel.get());
         if (config.base.worldSize > 1) {
             // Real ranks: accumlab-cli processes over c10d/Gloo, started and collected by core.
             QTemporaryDir workDir;
@@ -385,6 +388,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
         } else {
             done.result = accumlab::runSweep(config, &collector, cancel.get());
         }
+        done.equivalence = check;
     } catch (const Cancelled &) {
         done.cancelled = true;
         done.result.points = collector.points;

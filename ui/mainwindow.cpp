@@ -591,7 +591,7 @@ void MainWindow::updateActions()
     m_stopAction->setEnabled(sweeping || playing || m_controller->isMemoryLabRunning());
     const bool swept = m_sweep->lastSweep().has_value();
     m_exportCurveAction->setEnabled(!sweeping && swept);
-    m_exportSkillAction->setEnabled(!sweeping && swept && m_lab->lastEquivalence().has_value());
+    m_exportSkillAction->setEnabled(!sweeping && swept && m_sweep->lastSweepEquivalence().has_value());
     m_exportTimelineAction->setEnabled(m_memoryView->lastRecordedDemo() != nullptr);
     m_openPresetAction->setEnabled(!sweeping);
     m_saveSessionAction->setEnabled(!sweeping);

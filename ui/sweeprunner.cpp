@@ -84,6 +84,7 @@ void SweepRunner::onFinished(const SweepDoneUpdate &update)
         });
     } else {
         m_lastSweep = update.result;
+        m_lastSweepEquivalence = update.equivalence;
         m_parts.status->say([plateau = update.result.plateauSamplesPerSec(), stall = m_stallProbe->maxStallMs()] {
             return tr("Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.").arg(figure(plateau, "d"), figure(stall, ".1f"));
         });

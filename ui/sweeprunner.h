@@ -40,6 +40,9 @@ public:
     StallProbe *stallProbe() const { return m_stallProbe; }
     // The last sweep that ran to its end; a cancelled or failed one leaves it as it was.
     const std::optional<SweepResult> &lastSweep() const { return m_lastSweep; }
+    // The equivalence check of lastSweep()'s own settings, run just before it: what the
+    // exports pair it with (one run, one set of settings, whatever the controls say since).
+    const std::optional<EquivalenceResult> &lastSweepEquivalence() const { return m_lastSweepEquivalence; }
 
 signals:
     // A sweep went to the worker (the window's actions follow).
@@ -57,6 +60,7 @@ private:
     SweepTableModel *m_model;
     StallProbe *m_stallProbe;
     std::optional<SweepResult> m_lastSweep;
+    std::optional<EquivalenceResult> m_lastSweepEquivalence;
     int m_pointCount = 0;
     int m_blocks = 1; // timed rounds of the running sweep
 };

@@ -15,6 +15,8 @@
 #include <QStringList>
 #include <QVector>
 
+#include <optional>
+
 namespace accumlab::ui {
 
 // An engine error for the window. Core's errors are codes with arguments (core/errors.h) and
@@ -86,6 +88,10 @@ struct SweepPointUpdate {
 
 struct SweepDoneUpdate {
     SweepResult result;      // the points that completed
+    // The equivalence check of the sweep's own settings (result.config.base), run before the
+    // sweep as the lesson's main job runs it: the exports pair the sweep with this check, never
+    // with one the controls asked for since. Empty when the sweep did not complete.
+    std::optional<EquivalenceResult> equivalence;
     bool cancelled = false;
     EngineError error;       // empty when the sweep ran to the end
 };

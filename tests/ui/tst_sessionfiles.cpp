@@ -20,11 +20,13 @@
 #include "ui/throughputchart.h"
 
 #include "core/checkpoint.h"
+#include "core/export.h"
 #include "core/engine.h"
 #include "core/safetensors.h"
 #include "core/sha256.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -122,6 +124,7 @@ private slots:
     void modelFromTheMenu();
     void dialogsSpeakTheLesson_data();
     void dialogsSpeakTheLesson();
+    void exportsDescribeTheSweptRun();
 
 private:
     MainWindow *m_window = nullptr;
@@ -143,7 +146,7 @@ void TestSessionFiles::initTestCase()
     QVERIFY2(m_window->sweep()->run(&error), qPrintable(error));
     QVERIFY(swept.wait(kWaitMs));
     QCOMPARE(swept.first().first().toBool(), true);
-    QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence().has_value(), kWaitMs);
+    QVERIFY(m_window->sweep()->lastSweepEquivalence().has_value());
 }
 
 void TestSessionFiles::cleanupTestCase() { delete m_window; }
@@ -168,7 +171,7 @@ void TestSessionFiles::exportsWriteTheirWritersBytes()
     QVERIFY(written.count() == 1 || written.wait(kWaitMs)); // the write runs on the export thread
     QCOMPARE(written.first().first().toBool(), true);
     const auto &sweep = *m_window->sweep()->lastSweep();
-    const auto &check = *m_window->lab()->lastEquivalence();
+    const auto &check = *m_window->sweep()->lastSweepEquivalence();
     const QHash<QString, QByteArray> expected{{QStringLiteral("exportCurve"), curveJsonBytes(sweep, &check)},
                                               {QStringLiteral("exportSkill"), skillMarkdownBytes(check, sweep, contentStyle())},
                                               {QStringLiteral("savePreset"), presetToJson(m_window->currentPreset())}};
@@ -412,6 +415,45 @@ void TestSessionFiles::dialogsSpeakTheLesson()
     QVERIFY2(digits >= 4, qPrintable(date));
     QVERIFY(pathLeftToRight);
     QVERIFY(nameLeftToRight);
+}
+
+// The exports describe one run: the sweep and the check of its own settings, run just before
+// it. A teacher who changes the optimizer after the sweep (or opens an experiment, which sets
+// the controls) sees the lab's panel check the new settings, while the recipe keeps the
+// swept run's: it mixed the two (momentum at lr 0.1 in its equivalence line, the lesson's SGD
+// sweep under it).
+void TestSessionFiles::exportsDescribeTheSweptRun()
+{
+    const SweepResult sweep = *m_window->sweep()->lastSweep();
+    const EquivalenceResult check = *m_window->sweep()->lastSweepEquivalence();
+    AccumConfig checked = check.config.run;
+    QVERIFY(checked.optimizer.kind == sweep.config.base.optimizer.kind);
+    checked.accumSteps = sweep.config.base.accumSteps;
+    QCOMPARE(toJson(checked).dump(), toJson(sweep.config.base).dump()); // every setting the sweep's
+
+    auto *optimizer = m_window->findChild<QComboBox *>(QStringLiteral("optimizerCombo"));
+    QVERIFY(optimizer);
+    const int before = optimizer->currentIndex();
+    QVERIFY(sweep.config.base.optimizer.kind != OptimizerKind::Momentum);
+    optimizer->setCurrentIndex(1); // momentum
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence() &&
+                                 m_window->lab()->lastEquivalence()->config.run.optimizer.kind == OptimizerKind::Momentum,
+                             kWaitMs);
+
+    const QString path = m_dir.filePath(QStringLiteral("after-edit.md"));
+    answerDialogs({path});
+    QSignalSpy written(m_window->files(), &SessionFiles::filesWritten);
+    m_window->files()->exportSkillDialog();
+    QVERIFY(written.count() == 1 || written.wait(kWaitMs));
+    QCOMPARE(contents(path), skillMarkdownBytes(check, sweep, contentStyle()));
+    const QString recipe = QString::fromUtf8(contents(path));
+    const QString checkLine = recipe.section(QLatin1String("\nEquivalence ("), 1, 1).section(QLatin1Char('\n'), 0, 0);
+    QVERIFY2(!checkLine.isEmpty() && !checkLine.contains(QLatin1String("momentum")), qPrintable(recipe));
+
+    optimizer->setCurrentIndex(before);
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence() &&
+                                 m_window->lab()->lastEquivalence()->config.run.optimizer.kind == sweep.config.base.optimizer.kind,
+                             kWaitMs);
 }
 
 QTEST_MAIN(TestSessionFiles)

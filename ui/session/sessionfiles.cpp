@@ -108,17 +108,20 @@ QByteArray SessionFiles::curveBytes(QString *error) const
             *error = tr("No sweep has completed yet: run a sweep first.");
         return {};
     }
-    const auto &equivalence = m_parts.lab->lastEquivalence();
+    // The sweep's own check, not the lab's latest: the file describes one run.
+    const auto &equivalence = m_parts.sweep->lastSweepEquivalence();
     return curveJsonBytes(*sweep, equivalence ? &*equivalence : nullptr);
 }
 
 QByteArray SessionFiles::skillBytes(QString *error) const
 {
+    // The sweep and the check of its own settings: one run, whatever the controls (or an
+    // experiment's settings) asked the lab's panel to check since.
     const auto &sweep = m_parts.sweep->lastSweep();
-    const auto &equivalence = m_parts.lab->lastEquivalence();
+    const auto &equivalence = m_parts.sweep->lastSweepEquivalence();
     if (!sweep || !equivalence) {
         if (error)
-            *error = tr("The skill file needs a completed sweep and an equivalence check.");
+            *error = tr("The skill file needs a completed sweep: run a sweep first.");
         return {};
     }
     // The recipe in the language the class is reading, in its digits; the JSON export's keys
