@@ -154,7 +154,7 @@ in_root "$build_root" "cd /src && ccache -z >/dev/null && scripts/build.sh --all
   { grep -E -m30 'error|Error|not found|Could NOT' "$top/build.log"; tail -20 "$top/build.log"; exit 1; }
 grep -E '^ *(Hits|Misses):' "$top/build.log" | head -2 | sed 's/^ */cleanroom: compiler cache /' || true
 step "scripts/build.sh --all"
-in_root "$build_root" "cd /src && ctest --test-dir build --output-on-failure --timeout 600 -R '$suite'" >"$top/ctest.log" 2>&1 ||
+in_root "$build_root" "cd /src && ctest --test-dir build --output-on-failure --timeout 600 -j$(nproc) -R '$suite'" >"$top/ctest.log" 2>&1 ||
   { cat "$top/ctest.log"; exit 1; }
 grep -E '^[0-9]+% tests passed' "$top/ctest.log"
 step "the quick suite ($suite)"

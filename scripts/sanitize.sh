@@ -4,7 +4,8 @@
 #   tsan  the worker-thread tests (the controller, the window and its faults, the experiment
 #         panel, the language switch, autorun) built with ThreadSanitizer (build-tsan/); any
 #         report that is not suppressed fails the test
-# Usage: scripts/sanitize.sh [asan|tsan|all]   (default: all)
+# Usage: scripts/sanitize.sh [asan|tsan|tsan-build|tsan-test|all]   (default: all; tsan is
+#        tsan-build then tsan-test, which scripts/test.sh runs apart to fuzz beside the tests)
 # Only AccumLab's code is instrumented; LibTorch and Qt are Debian's builds. What is suppressed
 # inside them, and why, is written beside each entry in tests/sanitizers/.
 set -euo pipefail
@@ -31,11 +32,15 @@ if [[ $which == asan || $which == all ]]; then
     ctest --test-dir build-asan --output-on-failure --timeout 900 -j"$jobs"
 fi
 
-if [[ $which == tsan || $which == all ]]; then
+if [[ $which == tsan || $which == tsan-build || $which == all ]]; then
   log "ThreadSanitizer: build (${tsan_tests[*]})"
   mapfile -t env_args < <(build_env_cmake_args build-tsan)
   cmake -S . -B build-tsan "${flags[@]}" "${env_args[@]}" -DACCUMLAB_SANITIZE=thread >/dev/null
   cmake --build build-tsan -j"$jobs" --target accumlab-cli accumlab "${tsan_tests[@]}"
+fi
+if [[ $which == tsan || $which == tsan-test || $which == all ]]; then
+  # One test at a time: each runs the window's thread beside the engine's, under TSan's
+  # slowdown (scripts/test.sh fuzzes on the other core meanwhile).
   log "ThreadSanitizer: the worker-thread tests"
   regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
   # halt_on_error=0 + exitcode=66: every report is printed, then the process exits 66, which

@@ -2,9 +2,9 @@
 # The README's test command: installs what is missing, builds, runs the whole test suite
 # (Qt Test suites, the portable GoogleTest suite, the desktop files' validation), builds and
 # runs a suite against LibTorch 2.x with CUDA from a pinned PyTorch wheel
-# (scripts/torch2-check.sh), fuzzes the accum-curve reader for a bounded time
-# (ACCUMLAB_FUZZ_SECONDS, default 60), runs the whole suite again under AddressSanitizer +
-# UndefinedBehaviorSanitizer and the worker-thread tests under ThreadSanitizer, then the
+# (scripts/torch2-check.sh), runs the whole suite again under AddressSanitizer +
+# UndefinedBehaviorSanitizer and the worker-thread tests under ThreadSanitizer, with the fuzzer
+# on the accum-curve reader beside those (ACCUMLAB_FUZZ_SECONDS, default 60), then the
 # clean-room stage: the set-up, build, a quick suite, the main job and the .deb on fresh
 # Debian 12 roots (scripts/cleanroom.sh; needs root).
 # Every build goes through ccache (scripts/lib/build-env.sh): the LibTorch 2.x build and the
@@ -36,12 +36,12 @@ summary() {
   fi
 }
 jobs=$(nproc 2>/dev/null || echo 2)
-torch2_pid= cleanroom_pid=
+torch2_pid= cleanroom_pid= fuzz_pid=
 # A run that fails early still lets the background set-ups (below) finish: the clean room's
 # holds mounts until it does.
 finish_background() {
   local pid
-  for pid in $torch2_pid $cleanroom_pid; do
+  for pid in $torch2_pid $cleanroom_pid $fuzz_pid; do
     wait "$pid" 2>/dev/null || true
   done
 }
@@ -86,13 +86,23 @@ if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
   scripts/torch2-check.sh
   timed "LibTorch 2.x"
 fi
-scripts/fuzz.sh "${ACCUMLAB_FUZZ_SECONDS:-60}"
-timed "fuzz"
+fuzz_seconds=${ACCUMLAB_FUZZ_SECONDS:-60}
 if [[ "${ACCUMLAB_SKIP_SANITIZERS:-}" != 1 ]]; then
   scripts/sanitize.sh asan
   timed "ASan + UBSan"
-  scripts/sanitize.sh tsan
-  timed "TSan"
+  scripts/sanitize.sh tsan-build
+  timed "TSan build"
+  # The ThreadSanitizer tests run one at a time, about one core's work: the fuzzer (one
+  # process, one core) runs beside them instead of in a stage of its own.
+  background fuzz scripts/fuzz.sh "$fuzz_seconds"
+  fuzz_pid=$bg_pid
+  scripts/sanitize.sh tsan-test
+  wait_for fuzz "$fuzz_pid"
+  fuzz_pid=
+  timed "TSan + fuzz"
+else
+  scripts/fuzz.sh "$fuzz_seconds"
+  timed "fuzz"
 fi
 if [[ "${ACCUMLAB_SKIP_CLEANROOM:-}" != 1 ]]; then
   wait_for cleanroom-prepare "$cleanroom_pid"
