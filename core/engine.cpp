@@ -115,6 +115,9 @@ struct AccumEngine::Impl {
     // The open window's full-batch gradient (referenceNorms), for the buffers' fills.
     std::vector<torch::Tensor> referenceGrads;
     int64_t referenceWindow = -1;
+    // The lesson's statements the current call ran, in order (MicroBatchEvent::ran).
+    std::vector<LoopStatement> ran;
+    void did(LoopStatement s) { ran.push_back(s); }
 
     Impl(const AccumConfig &c, std::shared_ptr<GradSync> s)
         : config(c), device(resolveDevice(c.device)), dtype(toTorch(c.dtype)), sync(std::move(s))
@@ -138,6 +141,7 @@ struct AccumEngine::Impl {
         // Every rank draws the same global window and keeps its own shard.
         data = std::make_unique<DataStream>(c.modelShape(), c.labels, c.seed, dtype, device);
         optimizer->zeroGrad();
+        ran.reserve(16);
     }
 
     void openWindow()
@@ -170,8 +174,10 @@ struct AccumEngine::Impl {
         }
         // zero_grad() once per window; the never-zero bug forgets it after the first.
         const auto zeroing = startWindowWork(true);
-        if (!(config.bug == AccumBug::NeverZero && windowsDone > 0))
+        if (!(config.bug == AccumBug::NeverZero && windowsDone > 0)) {
             optimizer->zeroGrad();
+            did(LoopStatement::ZeroGrad);
+        }
         stopWindowWork(zeroing);
         micro = 0;
         windowDropped = false;
@@ -207,6 +213,8 @@ struct AccumEngine::Impl {
     // One call runs micro-batch k of the open window; each statement's lesson line is on its
     // right. The planted bugs (AccumBug, stepEveryMicro, Scaling::None) and the scaler's
     // pitfalls (ScalerBug) are the bug* and pitfall* hooks, each at the line it gets wrong.
+    // Each statement that runs says so (did(LoopStatement)): the report of the micro-batch lists
+    // them, and the code panel lights those lines of the PyTorch loop (core/loop_code.h).
     //   optimizer.zero_grad()                            once, when the window opens
     //   for k in range(N):
     //       loss = criterion(model(x[k]), y[k]) / N      (* scaler.scale with float16)
@@ -221,6 +229,9 @@ struct AccumEngine::Impl {
         if (!open)
             openWindow();                                      // optimizer.zero_grad()
         const bool lastMicro = micro == config.accumSteps - 1; // for k in range(N):
+        const bool synced = !config.noSync || lastMicro;       //     no_sync() on all but the last
+        if (!synced && config.worldSize > 1)
+            did(LoopStatement::NoSync);
         bugZeroInLoop();
         const torch::Tensor raw = forwardBackward(lastMicro);  //     (loss / N).backward()
         ++microBatches;
@@ -228,15 +239,15 @@ struct AccumEngine::Impl {
         bugClipInLoop();
         const bool stepPoint = config.stepEveryMicro || lastMicro;
         const auto work = startWindowWork(stepPoint);
-        const bool synced = !config.noSync || lastMicro;       //     no_sync() on all but the last
         if (synced)
             allReduceBuffers();
         WindowEnd end;
         if (stepPoint)                                         // step-every-micro: every k
             end = stepWindow(lastMicro);                       // unscale_, clip, step, scheduler, update
-        bugScheduleInLoop();
+        bugScheduleInLoop();                                   // (the bug: after every micro-batch)
         stopWindowWork(work);
         reportMicro(observer, raw, lastMicro, synced, end);
+        ran.clear(); // the next report starts here (a window opened early, by referenceGradNorms, included)
         ++micro;
         if (!lastMicro)
             return false;
@@ -271,6 +282,7 @@ struct AccumEngine::Impl {
         if (scalerBug() == ScalerBug::SkipOverflowedMicro)
             before = optimizer->flatGrad().clone();
         for (int pass = 0; pass < bugPassesOfThisMicro(); ++pass) {
+            did(pass == 0 ? LoopStatement::Forward : LoopStatement::Retry);
             auto logits = model->forward(x);                         // logits: (micro, classes)
             raw = torch::cross_entropy_loss(logits, windowY[micro]); // raw: () mean over the micro-batch
             auto scaled = divisor != 1.0 ? raw / divisor : raw;
@@ -278,6 +290,8 @@ struct AccumEngine::Impl {
                 scaled = scaled * factor; // scaler.scale(loss / N)
             markMemoryPhase(MemoryPhase::Backward, micro);
             scaled.backward(); // adds into the same .grad buffers as the earlier micro-batches
+            if (pass == 0)
+                did(LoopStatement::Backward);
         }
         windowLosses.push_back(raw.detach());
         if (probe)
@@ -296,6 +310,8 @@ struct AccumEngine::Impl {
         markMemoryPhase(MemoryPhase::Sync, micro);
         sync->allReduceMean(optimizer->flatGrad());
         ++syncCalls;
+        if (config.worldSize > 1)
+            did(LoopStatement::Sync);
     }
 
     // The window's step point: scaler.unscale_(optimizer) and its Inf/NaN check, clip once,
@@ -311,9 +327,12 @@ struct AccumEngine::Impl {
             foundInf = foundInf || windowDropped; // the dropped micro-batch overflowed
         }
         end.skipStep = foundInf && !(scalerBug() == ScalerBug::SkipOverflowedMicro && windowDropped);
-        // The correct loop clips once, the window's synced (and unscaled) sum, just before the step.
-        if (lastMicro && clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro && !end.skipStep)
+        // The correct loop clips once, the window's synced (and unscaled) sum, just before the
+        // step (step-every-micro: before each of its steps).
+        if (clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro && !end.skipStep) {
             optimizer->clipGradNorm(clipNorm);
+            did(LoopStatement::Clip);
+        }
         if (lastMicro)
             readWindowNorms(end);
         if (end.skipStep) {
@@ -324,12 +343,15 @@ struct AccumEngine::Impl {
             lastLr = scheduledLr(config.optimizer, schedulerSteps, lrWarmup);
             optimizer->setLearningRate(lastLr);
             optimizer->step();
+            did(LoopStatement::Step);
             if (probe)
                 probe->afterStep(optimizer->params(), optimizer->stateStep(), lastMicro);
             ++optimizerSteps;
             end.stepped = true;
-            if (config.bug != AccumBug::ScheduleEveryMicro)
+            if (config.bug != AccumBug::ScheduleEveryMicro) {
                 ++schedulerSteps; // scheduler.step() once per optimizer update
+                did(LoopStatement::Scheduler);
+            }
         }
         if (scaler)
             scaler->update(foundInf); // scaler.update(): once per optimizer window
@@ -354,8 +376,10 @@ struct AccumEngine::Impl {
     // zero-every-micro: optimizer.zero_grad() inside the loop wipes the micro-batches before.
     void bugZeroInLoop()
     {
-        if (config.bug == AccumBug::ZeroEveryMicro && micro > 0)
+        if (config.bug == AccumBug::ZeroEveryMicro && micro > 0) {
             optimizer->zeroGrad();
+            did(LoopStatement::ZeroGrad);
+        }
     }
     // skip-last-micro: the loop stops one short; the last micro-batch is drawn, never run.
     bool bugSkipsThisMicro(bool lastMicro) const { return config.bug == AccumBug::SkipLastMicro && lastMicro; }
@@ -364,14 +388,19 @@ struct AccumEngine::Impl {
     // clip-each-micro: clip_grad_norm_ inside the loop, on the partial sum.
     void bugClipInLoop()
     {
-        if (config.bug == AccumBug::ClipEachMicro)
+        if (config.bug == AccumBug::ClipEachMicro) {
             optimizer->clipGradNorm(clipNorm);
+            did(LoopStatement::Clip);
+        }
     }
-    // schedule-every-micro: scheduler.step() in the micro-batch loop, N times per update.
+    // schedule-every-micro: scheduler.step() in the micro-batch loop, N times per update, after
+    // the window's step where the loop steps (the classic form: outside the `if` that steps).
     void bugScheduleInLoop()
     {
-        if (config.bug == AccumBug::ScheduleEveryMicro)
+        if (config.bug == AccumBug::ScheduleEveryMicro) {
             ++schedulerSteps;
+            did(LoopStatement::Scheduler);
+        }
     }
     // (never-zero forgets zero_grad() after the first window: openWindow; divide-by-n-plus-one
     // and no-division change the divisor: lossDivisor.)
@@ -405,6 +434,7 @@ struct AccumEngine::Impl {
         e.optimizerStateStep = optimizer->stateStep();
         e.microBatches = microBatches;
         e.float16Path = toString(halfMode);
+        e.ran = ran;
         if (scaler) {
             e.lossScaling = true;
             e.scalerState = scaler->state();

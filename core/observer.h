@@ -26,6 +26,23 @@ private:
 // Thrown by the engine when it sees a cancelled token.
 struct Cancelled {};
 
+// The lesson's statements as the engine runs them, in the words of the PyTorch loop
+// (core/loop_code.h lights these lines in the code a student reads).
+enum class LoopStatement : uint8_t {
+    ZeroGrad,  // optimizer.zero_grad()
+    Forward,   // loss = criterion(model(x), y) / accum_steps
+    Backward,  // loss.backward()
+    Retry,     // the count-micro-twice bug's second backward of the first micro-batch
+    NoSync,    // inside model.no_sync(): this backward's gradients are not all-reduced
+    Sync,      // the window's all-reduce (data-parallel only)
+    Clip,      // torch.nn.utils.clip_grad_norm_(...)
+    Step,      // optimizer.step()
+    Scheduler  // scheduler.step()
+};
+// "zero_grad", "forward", "backward", "retry", "no_sync", "sync", "clip", "step", "scheduler":
+// the line ids of resources/content/code/loop.json.
+const char *toString(LoopStatement);
+
 // After one micro-batch's backward.
 struct MicroBatchEvent {
     int64_t step = 0;              // effective (optimizer-window) index, 0-based
@@ -50,6 +67,9 @@ struct MicroBatchEvent {
     std::string float16Path;       // as StepResult::float16Path
     bool lossScaling = false;      // the loss scaler's state after this micro-batch, when it runs
     LossScalerState scalerState;
+    // The statements this call ran, in order (the window's zero_grad() with its first
+    // micro-batch, the step point's with its last; a planted bug's where it runs them).
+    std::vector<LoopStatement> ran;
 };
 
 // After a whole effective step (one optimizer window).

@@ -4,6 +4,7 @@
 #include "core/skill.h"
 
 #include "core/content.h"
+#include "core/loop_code.h"
 
 namespace accumlab {
 
@@ -159,6 +160,22 @@ std::string skillMarkdown(const EquivalenceResult &eq, const SweepResult &sweep,
     w["device"] = codeValue(sweep.points.empty() ? "" : sweep.points.front().device, style);
     n["threads"] = sweep.points.empty() ? 0.0 : static_cast<double>(sweep.points.front().threads);
     w["sweep_table"] = sweepTable(sweep, style);
+    // The recipe's loop is the code panel's (core/loop_code.h), correct and in its data-parallel
+    // form, with the run's optimizer, clipping and schedule, indented into its list item.
+    AccumConfig correct = c.run;
+    correct.bug = AccumBug::None;
+    correct.scaling = Scaling::Divide;
+    correct.stepEveryMicro = false;
+    correct.lossScaler = {};
+    correct.dtype = DType::Float32;
+    std::string code;
+    const std::string source = loopSource(loopListing(correct, style, LoopForm::DataParallel));
+    for (size_t at = 0; at < source.size();) {
+        const size_t end = source.find('\n', at);
+        code += (code.empty() ? "   " : "\n   ") + source.substr(at, end - at);
+        at = end == std::string::npos ? source.size() : end + 1;
+    }
+    w["loop_code"] = code;
 
     std::string md = fillTemplate(contentFile("skill." + style.language + ".md"), args, style);
     if (style.latinDigits)

@@ -2,6 +2,7 @@
 #include "core/training.h"
 
 #include "core/checkpoint.h"
+#include "core/data.h"
 #include "core/divergence.h"
 #include "core/engine.h"
 #include "core/engine_state.h"
@@ -21,9 +22,34 @@ std::string safetensorsDtype(torch::Dtype d)
     case torch::kFloat32: return "F32";
     case torch::kHalf: return "F16";
     case torch::kBFloat16: return "BF16";
+    case torch::kInt64: return "I64";
     default: break;
     }
     throw std::invalid_argument(std::string("model file: no safetensors dtype for ") + c10::toString(d));
+}
+
+// A flat buffer's parameters as entries named prefix + "fc1.weight", ...
+void addParameters(std::vector<SafetensorsEntry> &entries, const EngineState &state, const torch::Tensor &flat,
+                   const std::string &prefix)
+{
+    const auto *bytes = static_cast<const char *>(flat.data_ptr());
+    size_t offset = 0;
+    for (size_t i = 0; i < state.paramNames.size(); ++i) {
+        SafetensorsEntry e{prefix + state.paramNames[i], safetensorsDtype(flat.scalar_type()), state.paramShapes[i], nullptr, 0};
+        int64_t count = 1;
+        for (int64_t d : e.shape)
+            count *= d;
+        e.bytes = static_cast<size_t>(count) * flat.element_size();
+        e.data = bytes + offset;
+        offset += e.bytes;
+        entries.push_back(std::move(e));
+    }
+}
+
+SafetensorsEntry tensorEntry(const std::string &name, const torch::Tensor &t)
+{
+    std::vector<int64_t> shape(t.sizes().begin(), t.sizes().end());
+    return {name, safetensorsDtype(t.scalar_type()), shape, t.data_ptr(), static_cast<size_t>(t.nbytes())};
 }
 
 } // namespace
@@ -33,20 +59,8 @@ void exportModel(const AccumEngine &engine, const std::filesystem::path &file)
     EngineState state;
     engine.captureState(state);
     const torch::Tensor flat = state.params; // (total,) on the CPU, contiguous
-    const auto dtype = safetensorsDtype(flat.scalar_type());
-    const auto *bytes = static_cast<const char *>(flat.data_ptr());
     std::vector<SafetensorsEntry> entries;
-    size_t offset = 0;
-    for (size_t i = 0; i < state.paramNames.size(); ++i) {
-        SafetensorsEntry e{state.paramNames[i], dtype, state.paramShapes[i], nullptr, 0};
-        int64_t count = 1;
-        for (int64_t d : e.shape)
-            count *= d;
-        e.bytes = static_cast<size_t>(count) * flat.element_size();
-        e.data = bytes + offset;
-        offset += e.bytes;
-        entries.push_back(std::move(e));
-    }
+    addParameters(entries, state, flat, "");
     const AccumConfig &c = engine.config();
     const ModelShape shape = c.modelShape();
     const std::map<std::string, std::string> metadata{
@@ -142,6 +156,44 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
         out.report["unscale_calls"] = ls.unscaleCalls;
     }
     return out;
+}
+
+std::string recordLoopRun(const AccumConfig &config, int64_t windows)
+{
+    if (config.worldSize != 1)
+        throw std::invalid_argument("recordLoopRun: one rank only");
+    AccumEngine engine(config);
+    EngineState start;
+    engine.captureState(start);
+    // The windows' samples as the engine's stream draws them: one draw of micro x accum per
+    // window, each composed into the inputs the model sees.
+    const torch::Device cpu(torch::kCPU);
+    DataStream data(config.modelShape(), config.labels, config.seed, start.params.scalar_type(), cpu);
+    std::vector<torch::Tensor> xs, ys;
+    for (int64_t w = 0; w < windows; ++w) {
+        auto [noise, y] = data.draw(config.microBatch * config.accumSteps); // (effective, in), (effective,)
+        xs.push_back(data.inputs(noise, y));
+        ys.push_back(y);
+    }
+    const torch::Tensor x = torch::cat(xs).contiguous(); // (windows x effective, in)
+    const torch::Tensor y = torch::cat(ys).to(torch::kInt64).contiguous(); // (windows x effective,)
+    for (int64_t w = 0; w < windows; ++w)
+        engine.step();
+    EngineState end;
+    engine.captureState(end);
+    std::vector<SafetensorsEntry> entries;
+    addParameters(entries, start, start.params, "init.");
+    addParameters(entries, end, end.params, "final.");
+    addParameters(entries, end, end.grads, "grad.");
+    entries.push_back(tensorEntry("x", x));
+    entries.push_back(tensorEntry("y", y));
+    const ModelShape shape = config.modelShape();
+    return safetensorsFile(entries, {{"windows", std::to_string(windows)},
+                                     {"in_features", std::to_string(shape.inFeatures)},
+                                     {"hidden", std::to_string(shape.hidden)},
+                                     {"classes", std::to_string(shape.classes)},
+                                     {"params_sha256", engine.paramsSha256()},
+                                     {"config", toJson(config).dump()}});
 }
 
 } // namespace accumlab

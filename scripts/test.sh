@@ -47,9 +47,10 @@ finish_background() {
 }
 trap 'finish_background; summary' EXIT
 
-# What the test stages add to the build's packages: the wheel's virtual environment and the
-# clean room's debootstrap (installed here, before two of them start in the background).
-ACCUMLAB_SETUP_EXTRA="python3-venv debootstrap ${ACCUMLAB_SETUP_EXTRA:-}" scripts/setup.sh
+# What the test stages add to the build's packages: the wheel's virtual environment, the clean
+# room's debootstrap (installed here, before two of them start in the background), and Debian's
+# PyTorch, which runs the code panel's loop against the engine (tests/pytorch/check_loop_code.py).
+ACCUMLAB_SETUP_EXTRA="python3-venv debootstrap python3-torch ${ACCUMLAB_SETUP_EXTRA:-}" scripts/setup.sh
 timed "set-up"
 
 # Two set-ups that wait on the network and the disk more than on the processor start in the

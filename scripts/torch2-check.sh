@@ -10,7 +10,8 @@
 # ui tests include no LibTorch header. Then the wheel's torch.cuda._memory_viz reads the memory
 # snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py), and the safetensors package
 # and torch load the model file `train --export-model` writes (tests/pytorch/check_model_file.py;
-# ACCUMLAB_SAFETENSORS_VERSION, default 0.8.0, pins the package). Through ccache
+# ACCUMLAB_SAFETENSORS_VERSION, default 0.8.0, pins the package), and the code panel's loop runs
+# with the wheel's PyTorch against this build's engine (tests/pytorch/check_loop_code.py). Through ccache
 # (scripts/lib/build-env.sh) only the units that see LibTorch's headers compile again after the
 # Release build: ui/ includes none.
 # Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -L torch2)
@@ -67,4 +68,6 @@ log "PyTorch's _memory_viz reads the out-of-memory demo's snapshot"
 "$venv/bin/python" tests/pytorch/check_memory_snapshot.py "$build/app/cli/accumlab-cli"
 log "safetensors and torch load the model file train --export-model writes"
 "$venv/bin/python" tests/pytorch/check_model_file.py "$build/app/cli/accumlab-cli"
+log "the code panel's loop, run with the wheel's PyTorch, ends where this engine ends"
+"$venv/bin/python" tests/pytorch/check_loop_code.py "$build/app/cli/accumlab-cli"
 log "passed in $((SECONDS - start)) s"

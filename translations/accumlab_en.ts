@@ -223,6 +223,25 @@
     </message>
 </context>
 <context>
+    <name>accumlab::ui::CodePanel</name>
+    <message>
+        <source>The loop as you write it in PyTorch, for the settings the engine runs. Highlighted: what the last micro-batch ran (Step walks it). Red: a planted bug&apos;s line.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Put this code on the clipboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The loop in PyTorch</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::ControlPanel</name>
     <message>
         <source>Micro-batch</source>
@@ -1150,6 +1169,14 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>The lab&apos;s parameters as they stand, as a safetensors file that PyTorch&apos;s load_state_dict takes (fc1.weight … fc3.bias)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The loop in PyTorch, lit as the engine runs it</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -223,6 +223,25 @@
     </message>
 </context>
 <context>
+    <name>accumlab::ui::CodePanel</name>
+    <message>
+        <source>The loop as you write it in PyTorch, for the settings the engine runs. Highlighted: what the last micro-batch ran (Step walks it). Red: a planted bug&apos;s line.</source>
+        <translation>حلقه همان‌گونه که در PyTorch می‌نویسید، برای تنظیماتی که موتور اجرا می‌کند. پررنگ: آنچه آخرین میکروبچ اجرا کرد (با «یک گام» خط به خط پیش بروید). سرخ: خط خطای کاشته‌شده.</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>رونوشت کد</translation>
+    </message>
+    <message>
+        <source>Put this code on the clipboard</source>
+        <translation>این کد را در حافظه‌ی موقت بگذار</translation>
+    </message>
+    <message>
+        <source>The loop in PyTorch</source>
+        <translation>حلقه در PyTorch</translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::ControlPanel</name>
     <message>
         <source>Micro-batch</source>
@@ -1154,6 +1173,14 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>The lab&apos;s parameters as they stand, as a safetensors file that PyTorch&apos;s load_state_dict takes (fc1.weight … fc3.bias)</source>
         <translation>پارامترهای آزمایشگاه همان‌گونه که هستند، در یک فایل safetensors که load_state_dict در PyTorch آن را می‌پذیرد (fc1.weight … fc3.bias)‎</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>کد</translation>
+    </message>
+    <message>
+        <source>The loop in PyTorch, lit as the engine runs it</source>
+        <translation>حلقه در PyTorch، که هم‌زمان با اجرای موتور روشن می‌شود</translation>
     </message>
 </context>
 <context>

@@ -188,6 +188,8 @@ MicroBatchUpdate EngineWorker::toUpdate(const MicroBatchEvent &e)
     u.lossScale = e.scalerState.scale;
     u.skippedWindows = e.scalerState.skippedWindows;
     u.unscaleCalls = e.scalerState.unscaleCalls;
+    for (LoopStatement st : e.ran)
+        u.ran.append(static_cast<quint8>(st));
     return u;
 }
 

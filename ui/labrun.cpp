@@ -2,6 +2,7 @@
 #include "ui/labrun.h"
 
 #include "ui/accumulationpanel.h"
+#include "ui/codepanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
@@ -54,6 +55,7 @@ void LabRun::applyConfigNow()
     m_parts.controller->setConfig(config);
     m_parts.memory->setConfig(config);
     m_parts.accumulation->clear();
+    m_parts.code->clearLit();
     m_parts.loss->clearTeaching();
     m_pendingMicro.reset();
     emit configApplied();
@@ -76,6 +78,7 @@ void LabRun::showMicroBatch()
     if (!m_pendingMicro)
         return;
     m_parts.accumulation->showMicroBatch(*m_pendingMicro);
+    m_parts.code->showMicroBatch(*m_pendingMicro);
     m_pendingMicro.reset();
 }
 

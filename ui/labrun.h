@@ -15,6 +15,7 @@ class QTimer;
 namespace accumlab::ui {
 
 class AccumulationPanel;
+class CodePanel;
 class ControlPanel;
 class EngineController;
 class EquivalencePanel;
@@ -31,6 +32,7 @@ public:
         EquivalencePanel *equivalence;
         MemoryView *memory;
         LossChart *loss;
+        CodePanel *code;
     };
     LabRun(const Parts &parts, QObject *parent);
 

@@ -5,6 +5,7 @@
 
 #include "ui/adaptivesplitter.h"
 #include "ui/accumulationpanel.h"
+#include "ui/codepanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
@@ -88,7 +89,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     m_controller = new EngineController(this);
     buildUi();
     m_status = new StatusReporter(this, statusBar());
-    m_lab = new LabRun({m_controller, m_controls, m_accumulationPanel, m_equivalencePanel, m_memoryView, m_lossChart}, this);
+    m_lab = new LabRun({m_controller, m_controls, m_accumulationPanel, m_equivalencePanel, m_memoryView, m_lossChart, m_codePanel}, this);
     m_sweep = new SweepRunner({m_controller, m_controls, m_throughputChart, m_lossChart, m_status}, this);
     m_sweepTable->setModel(m_sweep->model());
     SessionFiles::Parts files{this, &m_settings, m_status, m_controller, m_lab, m_sweep, m_throughputChart,
@@ -185,6 +186,8 @@ void MainWindow::buildUi()
     m_tabs->addTab(chartsScroll, QString());
     m_tabs->addTab(m_memoryView, QString());
     m_tabs->addTab(m_sweepTable, QString());
+    m_codePanel = new CodePanel;
+    m_tabs->addTab(m_codePanel, QString());
 
     auto *right = new QSplitter(Qt::Vertical);
     m_labSplitter = right;
@@ -495,6 +498,8 @@ void MainWindow::retranslateUi()
     m_tabs->widget(0)->setAccessibleName(m_tabs->tabText(0)); // the charts' scroll area
     m_tabs->setTabText(1, tr("Memory"));
     m_tabs->setTabText(2, tr("Sweep table"));
+    m_tabs->setTabText(3, tr("Code"));
+    m_tabs->setTabToolTip(3, tr("The loop in PyTorch, lit as the engine runs it"));
     m_sweepTable->setAccessibleName(tr("Sweep table"));
     m_controlsScroll->setAccessibleName(tr("Controls"));
     m_sweep->model()->retranslate();
@@ -566,6 +571,7 @@ void MainWindow::retranslateUi()
 void MainWindow::onEngineConfigured(const EngineInfo &info)
 {
     m_accumulationPanel->setEngine(info);
+    m_codePanel->setEngine(info);
     m_device = info.device;
     showDevice();
 }

@@ -30,6 +30,7 @@ class QTabWidget;
 namespace accumlab::ui {
 
 class AccumulationPanel;
+class CodePanel;
 class ControlPanel;
 class EngineController;
 class EquivalencePanel;
@@ -58,6 +59,7 @@ public:
     EngineController *controller() const { return m_controller; }
     ControlPanel *controlPanel() const { return m_controls; }
     AccumulationPanel *accumulationPanel() const { return m_accumulationPanel; }
+    CodePanel *codePanel() const { return m_codePanel; }
     GradientBufferView *bufferView() const;
     EquivalencePanel *equivalencePanel() const { return m_equivalencePanel; }
     ThroughputChart *throughputChart() const { return m_throughputChart; }
@@ -156,6 +158,7 @@ private:
     SweepRunner *m_sweep = nullptr;
     SessionFiles *m_files = nullptr;
     AccumulationPanel *m_accumulationPanel = nullptr;
+    CodePanel *m_codePanel = nullptr;
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
     QStackedWidget *m_pages = nullptr;  // switched from the toolbar and the Experiments menu

@@ -70,6 +70,9 @@ struct MicroBatchUpdate {
     double lossScale = 0.0;
     qint64 skippedWindows = 0;
     qint64 unscaleCalls = 0;
+    // The lesson's statements this micro-batch ran, in order (core's LoopStatement values): the
+    // code panel lights their lines.
+    QVector<quint8> ran;
 };
 
 // Losses of optimizer steps during a sweep, coalesced by the worker (at most ~60 per second).

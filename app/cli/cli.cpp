@@ -36,6 +36,7 @@
 #include "core/export.h"
 #include "core/cpu_memory.h"
 #include "core/lesson.h"
+#include "core/loop_code.h"
 #include "core/memory_lab.h"
 #include "core/omp_guard.h"
 #include "core/training.h"
@@ -247,6 +248,7 @@ struct TrainFlags {
     std::string device = toString(config.device);
     std::string labels = toString(config.labels);
     std::string bug = toString(config.bug);
+    std::string scaling = toString(config.scaling);
     std::string noSync = config.noSync ? "on" : "off";
     int64_t hidden = 0;   // 0: the preset's hidden width
     TrainingPlan plan;    // --num-steps, the checkpoints, --resume, --export-model
@@ -569,6 +571,7 @@ AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
     c.device = deviceFromString(f.device);
     c.labels = labelsFromString(f.labels);
     c.bug = accumBugFromString(f.bug);
+    c.scaling = scalingFromString(f.scaling);
     c.noSync = parseOnOff(f.noSync);
     c.worldSize = worldSize;
     if (f.hidden != 0) {
@@ -603,11 +606,88 @@ int runTrain(const TrainFlags &f, const AccumConfig &c, std::shared_ptr<GradSync
     return kExitDiverged;
 }
 
+// `loop-code`'s own options besides the run's.
+struct LoopCodeFlags {
+    std::string lang = "en";
+    int64_t ranks = 1;
+    bool dataParallel = false;
+    bool json = false;
+    std::string record; // "" = print only
+};
+
+// `loop-code`: core's listing for the run's settings (core/loop_code.h) as Python, or as JSON
+// with the statements that light each line; --record also writes a run of those settings.
+int runLoopCodeCommand(const TrainFlags &f, const LoopCodeFlags &o)
+{
+    if (o.ranks < 1 || o.ranks > kMaxWorldSize)
+        throw UsageError("--ranks must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " + std::to_string(o.ranks));
+    AccumConfig c = trainConfig(f, o.ranks);
+    const NumberStyle style{languageInfo(o.lang).code};
+    const LoopListing listing = loopListing(c, style, o.dataParallel ? LoopForm::DataParallel : LoopForm::AsConfigured);
+    if (!o.record.empty()) {
+        if (o.ranks != 1)
+            throw UsageError("--record runs one rank: leave --ranks at 1 (--data-parallel gives the no_sync form)");
+        if ((c.dtype != DType::Float32 && c.dtype != DType::Float64) || c.lossScaler.enabled)
+            throw UsageError("--record needs --dtype float32 or float64 without a loss scaler (the code has none)");
+        c.device = DeviceRequest::Cpu; // the samples are drawn on the CPU, as the record holds them
+        StagedFile(o.record, recordLoopRun(c, f.plan.numSteps)).commit();
+    }
+    if (!o.json) {
+        if (!listing.shownAsRun())
+            std::cout << "# " << listing.caveat << "\n";
+        std::cout << loopSource(listing);
+        return 0;
+    }
+    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+    for (const CodeLine &l : listing.lines) {
+        nlohmann::ordered_json lit = nlohmann::ordered_json::array();
+        for (LoopStatement st : l.lit)
+            lit.push_back(toString(st));
+        lines.push_back({{"code", l.code}, {"note", l.note}, {"lit", lit}, {"planted", l.planted}, {"setup", l.setup}});
+    }
+    const nlohmann::ordered_json out{{"variant", listing.variant}, {"shown_as_run", listing.shownAsRun()},
+                                     {"caveat", listing.caveat},   {"lines", lines},
+                                     {"source", loopSource(listing)}};
+    std::cout << out.dump(2) << std::endl;
+    return 0;
+}
+
 // A checkpoint that could not be written is an export that failed (exit 4, as a full disk at
 // the end of the main job); one that cannot be read or belongs to another run is bad input.
 int checkpointExitCode(const CheckpointError &e)
 {
     return e.code().rfind("checkpoint/write-failed", 0) == 0 ? kExitWriteFailed : kExitBadInput;
+}
+
+// The settings of one engine run, as `train` and `loop-code` take them (the same names as the
+// main job's and `equivalence`'s where they share one).
+void addRunOptions(CLI::App &cmd, TrainFlags &t)
+{
+    cmd.add_option("--num-steps", t.plan.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
+    cmd.add_option("--micro-batch", t.config.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
+    cmd.add_option("--accum-steps", t.config.accumSteps, "micro-batches per window")->transform(decimal<int64_t>())->capture_default_str();
+    cmd.add_option("--model", t.model, "lesson | wide | fixture")->capture_default_str();
+    cmd.add_option("--hidden", t.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
+    cmd.add_option("--optimizer", t.optimizer, "sgd | momentum | adamw")->capture_default_str();
+    cmd.add_option("--lr", t.config.optimizer.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
+    cmd.add_option("--lr-warmup", t.config.optimizer.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    cmd.add_option("--clip-norm", t.config.optimizer.clipNorm, "clip the window's gradient to this L2 norm (0 = off)")
+        ->transform(decimal<double>())
+        ->capture_default_str();
+    cmd.add_option("--bug", t.bug, "plant a classic accumulation bug (see --bug list)")->capture_default_str();
+    cmd.add_option("--no-sync", t.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
+    cmd.add_option("--dtype", t.dtype, "float32 | float64 | bfloat16 | float16")->capture_default_str();
+    cmd.add_flag("--loss-scaling", t.config.lossScaler.enabled, "a dynamic loss scaler (its state is part of every checkpoint)");
+    cmd.add_option("--scaler-growth-interval", t.config.lossScaler.growthInterval, "clean windows before the loss scale grows")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    cmd.add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
+    cmd.add_option("--labels", t.labels, "teacher | random")->capture_default_str();
+    cmd.add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
+    cmd.add_option("--scaling", t.scaling, "divide | none (the no-division bug)")->capture_default_str();
+    cmd.add_flag("--step-every-micro", t.config.stepEveryMicro, "bug: step the optimizer after every micro-batch");
 }
 
 void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
@@ -964,31 +1044,7 @@ int accumlab::cli::run(int argc, char **argv)
 
     TrainFlags t;
     auto *trainCmd = app.add_subcommand("train", "one training run of the engine; prints one JSON object with params_sha256");
-    trainCmd->add_option("--num-steps", t.plan.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
-    trainCmd->add_option("--micro-batch", t.config.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
-    trainCmd->add_option("--accum-steps", t.config.accumSteps, "micro-batches per window")->transform(decimal<int64_t>())->capture_default_str();
-    trainCmd->add_option("--model", t.model, "lesson | wide | fixture")->capture_default_str();
-    trainCmd->add_option("--hidden", t.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
-    trainCmd->add_option("--optimizer", t.optimizer, "sgd | momentum | adamw")->capture_default_str();
-    trainCmd->add_option("--lr", t.config.optimizer.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
-    trainCmd->add_option("--lr-warmup", t.config.optimizer.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    trainCmd->add_option("--clip-norm", t.config.optimizer.clipNorm, "clip the window's gradient to this L2 norm (0 = off)")
-        ->transform(decimal<double>())
-        ->capture_default_str();
-    trainCmd->add_option("--bug", t.bug, "plant a classic accumulation bug (see --bug list)")->capture_default_str();
-    trainCmd->add_option("--no-sync", t.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
-    trainCmd->add_option("--dtype", t.dtype, "float32 | float64 | bfloat16 | float16")->capture_default_str();
-    trainCmd->add_flag("--loss-scaling", t.config.lossScaler.enabled,
-                       "a dynamic loss scaler (its state is part of every checkpoint)");
-    trainCmd->add_option("--scaler-growth-interval", t.config.lossScaler.growthInterval,
-                         "clean windows before the loss scale grows")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    trainCmd->add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
-    trainCmd->add_option("--labels", t.labels, "teacher | random")->capture_default_str();
-    trainCmd->add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
+    addRunOptions(*trainCmd, t);
     // An empty folder name would mean a run that saves nothing or starts afresh, silently.
     const CLI::Validator aFolder([](std::string &v) { return v.empty() ? std::string("needs a folder, got ''") : std::string(); },
                                  "FOLDER");
@@ -1001,6 +1057,23 @@ int accumlab::cli::run(int argc, char **argv)
                                "FILE");
     trainCmd->add_option("--export-model", t.plan.exportModel,
                          "write the trained parameters to FILE as safetensors (fc1.weight ... fc3.bias, for torch's load_state_dict)")
+        ->check(aFile);
+
+    TrainFlags lc;
+    LoopCodeFlags lco;
+    auto *codeCmd = app.add_subcommand(
+        "loop-code", "the loop in PyTorch for these settings, as the Lab's code panel shows it (--record: a run of it for "
+                     "tests/pytorch/check_loop_code.py)");
+    addRunOptions(*codeCmd, lc);
+    codeCmd->add_option("--lang", lco.lang, "the comments' language, a code of the content's languages (en | fa)")->capture_default_str();
+    codeCmd->add_option("--ranks", lco.ranks, "data-parallel ranks the code is for (the Lab's Ranks setting)")
+        ->transform(decimal<int64_t>())
+        ->capture_default_str();
+    codeCmd->add_flag("--data-parallel", lco.dataParallel, "the form with model.no_sync(), whatever --ranks (the recipe's)");
+    codeCmd->add_flag("--json", lco.json, "one JSON object: the variant, each line with its note and the statements that light it, the source");
+    codeCmd->add_option("--record", lco.record,
+                        "also run --num-steps windows on one rank (CPU) and write them to FILE as safetensors: parameters "
+                        "before and after, the gradient buffers, the samples")
         ->check(aFile);
 
     DistFlags d;
@@ -1028,7 +1101,7 @@ int accumlab::cli::run(int argc, char **argv)
         // The main job's options belong before no subcommand: `--lr 0.5 equivalence` would
         // otherwise set the sweep's rate and run the check with its own, silently.
         const CLI::App *sub = nullptr;
-        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd, contentCmd, trainCmd})
+        for (const CLI::App *c : {expCmd, oomCmd, tradeoffCmd, finderCmd, eqCmd, contentCmd, trainCmd, codeCmd})
             if (c->parsed())
                 sub = c;
         if (sub)
@@ -1060,6 +1133,8 @@ int accumlab::cli::run(int argc, char **argv)
                                            : "content: " + std::to_string(problems.size()) + " problems\n");
             return problems.empty() ? 0 : 1;
         }
+        if (codeCmd->parsed())
+            return runLoopCodeCommand(lc, lco);
         if (expCmd->parsed())
             return runExperimentCommand(x);
         if (oomCmd->parsed())

@@ -41,7 +41,7 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
                                 QStringLiteral("x"));
     const QCommandLineOption noWrite(QStringLiteral("no-write"),
                                      QStringLiteral("Write nothing: no exports from the terminal lesson or an autorun, no saved settings."));
-    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, memory or table (the lab with that tab), experiments or quiz."),
+    const QCommandLineOption page(QStringLiteral("page"), QStringLiteral("Open this page: lab, memory, table or code (the lab with that tab), experiments or quiz."),
                                   QStringLiteral("name"));
     const QCommandLineOption memoryRun(QStringLiteral("memory-run"),
                                        QStringLiteral("With --screenshot: on the Memory tab, run these in order before the "
@@ -83,10 +83,11 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
         return false;
     }
     f.page = parser.value(page);
-    static const QStringList kPages = {QStringLiteral("lab"), QStringLiteral("memory"), QStringLiteral("table"),
-                                       QStringLiteral("experiments"), QStringLiteral("quiz")};
+    static const QStringList kPages = {QStringLiteral("lab"),         QStringLiteral("memory"), QStringLiteral("table"),
+                                       QStringLiteral("code"),        QStringLiteral("experiments"),
+                                       QStringLiteral("quiz")};
     if (!f.page.isEmpty() && !kPages.contains(f.page)) {
-        *error = QStringLiteral("--page takes lab, memory, table, experiments or quiz");
+        *error = QStringLiteral("--page takes lab, memory, table, code, experiments or quiz");
         return false;
     }
     if (parser.isSet(memoryRun)) {

@@ -16,6 +16,7 @@
 
 #include "ui/session/filereading.h"
 #include "ui/language.h"
+#include "ui/codepanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/sessionfiles.h"
 #include "ui/memoryview.h"
@@ -178,6 +179,8 @@ int main(int argc, char **argv)
         window.tabs()->setCurrentWidget(window.memoryView());
     else if (flags.page == QLatin1String("table"))
         window.tabs()->setCurrentWidget(window.sweepTable());
+    else if (flags.page == QLatin1String("code"))
+        window.tabs()->setCurrentWidget(window.codePanel());
     window.show();
 
     // The scripted mode: a sweep or an experiment (--autorun), or a screenshot after the

@@ -7,6 +7,7 @@
 #include "app/cli/cli.h"
 
 #include "cli_run.h"
+#include "core/loop_code.h"
 
 #include <QDir>
 #include <QFile>
@@ -160,6 +161,11 @@ private slots:
         QTest::newRow("dist-timeout 1e300") << QStringList{"--world-size", "2", "--dist-timeout", "1e300"};
         QTest::newRow("main job's lr before equivalence") << QStringList{"--lr", "0.5", "equivalence"};
         QTest::newRow("main job's seed before experiment") << QStringList{"--seed", "3", "experiment", "list"};
+        // loop-code: a language the content lacks, a record it cannot make.
+        QTest::newRow("loop-code in an unknown language") << QStringList{"loop-code", "--lang", "xx"};
+        QTest::newRow("loop-code record of two ranks") << QStringList{"loop-code", "--ranks", "2", "--record", "run.safetensors"};
+        QTest::newRow("loop-code record in bfloat16") << QStringList{"loop-code", "--dtype", "bfloat16", "--record", "run.safetensors"};
+        QTest::newRow("loop-code ranks 0") << QStringList{"loop-code", "--ranks", "0"};
         // Output folders that cannot be used.
         QTest::newRow("out-dir under a file") << QStringList{"--out-dir", "blocker/sub"};
         QTest::newRow("empty out-dir") << QStringList{"--out-dir", ""};
@@ -202,6 +208,26 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("sweep-flattening"), qPrintable(r.out));
         QCOMPARE(r.err, QString());
+    }
+
+    // loop-code prints the listing core builds for the settings, as Python that parses.
+    void loopCodePrintsTheListing()
+    {
+        QTemporaryDir dir;
+        const Ran r = runInProcess({"loop-code", "--bug", "never-zero", "--accum-steps", "8"}, dir.path());
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.err, QString());
+        accumlab::AccumConfig c;
+        c.accumSteps = 8;
+        c.bug = accumlab::AccumBug::NeverZero;
+        QCOMPARE(r.out, QString::fromStdString(accumlab::loopSource(accumlab::loopListing(c))));
+        QVERIFY(r.out.startsWith(QStringLiteral("criterion = torch.nn.CrossEntropyLoss()\n")));
+        QVERIFY(r.out.contains(QStringLiteral("accum_steps = 8\n")));
+        // never-zero: zero_grad() before the windows, none inside them.
+        QVERIFY2(r.out.contains(QStringLiteral("# bug: zeroed once, before the first window only\noptimizer.zero_grad()\n"
+                                               "# one update: accum_steps micro-batches (x, y)\nfor window in windows:\n"
+                                               "    for k, (x, y) in enumerate(window):\n")),
+                 qPrintable(r.out));
     }
 };
 

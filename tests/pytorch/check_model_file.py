@@ -22,19 +22,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file
 
-
-class Mlp(torch.nn.Module):
-    """AccumLab's model: Linear-GELU-Linear-GELU-Linear."""
-
-    def __init__(self, in_features, hidden, classes):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(in_features, hidden)
-        self.fc2 = torch.nn.Linear(hidden, hidden)
-        self.fc3 = torch.nn.Linear(hidden, classes)
-
-    def forward(self, x):
-        return self.fc3(torch.nn.functional.gelu(self.fc2(torch.nn.functional.gelu(self.fc1(x)))))
-
+from accumlab_model import Mlp
 
 RUNS = [
     ["--optimizer", "sgd"],

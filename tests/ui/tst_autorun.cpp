@@ -404,7 +404,7 @@ void TestAutorun::pagesForScreenshots()
     bad.start(QStringLiteral(ACCUMLAB_GUI_BINARY), {QStringLiteral("--page"), QStringLiteral("settings")});
     QVERIFY(bad.waitForFinished(30'000));
     QCOMPARE(bad.exitCode(), 2);
-    QVERIFY(bad.readAllStandardError().contains("--page takes lab, memory, table, experiments or quiz"));
+    QVERIFY(bad.readAllStandardError().contains("--page takes lab, memory, table, code, experiments or quiz"));
 }
 
 namespace {

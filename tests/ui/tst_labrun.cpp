@@ -6,6 +6,7 @@
 #include "ui/labrun.h"
 
 #include "ui/accumulationpanel.h"
+#include "ui/codepanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/equivalencepanel.h"
@@ -27,7 +28,8 @@ struct Lab {
     EquivalencePanel equivalence;
     MemoryView memory;
     LossChart loss;
-    LabRun run{{&controller, &controls, &accumulation, &equivalence, &memory, &loss}, nullptr};
+    CodePanel code;
+    LabRun run{{&controller, &controls, &accumulation, &equivalence, &memory, &loss, &code}, nullptr};
 };
 
 // One edit as the teacher makes it: the controls take a new seed and say so.

@@ -25,6 +25,7 @@
 #include "ui/session/preset.h"
 #include "ui/quizwidget.h"
 #include "ui/tradeoffchart.h"
+#include "window_helpers.h"
 
 #include "core/content.h"
 #include "core/device.h"
@@ -63,20 +64,7 @@ namespace {
 
 constexpr int kWaitMs = 30'000;
 
-// Applies the edits, then waits until the worker reports the engine it built from them.
-bool waitForEngine(MainWindow &w, const std::function<bool(const AccumConfig &)> &matches)
-{
-    w.lab()->applyConfigNow();
-    QElapsedTimer clock;
-    clock.start();
-    while (clock.elapsed() < kWaitMs) {
-        const auto &info = w.controller()->engineInfo();
-        if (info && matches(info->config))
-            return true;
-        QTest::qWait(10);
-    }
-    return false;
-}
+using accumlab::ui::test::waitForEngine;
 
 // Switches the language as the Language menu does; LanguageChange events are delivered
 // before this returns.

@@ -11,6 +11,7 @@
 #include "ui/controlpanel.h"
 #include "ui/experimentpanel.h"
 #include "ui/language.h"
+#include "ui/codepanel.h"
 #include "ui/mainwindow.h"
 #include "ui/labrun.h"
 #include "ui/sweeprunner.h"
@@ -118,7 +119,13 @@ QList<Seen> visibleTexts(MainWindow &w)
     for (QWidget *widget : w.findChildren<QWidget *>()) {
         if (!widget->isVisibleTo(&w))
             continue;
-        if (auto *l = qobject_cast<QLabel *>(widget))
+        if (auto *code = qobject_cast<CodePanel *>(widget)) {
+            // The code is Python, the same in every language; its comments are the reader's.
+            for (const CodeLine &line : code->listing().lines)
+                add(out, code, QStringLiteral("[comment]"), QString::fromStdString(line.note));
+        } else if (widget->objectName() == QLatin1String("codeView"))
+            continue;
+        else if (auto *l = qobject_cast<QLabel *>(widget))
             add(out, l, {}, l->text());
         else if (auto *b = qobject_cast<QAbstractButton *>(widget))
             add(out, b, {}, b->text());

@@ -1,0 +1,174 @@
+// The lesson's loop as PyTorch code for one run's settings (core/loop_code.h): the content's
+// lines whose tags the run has, the setup filled from its settings, the notes in the reader's
+// language. Plain C++: no torch.
+#include "core/loop_code.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+namespace accumlab {
+
+namespace {
+
+const char *const kLoopFile = "code/loop.json";
+
+const std::pair<LoopStatement, const char *> kStatements[] = {
+    {LoopStatement::ZeroGrad, "zero_grad"}, {LoopStatement::Forward, "forward"},   {LoopStatement::Backward, "backward"},
+    {LoopStatement::Retry, "retry"},        {LoopStatement::NoSync, "no_sync"},    {LoopStatement::Sync, "sync"},
+    {LoopStatement::Clip, "clip"},          {LoopStatement::Step, "step"},         {LoopStatement::Scheduler, "scheduler"},
+};
+
+LoopStatement statementFromString(const std::string &name)
+{
+    for (const auto &[s, n] : kStatements)
+        if (name == n)
+            return s;
+    throw ContentError(std::string(kLoopFile) + ": unknown statement '" + name + "'");
+}
+
+// The tags a run's settings give its loop: the planted bug's name, no-division,
+// step-every-micro, clip (a max_norm, the configured one or the clip bug's) and ddp.
+std::set<std::string> tagsOf(const AccumConfig &c, LoopForm form)
+{
+    std::set<std::string> tags;
+    if (c.bug != AccumBug::None)
+        tags.insert(toString(c.bug));
+    if (c.scaling == Scaling::None)
+        tags.insert("no-division");
+    if (c.stepEveryMicro)
+        tags.insert("step-every-micro");
+    if (effectiveClipNorm(c.optimizer, c.bug) > 0.0)
+        tags.insert("clip");
+    if (form == LoopForm::DataParallel || (c.worldSize > 1 && c.noSync))
+        tags.insert("ddp");
+    return tags;
+}
+
+bool holds(const nlohmann::json &line, const std::set<std::string> &tags)
+{
+    if (!line.contains("when"))
+        return true;
+    for (const auto &w : line.at("when")) {
+        const std::string tag = w.get<std::string>();
+        const bool negated = !tag.empty() && tag[0] == '!';
+        const bool present = tags.count(negated ? tag.substr(1) : tag) > 0;
+        if (present == negated)
+            return false;
+    }
+    return true;
+}
+
+std::string optimizerCode(const OptimizerConfig &o)
+{
+    std::string s;
+    switch (o.kind) {
+    case OptimizerKind::Sgd:
+    case OptimizerKind::Momentum:
+        s = "torch.optim.SGD(model.parameters(), lr=" + pythonNumber(o.lr);
+        if (o.kind == OptimizerKind::Momentum)
+            s += ", momentum=" + pythonNumber(o.momentum);
+        if (o.weightDecay > 0.0)
+            s += ", weight_decay=" + pythonNumber(o.weightDecay);
+        return s + ")";
+    case OptimizerKind::AdamW:
+        return "torch.optim.AdamW(model.parameters(), lr=" + pythonNumber(o.lr) + ", betas=(" + pythonNumber(o.beta1) +
+               ", " + pythonNumber(o.beta2) + "), eps=" + pythonNumber(o.eps) +
+               ", weight_decay=" + pythonNumber(o.adamWeightDecay) + ")";
+    }
+    return s;
+}
+
+// A note as a comment: the text filled, its code spans without backticks (kept left to right
+// in a right-to-left language by a mark on each side, invisible in an editor).
+std::string plainNote(const nlohmann::json &note, const TextArgs &args, const NumberStyle &style)
+{
+    return renderLocalized(localizedText(note), args, style);
+}
+
+} // namespace
+
+const char *toString(LoopStatement s)
+{
+    for (const auto &[v, n] : kStatements)
+        if (v == s)
+            return n;
+    return "?";
+}
+
+std::string pythonNumber(double value)
+{
+    char buf[40];
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, "%.*g", precision, value);
+        if (std::strtod(buf, nullptr) == value)
+            break;
+    }
+    return buf;
+}
+
+LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm form)
+{
+    const nlohmann::json &file = contentJson(kLoopFile);
+    const std::set<std::string> tags = tagsOf(c, form);
+    LoopListing out;
+    out.variant = c.bug != AccumBug::None ? toString(c.bug)
+                  : c.scaling == Scaling::None ? "no-division"
+                  : c.stepEveryMicro ? "step-every-micro"
+                                     : "correct";
+    // Code strings take the run's settings as Python literals; notes take them in the reader's digits.
+    const int64_t warmup = effectiveLrWarmup(c.optimizer, c.bug);
+    const std::map<std::string, std::string> code{
+        {"optimizer", optimizerCode(c.optimizer)},
+        {"schedule", warmup > 0 ? "lambda k: min(1.0, (k + 1) / " + std::to_string(warmup) + ")" : "lambda k: 1.0"},
+        {"max_norm", pythonNumber(effectiveClipNorm(c.optimizer, c.bug))},
+        {"accum_steps", std::to_string(c.accumSteps)}};
+    TextArgs noteArgs;
+    putInteger(noteArgs, "micro_batch", c.microBatch);
+    putInteger(noteArgs, "accum_steps", c.accumSteps);
+    putInteger(noteArgs, "effective_batch", c.microBatch * c.accumSteps);
+    const auto add = [&](const nlohmann::json &line, bool setup) {
+        if (!holds(line, tags))
+            return;
+        CodeLine l;
+        l.setup = setup;
+        std::string text = line.at("code").get<std::string>();
+        for (const auto &[name, value] : code) {
+            const std::string key = "{" + name + "}";
+            for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+                text.replace(at, key.size(), value);
+        }
+        // Under no_sync the micro-batch's forward and backward sit one level deeper.
+        const int indent = line.value("indent", 0) + (line.value("body", false) && tags.count("ddp") ? 1 : 0);
+        l.code = std::string(4 * indent, ' ') + text;
+        if (line.contains("note"))
+            l.note = plainNote(line.at("note"), noteArgs, style);
+        for (const auto &s : line.value("line", nlohmann::json::array()))
+            l.lit.push_back(statementFromString(s.get<std::string>()));
+        l.planted = line.value("planted", false);
+        out.lines.push_back(std::move(l));
+    };
+    for (const auto &line : file.at("setup"))
+        add(line, true);
+    for (const auto &line : file.at("loop"))
+        add(line, false);
+    if (c.lossScaler.enabled || c.dtype == DType::Float16)
+        out.caveat = plainNote(file.at("float16"), {}, style);
+    else if (c.stepEveryMicro && c.bug == AccumBug::SkipLastMicro)
+        out.caveat = plainNote(file.at("combined"), {}, style);
+    return out;
+}
+
+std::string loopSource(const LoopListing &listing)
+{
+    std::string out;
+    for (const auto &l : listing.lines) {
+        if (!l.note.empty()) // the comment on the line above, at the line's indent
+            out += l.code.substr(0, l.code.find_first_not_of(' ')) + "# " + l.note + '\n';
+        out += l.code + '\n';
+    }
+    return out;
+}
+
+} // namespace accumlab
