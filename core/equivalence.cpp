@@ -6,6 +6,7 @@
 // once a window follows another (buffers never zeroed, optimizer state advanced too often).
 #include "core/equivalence.h"
 
+#include "core/content.h"
 #include "core/data.h"
 #include "core/device.h"
 #include "core/engine.h"
@@ -473,104 +474,95 @@ double EquivalenceResult::appliedParamExcess() const
     return lowPrecision(config.run.dtype) ? paramExcessDtype : paramExcessFixed;
 }
 
-std::string EquivalenceResult::cause() const
+std::string EquivalenceResult::cause() const { return cause(NumberStyle{}); }
+
+std::string EquivalenceResult::cause(const NumberStyle &style) const
 {
-    char buf[512];
-    const auto n = static_cast<long long>(config.run.accumSteps);
+    // The sentence is content (resources/content/equivalence.json, /causes/<key>); here only
+    // which one, and the figures it names.
+    const int64_t n = config.run.accumSteps;
     const bool bf16 = lowPrecision(config.run.dtype);
+    std::string key;
+    TextArgs args;
+    auto &v = args.numbers;
     switch (causeCode()) {
     case EquivalenceCause::None:
         return {};
     case EquivalenceCause::InitMismatch:
-        return "the two models did not start from identical parameters, so nothing can be compared";
+        key = "init-mismatch";
+        break;
     case EquivalenceCause::NoDivision:
-        std::snprintf(buf, sizeof buf,
-                      "the accumulated gradient is %.2fx the full-batch one because the loss was not divided "
-                      "by accum_steps (%lld) before backward()",
-                      gradRatio, n);
-        return buf;
+        key = "no-division";
+        v = {{"ratio", gradRatio}};
+        putInteger(args, "n", n);
+        break;
     case EquivalenceCause::StepEveryMicro:
-        std::snprintf(buf, sizeof buf,
-                      "the optimizer stepped after every micro-batch (%lld steps instead of 1), so the parameters "
-                      "moved %.2fx as far as the full-batch step",
-                      static_cast<long long>(accumOptimizerStateStep), updateRatio);
-        return buf;
+        key = "step-every-micro";
+        v = {{"update_ratio", updateRatio}};
+        putInteger(args, "steps", accumOptimizerStateStep);
+        break;
     case EquivalenceCause::ZeroEveryMicro:
-        std::snprintf(buf, sizeof buf,
-                      "zero_grad() ran before every micro-batch, so the buffers kept only the last micro-batch's "
-                      "share: the accumulated gradient is %.2fx the full-batch one",
-                      gradRatio);
-        return buf;
+        key = "zero-every-micro";
+        v = {{"ratio", gradRatio}};
+        break;
     case EquivalenceCause::NeverZero:
-        std::snprintf(buf, sizeof buf,
-                      "zero_grad() was never called after the first window, so the second window's buffers still "
-                      "held the first one's gradient (max |grad diff| %.3g in the second window, %.3g in the first)",
-                      secondWindowGradDiff, maxGradDiff);
-        return buf;
+        key = "never-zero";
+        v = {{"second_diff", secondWindowGradDiff}, {"first_diff", maxGradDiff}};
+        break;
     case EquivalenceCause::DivideByNPlusOne:
-        std::snprintf(buf, sizeof buf,
-                      "the loss was divided by %lld instead of accum_steps (%lld): the accumulated gradient is %.4fx "
-                      "the full-batch one",
-                      n + 1, n, gradRatio);
-        return buf;
+        key = "divide-by-n-plus-1";
+        v = {{"ratio", gradRatio}};
+        putInteger(args, "divisor", n + 1);
+        putInteger(args, "n", n);
+        break;
     case EquivalenceCause::SkipLastMicro:
-        std::snprintf(buf, sizeof buf,
-                      "the loop stopped one micro-batch short (%lld of %lld ran), so its samples never reached the "
-                      "buffers: the accumulated gradient is %.2fx the full-batch one",
-                      n - 1, n, gradRatio);
-        return buf;
+        key = "skip-last-micro";
+        v = {{"ratio", gradRatio}};
+        putInteger(args, "ran", n - 1);
+        putInteger(args, "n", n);
+        break;
     case EquivalenceCause::CountMicroTwice:
-        std::snprintf(buf, sizeof buf,
-                      "the first micro-batch's backward ran twice, so its samples count double: the accumulated "
-                      "gradient is %.4fx the full-batch one",
-                      gradRatio);
-        return buf;
+        key = "count-micro-twice";
+        v = {{"ratio", gradRatio}};
+        break;
     case EquivalenceCause::ScheduleEveryMicro:
-        std::snprintf(buf, sizeof buf,
-                      "scheduler.step() ran after every micro-batch, so the warmup of %lld updates advanced %lld "
-                      "times per update: the window stepped at %.3gx the rate the full batch used "
-                      "(max |param diff| %.3g)",
-                      static_cast<long long>(effectiveLrWarmup(config.run.optimizer, config.run.bug)), n, updateRatio,
-                      maxParamDiff);
-        return buf;
+        key = "schedule-every-micro";
+        v = {{"update_ratio", updateRatio}, {"param_diff", maxParamDiff}};
+        putInteger(args, "warmup", effectiveLrWarmup(config.run.optimizer, config.run.bug));
+        putInteger(args, "n", n);
+        break;
     case EquivalenceCause::ClipEachMicro:
-        std::snprintf(buf, sizeof buf,
-                      "clip_grad_norm_() ran after every micro-batch, on a partial sum, instead of once on the "
-                      "window's sum (max_norm %.3g): the clipped buffers point elsewhere, max |grad diff| %.3g",
-                      effectiveClipNorm(config.run.optimizer, config.run.bug), maxGradDiff);
-        return buf;
+        key = "clip-each-micro";
+        v = {{"max_norm", effectiveClipNorm(config.run.optimizer, config.run.bug)}, {"grad_diff", maxGradDiff}};
+        break;
     case EquivalenceCause::GradDiffAboveTolerance:
-        std::snprintf(buf, sizeof buf, "max |grad diff| %.3g exceeds the %s tolerance %.3g", maxGradDiff,
-                      bf16 ? "dtype-aware" : "fixed", appliedGradTolerance());
-        return buf;
+        key = bf16 ? "grad-diff-dtype" : "grad-diff-fixed";
+        v = {{"grad_diff", maxGradDiff}, {"tolerance", appliedGradTolerance()}};
+        break;
     case EquivalenceCause::ParamDiffAboveTolerance:
-        std::snprintf(buf, sizeof buf,
-                      "|param diff| %.3g at %s exceeds its %s bound %.3g (the tolerance plus the first update's "
-                      "response to that element's gradient difference, %.3g vs %.3g)",
-                      worstParamDiff, worstParam.c_str(), bf16 ? "dtype-aware" : "fixed", appliedParamTolerance(),
-                      worstParamGradFull, worstParamGradAcc);
-        return buf;
+        key = bf16 ? "param-diff-dtype" : "param-diff-fixed";
+        v = {{"param_diff", worstParamDiff},
+             {"grad_full", worstParamGradFull},
+             {"grad_acc", worstParamGradAcc},
+             {"bound", appliedParamTolerance()}};
+        args.strings["param"] = worstParam;
+        break;
     case EquivalenceCause::GradScaleOff:
-        std::snprintf(buf, sizeof buf,
-                      "the accumulated gradient's scale along the full batch's is %.6g, more than %.3g from 1",
-                      gradScale, gradScaleBound);
-        return buf;
+        key = "grad-scale-off";
+        v = {{"scale", gradScale}, {"bound", gradScaleBound}};
+        break;
     case EquivalenceCause::UpdateScaleOff:
-        std::snprintf(buf, sizeof buf,
-                      "the first update's scale along the full batch's is %.6g, more than %.3g from 1: the step "
-                      "size differs",
-                      updateScale, updateScaleBound);
-        return buf;
+        key = "update-scale-off";
+        v = {{"scale", updateScale}, {"bound", updateScaleBound}};
+        break;
     case EquivalenceCause::SecondWindow:
-        std::snprintf(buf, sizeof buf,
-                      "the first window matched, but the second did not (max |grad diff| %.3g against the full "
-                      "batch at the same parameters, optimizer state step %lld after two windows where the "
-                      "full batch has %lld)",
-                      secondWindowGradDiff, static_cast<long long>(secondWindowStateStep),
-                      static_cast<long long>(fullSecondWindowStateStep));
-        return buf;
+        key = "second-window";
+        v = {{"grad_diff", secondWindowGradDiff}};
+        putInteger(args, "state_step", secondWindowStateStep);
+        putInteger(args, "full_state_step", fullSecondWindowStateStep);
+        break;
     }
-    return {};
+    return renderText("equivalence.json", "/causes/" + key, args, style);
 }
 
 } // namespace accumlab

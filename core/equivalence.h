@@ -13,6 +13,8 @@
 
 namespace accumlab {
 
+struct NumberStyle;
+
 class GradSync;
 
 struct LayerDiff {
@@ -108,9 +110,11 @@ struct EquivalenceResult {
     double appliedGradTolerance() const;
     double appliedParamTolerance() const; // the bound at the applied verdict's worst element
     double appliedParamExcess() const;
-    // The English sentence for causeCode() ("" when it holds); the window words it in its
-    // own language from the same code and fields.
+    // The sentence for causeCode() ("" when it holds), from the content
+    // (resources/content/equivalence.json) with the fields above: in English (what the CLI
+    // prints), or for a reader's language and digits (the window's equivalence panel).
     std::string cause() const;
+    std::string cause(const NumberStyle &style) const;
 };
 
 // Throws ConfigError for a split that does not divide; Cancelled when the token is set.

@@ -97,6 +97,19 @@ const char *toString(LoopStatement s)
     return "?";
 }
 
+std::string bugTitle(AccumBug bug, const NumberStyle &style)
+{
+    return renderText("bugs.json", "/bugs/" + toString(bug) + "/title", {}, style);
+}
+
+std::string bugStory(AccumBug bug, const NumberStyle &style)
+{
+    TextArgs args;
+    args.numbers["bug_clip_norm"] = kBugClipNorm;
+    putInteger(args, "bug_warmup", kBugLrWarmup);
+    return renderText("bugs.json", "/bugs/" + toString(bug) + "/story", args, style);
+}
+
 std::string pythonNumber(double value)
 {
     char buf[40];

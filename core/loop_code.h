@@ -47,6 +47,12 @@ LoopListing loopListing(const AccumConfig &config, const NumberStyle &style = {}
 // the same indent ("# once per window").
 std::string loopSource(const LoopListing &listing);
 
+// The zoo's bugs in words (resources/content/bugs.json): each one's short title (the control
+// panel's list) and its one-line story (accumlab-cli --bug list), rendered for `style`. Throws
+// ContentError for a bug the content lacks.
+std::string bugTitle(AccumBug bug, const NumberStyle &style = {});
+std::string bugStory(AccumBug bug, const NumberStyle &style = {});
+
 // A number as Python writes the shortest literal that reads back as the same double ("0.05",
 // "1e-08", "0.999").
 std::string pythonNumber(double value);

@@ -420,43 +420,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>none</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>zero_grad() before every micro-batch</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>zero_grad() never called again</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>loss divided by N + 1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>last micro-batch never runs</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>first micro-batch counted twice</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>gradient clipped after every micro-batch</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Bug: classic</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>A bug that real training loops have shipped with, planted in the engine&apos;s window: the equivalence panel, teaching mode and the sweep all run it.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>LR schedule stepped every micro-batch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -575,74 +543,6 @@
     </message>
     <message>
         <source>%1 (accumulated / full)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The two models did not start from identical parameters, so nothing can be compared.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The accumulated gradient is %1× the full-batch one because the loss was not divided by accum_steps (%2) before %3.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The optimizer stepped after every micro-batch (%1 steps instead of 1), so the parameters moved %2× as far as the full-batch step.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 ran before every micro-batch, so the buffers kept only the last micro-batch&apos;s share: the accumulated gradient is %2× the full-batch one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 was never called after the first window, so the second window&apos;s buffers still held the first one&apos;s gradient (max |grad diff| %2 in the second window, %3 in the first).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The loss was divided by %1 instead of accum_steps (%2): the accumulated gradient is %3× the full-batch one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The loop stopped one micro-batch short (%1 of %2 ran), so its samples never reached the buffers: the accumulated gradient is %3× the full-batch one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The first micro-batch&apos;s backward ran twice, so its samples count double: the accumulated gradient is %1× the full-batch one.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 ran after every micro-batch, so the warmup of %2 updates advanced %3 times per update: the window stepped at %4× the rate the full batch used.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 ran after every micro-batch, on a partial sum, instead of once on the window&apos;s sum (max_norm %2): the clipped buffers point elsewhere, max |grad diff| %3.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Max |grad diff| %1 exceeds the dtype-aware tolerance %2.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Max |grad diff| %1 exceeds the fixed tolerance %2.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Max |param diff| %1 exceeds the dtype-aware tolerance %2.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Max |param diff| %1 exceeds the fixed tolerance %2.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The accumulated gradient&apos;s scale along the full batch&apos;s is %1, more than %2 from 1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The first update&apos;s scale along the full batch&apos;s is %1, more than %2 from 1: the step size differs.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The first window matched, but the second did not (max |grad diff| %1 against the full batch at the same parameters; optimizer state step %2 after two windows where the full batch has %3).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

@@ -420,44 +420,12 @@
         <translation>رنک‌ها (تعداد رنک‌ها)</translation>
     </message>
     <message>
-        <source>none</source>
-        <translation>هیچ</translation>
-    </message>
-    <message>
-        <source>zero_grad() before every micro-batch</source>
-        <translation>zero_grad()‎ پیش از هر میکروبچ</translation>
-    </message>
-    <message>
-        <source>zero_grad() never called again</source>
-        <translation>zero_grad()‎ دیگر هرگز فراخوانده نمی‌شود</translation>
-    </message>
-    <message>
-        <source>loss divided by N + 1</source>
-        <translation>زیان تقسیم بر N + 1</translation>
-    </message>
-    <message>
-        <source>last micro-batch never runs</source>
-        <translation>میکروبچ آخر هرگز اجرا نمی‌شود</translation>
-    </message>
-    <message>
-        <source>first micro-batch counted twice</source>
-        <translation>میکروبچ اول دو بار شمرده می‌شود</translation>
-    </message>
-    <message>
-        <source>gradient clipped after every micro-batch</source>
-        <translation>برش گرادیان پس از هر میکروبچ</translation>
-    </message>
-    <message>
         <source>Bug: classic</source>
         <translation>باگ: کلاسیک</translation>
     </message>
     <message>
         <source>A bug that real training loops have shipped with, planted in the engine&apos;s window: the equivalence panel, teaching mode and the sweep all run it.</source>
         <translation>باگی که حلقه‌های آموزش واقعی با آن منتشر شده‌اند، کاشته‌شده در پنجره‌ی موتور: پنل هم‌ارزی، حالت تدریس و پیمایش همه آن را اجرا می‌کنند.</translation>
-    </message>
-    <message>
-        <source>LR schedule stepped every micro-batch</source>
-        <translation>زمان‌بندی نرخ یادگیری پس از هر میکروبچ جلو می‌رود</translation>
     </message>
     <message>
         <source>Loss scaler</source>
@@ -576,74 +544,6 @@
     <message>
         <source>%1 (accumulated / full)</source>
         <translation>%1 (انباشته / کامل)</translation>
-    </message>
-    <message>
-        <source>The two models did not start from identical parameters, so nothing can be compared.</source>
-        <translation>دو مدل از پارامترهای یکسان شروع نکردند، پس چیزی قابل مقایسه نیست.</translation>
-    </message>
-    <message>
-        <source>The accumulated gradient is %1× the full-batch one because the loss was not divided by accum_steps (%2) before %3.</source>
-        <translation>گرادیان انباشته %1 برابر گرادیان دسته‌ی کامل است، چون زیان پیش از %3 بر accum_steps (%2)‎ تقسیم نشد.</translation>
-    </message>
-    <message>
-        <source>The optimizer stepped after every micro-batch (%1 steps instead of 1), so the parameters moved %2× as far as the full-batch step.</source>
-        <translation>بهینه‌ساز پس از هر میکروبچ گام برداشت (%1 گام به جای 1)‎، پس پارامترها %2 برابر گام دسته‌ی کامل جابه‌جا شدند.</translation>
-    </message>
-    <message>
-        <source>%1 ran before every micro-batch, so the buffers kept only the last micro-batch&apos;s share: the accumulated gradient is %2× the full-batch one.</source>
-        <translation>%1 پیش از هر میکروبچ اجرا شد، پس بافرها فقط سهم آخرین میکروبچ را نگه داشتند: گرادیان انباشته %2 برابر گرادیان دسته‌ی کامل است.</translation>
-    </message>
-    <message>
-        <source>%1 was never called after the first window, so the second window&apos;s buffers still held the first one&apos;s gradient (max |grad diff| %2 in the second window, %3 in the first).</source>
-        <translation>%1 پس از پنجره‌ی اول دیگر فراخوانده نشد، پس بافرهای پنجره‌ی دوم هنوز گرادیان پنجره‌ی اول را داشتند (بیشینه‌ی |اختلاف گرادیان| در پنجره‌ی دوم %2 و در پنجره‌ی اول %3)‎.</translation>
-    </message>
-    <message>
-        <source>The loss was divided by %1 instead of accum_steps (%2): the accumulated gradient is %3× the full-batch one.</source>
-        <translation>زیان به جای accum_steps (%2)‎ بر %1 تقسیم شد: گرادیان انباشته %3 برابر گرادیان دسته‌ی کامل است.</translation>
-    </message>
-    <message>
-        <source>The loop stopped one micro-batch short (%1 of %2 ran), so its samples never reached the buffers: the accumulated gradient is %3× the full-batch one.</source>
-        <translation>حلقه یک میکروبچ زودتر ایستاد (%1 از %2 اجرا شد)، پس نمونه‌های آن هرگز به بافرها نرسیدند: گرادیان انباشته %3 برابر گرادیان دسته‌ی کامل است.</translation>
-    </message>
-    <message>
-        <source>The first micro-batch&apos;s backward ran twice, so its samples count double: the accumulated gradient is %1× the full-batch one.</source>
-        <translation>گذر رو به عقب میکروبچ اول دو بار اجرا شد، پس نمونه‌هایش دو بار شمرده شدند: گرادیان انباشته %1 برابر گرادیان دسته‌ی کامل است.</translation>
-    </message>
-    <message>
-        <source>%1 ran after every micro-batch, so the warmup of %2 updates advanced %3 times per update: the window stepped at %4× the rate the full batch used.</source>
-        <translation>%1 پس از هر میکروبچ اجرا شد، پس گرمایشِ %2 به‌روزرسانی‌ای در هر به‌روزرسانی %3 بار جلو رفت: پنجره با %4 برابر نرخی که دسته‌ی کامل به کار برد گام برداشت.</translation>
-    </message>
-    <message>
-        <source>%1 ran after every micro-batch, on a partial sum, instead of once on the window&apos;s sum (max_norm %2): the clipped buffers point elsewhere, max |grad diff| %3.</source>
-        <translation>%1 به جای یک بار روی مجموع پنجره، پس از هر میکروبچ روی یک مجموع جزئی اجرا شد (max_norm برابر %2)‎: بافرهای برش‌خورده به سوی دیگری اشاره می‌کنند، بیشینه‌ی |اختلاف گرادیان| %3.</translation>
-    </message>
-    <message>
-        <source>Max |grad diff| %1 exceeds the dtype-aware tolerance %2.</source>
-        <translation>بیشینه‌ی |اختلاف گرادیان| (%1)‎ از رواداری وابسته به dtype (%2)‎ بیشتر است.</translation>
-    </message>
-    <message>
-        <source>Max |grad diff| %1 exceeds the fixed tolerance %2.</source>
-        <translation>بیشینه‌ی |اختلاف گرادیان| (%1)‎ از رواداری ثابت (%2)‎ بیشتر است.</translation>
-    </message>
-    <message>
-        <source>Max |param diff| %1 exceeds the dtype-aware tolerance %2.</source>
-        <translation>بیشینه‌ی |اختلاف پارامتر| (%1)‎ از رواداری وابسته به dtype (%2)‎ بیشتر است.</translation>
-    </message>
-    <message>
-        <source>Max |param diff| %1 exceeds the fixed tolerance %2.</source>
-        <translation>بیشینه‌ی |اختلاف پارامتر| (%1)‎ از رواداری ثابت (%2)‎ بیشتر است.</translation>
-    </message>
-    <message>
-        <source>The accumulated gradient&apos;s scale along the full batch&apos;s is %1, more than %2 from 1.</source>
-        <translation>مقیاس گرادیان انباشته در راستای گرادیان دسته‌ی کامل %1 است، بیش از %2 دور از 1.</translation>
-    </message>
-    <message>
-        <source>The first update&apos;s scale along the full batch&apos;s is %1, more than %2 from 1: the step size differs.</source>
-        <translation>مقیاس نخستین به‌روزرسانی در راستای به‌روزرسانی دسته‌ی کامل %1 است، بیش از %2 دور از 1: اندازه‌ی گام فرق دارد.</translation>
-    </message>
-    <message>
-        <source>The first window matched, but the second did not (max |grad diff| %1 against the full batch at the same parameters; optimizer state step %2 after two windows where the full batch has %3).</source>
-        <translation>پنجره‌ی اول برابر بود، اما دومی نه (بیشینه‌ی |اختلاف گرادیان| در برابر دسته‌ی کامل با همان پارامترها %1؛ گام وضعیت بهینه‌ساز پس از دو پنجره %2، در حالی که دسته‌ی کامل %3 دارد).</translation>
     </message>
     <message>
         <source>Differences per parameter tensor</source>

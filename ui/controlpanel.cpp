@@ -1,6 +1,8 @@
 // The control panel.
 #include "ui/controlpanel.h"
 
+#include "core/loop_code.h"
+
 #include "ui/classinput.h"
 
 #include "ui/fontscale.h"
@@ -239,20 +241,7 @@ QStringList ControlPanel::controlKeys()
             QStringLiteral("accumGrid"),  QStringLiteral("numSteps")};
 }
 
-QString ControlPanel::bugTitle(AccumBug bug)
-{
-    switch (bug) {
-    case AccumBug::None: return tr("none");
-    case AccumBug::ZeroEveryMicro: return tr("zero_grad() before every micro-batch");
-    case AccumBug::NeverZero: return tr("zero_grad() never called again");
-    case AccumBug::DivideByNPlusOne: return tr("loss divided by N + 1");
-    case AccumBug::SkipLastMicro: return tr("last micro-batch never runs");
-    case AccumBug::CountMicroTwice: return tr("first micro-batch counted twice");
-    case AccumBug::ClipEachMicro: return tr("gradient clipped after every micro-batch");
-    case AccumBug::ScheduleEveryMicro: return tr("LR schedule stepped every micro-batch");
-    }
-    return {};
-}
+QString ControlPanel::bugTitle(AccumBug bug) { return localized(accumlab::bugTitle(bug, contentStyle())); }
 
 QString ControlPanel::controlTitle(const QString &key) const
 {
@@ -345,8 +334,11 @@ void ControlPanel::retranslateUi()
     m_noDivisionCheck->setToolTip(tr("Each micro-batch's loss goes to backward() undivided: the summed gradient is N times too large."));
     m_stepEveryMicroCheck->setText(tr("optimizer.step() inside the window"));
     m_stepEveryMicroCheck->setToolTip(tr("The optimizer steps after every micro-batch instead of once per effective batch."));
-    for (int i = 0; i < m_bugCombo->count(); ++i)
-        m_bugCombo->setItemText(i, bugTitle(accumBugFromString(m_bugCombo->itemData(i).toString().toStdString())));
+    for (int i = 0; i < m_bugCombo->count(); ++i) {
+        const AccumBug bug = accumBugFromString(m_bugCombo->itemData(i).toString().toStdString());
+        m_bugCombo->setItemText(i, bugTitle(bug));
+        m_bugCombo->setItemData(i, localized(bugStory(bug, contentStyle())), Qt::ToolTipRole);
+    }
     m_bugCombo->setToolTip(tr("A bug that real training loops have shipped with, planted in the engine's window: "
                               "the equivalence panel, teaching mode and the sweep all run it."));
     m_noSyncCheck->setText(tr("sync only on the last micro-batch"));

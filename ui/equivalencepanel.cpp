@@ -11,6 +11,7 @@
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -118,75 +119,19 @@ void EquivalencePanel::setResult(const EquivalenceUpdate &update)
 QString EquivalencePanel::verdictText() const { return m_verdictLabel->text(); }
 QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
 
+// Core's sentence for the cause (one source for the CLI and the window), in the reader's
+// language and digits, as a sentence: a capital first letter where the language has them (an
+// identifier keeps its case), a full stop.
 QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 {
-    const auto fixed = [](double v, int digits) { return figure(v, QStringLiteral(".%1f").arg(digits).toLatin1().constData()); };
-    const auto code = [](const char *token) { return LanguageManager::ltr(QString::fromLatin1(token)); };
-    const int64_t n = r.config.run.accumSteps;
-    const bool bf16 = lowPrecision(r.config.run.dtype);
-    switch (r.causeCode()) {
-    case EquivalenceCause::None:
-        return {};
-    case EquivalenceCause::InitMismatch:
-        return tr("The two models did not start from identical parameters, so nothing can be compared.");
-    case EquivalenceCause::NoDivision:
-        return tr("The accumulated gradient is %1× the full-batch one because the loss was not divided by "
-                  "accum_steps (%2) before %3.")
-            .arg(fixed(r.gradRatio, 2), count(n), code("backward()"));
-    case EquivalenceCause::StepEveryMicro:
-        return tr("The optimizer stepped after every micro-batch (%1 steps instead of 1), so the parameters moved "
-                  "%2× as far as the full-batch step.")
-            .arg(count(r.accumOptimizerStateStep), fixed(r.updateRatio, 2));
-    case EquivalenceCause::ZeroEveryMicro:
-        return tr("%1 ran before every micro-batch, so the buffers kept only the last micro-batch's share: the "
-                  "accumulated gradient is %2× the full-batch one.")
-            .arg(code("zero_grad()"), fixed(r.gradRatio, 2));
-    case EquivalenceCause::NeverZero:
-        return tr("%1 was never called after the first window, so the second window's buffers still held the first "
-                  "one's gradient (max |grad diff| %2 in the second window, %3 in the first).")
-            .arg(code("zero_grad()"), sci(r.secondWindowGradDiff), sci(r.maxGradDiff));
-    case EquivalenceCause::DivideByNPlusOne:
-        return tr("The loss was divided by %1 instead of accum_steps (%2): the accumulated gradient is %3× the "
-                  "full-batch one.")
-            .arg(count(n + 1), count(n), fixed(r.gradRatio, 4));
-    case EquivalenceCause::SkipLastMicro:
-        return tr("The loop stopped one micro-batch short (%1 of %2 ran), so its samples never reached the buffers: "
-                  "the accumulated gradient is %3× the full-batch one.")
-            .arg(count(n - 1), count(n), fixed(r.gradRatio, 2));
-    case EquivalenceCause::CountMicroTwice:
-        return tr("The first micro-batch's backward ran twice, so its samples count double: the accumulated "
-                  "gradient is %1× the full-batch one.")
-            .arg(fixed(r.gradRatio, 4));
-    case EquivalenceCause::ScheduleEveryMicro:
-        return tr("%1 ran after every micro-batch, so the warmup of %2 updates advanced %3 times per update: the "
-                  "window stepped at %4× the rate the full batch used.")
-            .arg(code("scheduler.step()"), count(effectiveLrWarmup(r.config.run.optimizer, r.config.run.bug)), count(n),
-                 fixed(r.updateRatio, 2));
-    case EquivalenceCause::ClipEachMicro:
-        return tr("%1 ran after every micro-batch, on a partial sum, instead of once on the window's sum "
-                  "(max_norm %2): the clipped buffers point elsewhere, max |grad diff| %3.")
-            .arg(code("clip_grad_norm_()"), figure(effectiveClipNorm(r.config.run.optimizer, r.config.run.bug), ".3g"),
-                 sci(r.maxGradDiff));
-    case EquivalenceCause::GradDiffAboveTolerance:
-        return (bf16 ? tr("Max |grad diff| %1 exceeds the dtype-aware tolerance %2.")
-                     : tr("Max |grad diff| %1 exceeds the fixed tolerance %2."))
-            .arg(sci(r.maxGradDiff), sci(r.appliedGradTolerance()));
-    case EquivalenceCause::ParamDiffAboveTolerance:
-        return (bf16 ? tr("Max |param diff| %1 exceeds the dtype-aware tolerance %2.")
-                     : tr("Max |param diff| %1 exceeds the fixed tolerance %2."))
-            .arg(sci(r.maxParamDiff), sci(r.appliedParamTolerance()));
-    case EquivalenceCause::GradScaleOff:
-        return tr("The accumulated gradient's scale along the full batch's is %1, more than %2 from 1.")
-            .arg(fixed(r.gradScale, 6), sci(r.gradScaleBound));
-    case EquivalenceCause::UpdateScaleOff:
-        return tr("The first update's scale along the full batch's is %1, more than %2 from 1: the step size differs.")
-            .arg(fixed(r.updateScale, 6), sci(r.updateScaleBound));
-    case EquivalenceCause::SecondWindow:
-        return tr("The first window matched, but the second did not (max |grad diff| %1 against the full batch at the "
-                  "same parameters; optimizer state step %2 after two windows where the full batch has %3).")
-            .arg(sci(r.secondWindowGradDiff), count(r.secondWindowStateStep), count(r.fullSecondWindowStateStep));
-    }
-    return {};
+    QString text = localized(r.cause(contentStyle()));
+    if (text.isEmpty())
+        return text;
+    // An identifier keeps its case: "zero_grad() ran ...", "scheduler.step() ran ...".
+    const QString first = text.section(QLatin1Char(' '), 0, 0);
+    if (text.at(0).isLower() && !first.contains(QRegularExpression(QStringLiteral("[_().]"))))
+        text[0] = text.at(0).toUpper();
+    return text + QLatin1Char('.');
 }
 
 QString EquivalencePanel::describeBound(const EquivalenceResult &r) const

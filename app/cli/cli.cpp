@@ -1110,18 +1110,14 @@ int accumlab::cli::run(int argc, char **argv)
                     throw UsageError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
                                       "'; give '" + sub->get_name() + "' its own options after its name");
         if ((eqCmd->parsed() ? e.bug : s.bug) == "list") {
-            std::cout << "--bug NAME plants one classic accumulation bug in the engine's window:\n"
-                         "  none                no bug (the default)\n"
-                         "  zero-every-micro    zero_grad() before every micro-batch: only the last one's gradient stays\n"
-                         "  never-zero          zero_grad() never called again: a window keeps the previous one's gradient\n"
-                         "  divide-by-n-plus-1  loss / (N + 1) instead of loss / N\n"
-                         "  skip-last-micro     the loop stops one micro-batch short\n"
-                         "  count-micro-twice   the first micro-batch's backward runs twice\n"
-                         "  clip-each-micro     clip_grad_norm_() after every micro-batch instead of once per window\n"
-                         "                      (at --clip-norm, or 0.1 when it is 0; the correct loop clips once)\n"
-                         "  schedule-every-micro  scheduler.step() after every micro-batch: the LR warmup runs N times ahead\n"
-                         "                      (over --lr-warmup updates, or 8 when it is 0)\n"
-                         "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
+            // The stories are the content's (resources/content/bugs.json), as the window's list has them.
+            std::cout << "--bug NAME plants one classic accumulation bug in the engine's window:\n";
+            for (const std::string &name : accumBugNames()) {
+                std::string padded = name;
+                padded.resize(std::max<size_t>(padded.size() + 1, 22), ' ');
+                std::cout << "  " << padded << bugStory(accumBugFromString(name)) << "\n";
+            }
+            std::cout << "The two teaching bugs keep their own switches: --scaling none (no division) and\n"
                          "--step-every-micro.\n";
             return 0;
         }

@@ -137,8 +137,8 @@ private slots:
         QTest::newRow("default") << QStringList{} << 0 << QString();
         QTest::newRow("2x8 compare") << QStringList{"--compare-split", "2x8"} << 0 << QString();
         QTest::newRow("float64 adamw") << QStringList{"--dtype", "float64", "--optimizer", "adamw"} << 0 << QString();
-        QTest::newRow("no division sgd") << QStringList{"--scaling", "none"} << 1 << "4.00x";
-        QTest::newRow("no division 8") << QStringList{"--scaling", "none", "--accum-steps", "8"} << 1 << "8.00x";
+        QTest::newRow("no division sgd") << QStringList{"--scaling", "none"} << 1 << "4.00×";
+        QTest::newRow("no division 8") << QStringList{"--scaling", "none", "--accum-steps", "8"} << 1 << "8.00×";
         QTest::newRow("step every micro") << QStringList{"--step-every-micro", "--optimizer", "adamw"} << 1
                                           << "every micro-batch";
         QTest::newRow("bf16 dtype-aware") << QStringList{"--dtype", "bfloat16"} << 0 << QString();

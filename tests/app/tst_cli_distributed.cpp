@@ -163,7 +163,7 @@ private slots:
             << QStringList{"--world-size", "2", "--accum-steps", "2", "--optimizer", "adamw"} << 0 << 4 << QString();
         // Undivided loss over 2 micro-batches per rank: the all-reduced mean is 2x the full batch's.
         QTest::newRow("world 2 no division")
-            << QStringList{"--world-size", "2", "--accum-steps", "2", "--scaling", "none"} << 1 << 4 << "2.00x";
+            << QStringList{"--world-size", "2", "--accum-steps", "2", "--scaling", "none"} << 1 << 4 << "2.00×";
     }
     void equivalenceAcrossRanks()
     {

@@ -171,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
     Runs, CliEquivalence,
     testing::Values(EquivalenceRun{"default", {}, kExitHolds, nullptr},
                     EquivalenceRun{"no_division", {"--scaling", "none"}, kExitFails, "not divided"},
-                    EquivalenceRun{"no_division_8", {"--scaling", "none", "--accum-steps", "8"}, kExitFails, "8.00x"},
+                    EquivalenceRun{"no_division_8", {"--scaling", "none", "--accum-steps", "8"}, kExitFails, "8.00×"},
                     EquivalenceRun{"step_every_micro", {"--step-every-micro", "--optimizer", "adamw"}, kExitFails,
                                    "every micro-batch"}),
     [](const testing::TestParamInfo<EquivalenceRun> &info) { return std::string(info.param.name); });

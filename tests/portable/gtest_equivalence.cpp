@@ -93,7 +93,7 @@ TEST_P(NoDivision, FailsWithGradientNTimesTooLarge)
     EXPECT_GT(r.maxGradDiff, kLessonTolerance);
     EXPECT_TRUE(contains(r.cause(), "not divided")) << r.cause();
     char factor[32];
-    std::snprintf(factor, sizeof factor, "%.2fx", double(accum));
+    std::snprintf(factor, sizeof factor, "%.2f×", double(accum));
     EXPECT_TRUE(contains(r.cause(), factor)) << r.cause();
     // SGD and momentum's first step (its buffer starts as g) move lr * g: N times as far.
     // Adam's first step is g / (|g| + eps), about the same whatever the scale: the update
