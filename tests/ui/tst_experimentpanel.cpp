@@ -288,9 +288,12 @@ private slots:
         // The full sweep: 5 points of 1000 timed steps each, long enough to be stopped midway.
         panel.setCurrentExperiment(QStringLiteral("sweep-flattening"));
         QSignalSpy finished(&panel, &ExperimentPanel::experimentFinished);
+        QSignalSpy running(&controller, &EngineController::jobStarted);
         panel.runCurrent();
-        QTest::qWait(100); // let it start training
-        QVERIFY2(finished.isEmpty(), "the full sweep ended within 100 ms; cancel cannot be observed");
+        // The worker has begun the experiment's run (its running phase), not merely queued it.
+        QVERIFY(running.wait(kRunTimeoutMs));
+        QCOMPARE(running.first().at(0).value<EngineJob>(), EngineJob::Experiment);
+        QVERIFY2(finished.isEmpty(), "the full sweep ended before Cancel; cancel cannot be observed");
         auto *cancel = panel.findChild<QPushButton *>(QStringLiteral("cancelExperimentButton"));
         QVERIFY(cancel->isEnabled());
         QElapsedTimer sinceCancel;

@@ -360,11 +360,10 @@ private slots:
         w->findChild<QLineEdit *>(QStringLiteral("accumGridEdit"))->setText(QStringLiteral("1,2,4,8,16"));
         w->findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->setValue(w->findChild<QSpinBox *>(QStringLiteral("numStepsSpin"))->maximum());
         w->show();
-        QSignalSpy started(w->controller(), &EngineController::sweepPointStarted);
+        QSignalSpy stepping(w->controller(), &EngineController::stepBatch);
         QString error;
         QVERIFY2(w->sweep()->run(&error), qPrintable(error));
-        QVERIFY(started.wait(30'000));
-        QTest::qWait(100); // inside the first point's timed steps
+        QVERIFY(stepping.wait(30'000)); // the first point's steps are running
         QElapsedTimer clock;
         clock.start();
         QVERIFY(w->close());
