@@ -124,9 +124,10 @@ QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
 // identifier keeps its case), a full stop.
 QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
 {
-    QString text = localized(r.cause(contentStyle()));
-    if (text.isEmpty())
-        return text;
+    const std::string cause = r.cause(contentStyle());
+    if (cause.empty()) // it holds (localized() would still give a right-to-left mark)
+        return {};
+    QString text = localized(cause);
     // An identifier keeps its case: "zero_grad() ran ...", "scheduler.step() ran ...".
     const QString first = text.section(QLatin1Char(' '), 0, 0);
     if (text.at(0).isLower() && !first.contains(QRegularExpression(QStringLiteral("[_().]"))))

@@ -87,6 +87,8 @@ private slots:
     void lessonLinksReachWidgets();
     void equivalenceCauseInTheWindowsLanguage_data();
     void equivalenceCauseInTheWindowsLanguage();
+    void aHoldingCheckNamesNoCause_data();
+    void aHoldingCheckNamesNoCause();
     void equivalenceFiguresInTheReadersScript_data();
     void equivalenceFiguresInTheReadersScript();
     void equivalenceSplitNamesTheRanks_data();
@@ -295,6 +297,29 @@ void TestLanguage::equivalenceCauseInTheWindowsLanguage_data()
     for (const QString &lang : {QStringLiteral("en"), QStringLiteral("fa")})
         for (const QString &bug : bugs)
             QTest::addRow("%s %s", qPrintable(lang), qPrintable(bug)) << lang << bug;
+}
+
+// A check that holds names no cause: the line under the verdict stays empty in every language
+// (a right-to-left mark and a full stop once stood there in Persian).
+void TestLanguage::aHoldingCheckNamesNoCause_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::newRow("en") << QStringLiteral("en");
+    QTest::newRow("fa") << QStringLiteral("fa");
+}
+
+void TestLanguage::aHoldingCheckNamesNoCause()
+{
+    QFETCH(QString, language);
+    LanguageManager::instance()->setLanguage(LanguageManager::fromCode(language));
+    settle();
+    EquivalenceUpdate u;
+    u.ok = true;
+    u.result = runEquivalence(EquivalenceConfig{});
+    QVERIFY(u.result.holds);
+    EquivalencePanel panel;
+    panel.setResult(u);
+    QCOMPARE(panel.causeText(), QString());
 }
 
 void TestLanguage::equivalenceCauseInTheWindowsLanguage()

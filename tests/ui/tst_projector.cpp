@@ -258,8 +258,8 @@ private slots:
         QTest::addColumn<QSize>("size");
         QTest::addColumn<QString>("language");
         QTest::addColumn<QString>("page"); // lab/<tab index>, experiments, quiz
-        const QStringList pages{QStringLiteral("lab/0"), QStringLiteral("lab/1"), QStringLiteral("lab/2"),
-                                QStringLiteral("experiments"), QStringLiteral("quiz")};
+        const QStringList pages{QStringLiteral("lab/0"), QStringLiteral("lab/1"),       QStringLiteral("lab/2"),
+                                QStringLiteral("lab/3"), QStringLiteral("experiments"), QStringLiteral("quiz")};
         for (const QSize size : {QSize(1024, 768), QSize(1366, 768)})
             for (const char *language : {"en", "fa"})
                 for (const QString &page : pages)
