@@ -3,7 +3,6 @@
 // language. Plain C++: no torch.
 #include "core/loop_code.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -80,13 +79,6 @@ std::string optimizerCode(const OptimizerConfig &o)
     return s;
 }
 
-// A note as a comment: the text filled, its code spans without backticks (kept left to right
-// in a right-to-left language by a mark on each side, invisible in an editor).
-std::string plainNote(const nlohmann::json &note, const TextArgs &args, const NumberStyle &style)
-{
-    return renderLocalized(localizedText(note), args, style);
-}
-
 } // namespace
 
 const char *toString(LoopStatement s)
@@ -132,7 +124,8 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
                                      : "correct";
     // Code strings take the run's settings as Python literals; notes take them in the reader's digits.
     const int64_t warmup = effectiveLrWarmup(c.optimizer, c.bug);
-    const std::map<std::string, std::string> code{
+    TextArgs codeArgs;
+    codeArgs.strings = {
         {"optimizer", optimizerCode(c.optimizer)},
         {"schedule", warmup > 0 ? "lambda k: min(1.0, (k + 1) / " + std::to_string(warmup) + ")" : "lambda k: 1.0"},
         {"max_norm", pythonNumber(effectiveClipNorm(c.optimizer, c.bug))},
@@ -146,17 +139,12 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
             return;
         CodeLine l;
         l.setup = setup;
-        std::string text = line.at("code").get<std::string>();
-        for (const auto &[name, value] : code) {
-            const std::string key = "{" + name + "}";
-            for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
-                text.replace(at, key.size(), value);
-        }
+        const std::string text = fillTemplate(line.at("code").get<std::string>(), codeArgs);
         // Under no_sync the micro-batch's forward and backward sit one level deeper.
         const int indent = line.value("indent", 0) + (line.value("body", false) && tags.count("ddp") ? 1 : 0);
         l.code = std::string(4 * indent, ' ') + text;
-        if (line.contains("note"))
-            l.note = plainNote(line.at("note"), noteArgs, style);
+        if (line.contains("note")) // code spans lose their backticks, kept left to right by marks
+            l.note = renderLocalized(localizedText(line.at("note")), noteArgs, style);
         for (const auto &s : line.value("line", nlohmann::json::array()))
             l.lit.push_back(statementFromString(s.get<std::string>()));
         l.planted = line.value("planted", false);
@@ -167,9 +155,9 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
     for (const auto &line : file.at("loop"))
         add(line, false);
     if (c.lossScaler.enabled || c.dtype == DType::Float16)
-        out.caveat = plainNote(file.at("float16"), {}, style);
+        out.caveat = renderLocalized(localizedText(file.at("float16")), {}, style);
     else if (c.stepEveryMicro && c.bug == AccumBug::SkipLastMicro)
-        out.caveat = plainNote(file.at("combined"), {}, style);
+        out.caveat = renderLocalized(localizedText(file.at("combined")), {}, style);
     return out;
 }
 

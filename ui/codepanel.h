@@ -33,7 +33,8 @@ public:
 
     QTextBrowser *view() const { return m_view; }
     QPushButton *copyButton() const { return m_copy; }
-    // The shown code as Python source (what Copy puts on the clipboard): line i is listing().lines[i].
+    // The shown code as Python source, each note a comment above its line (what Copy puts on
+    // the clipboard).
     QString source() const;
     QList<int> litLines() const;     // lines lit now (indices into listing().lines)
     QList<int> plantedLines() const; // the planted bug's lines
