@@ -23,6 +23,7 @@
 #include "core/data.h"
 #include "core/device.h"
 #include "core/engine_state.h"
+#include "core/full_batch.h"
 #include "core/grad_sync.h"
 #include "core/memory_timeline.h"
 #include "core/model.h"
@@ -511,19 +512,14 @@ struct AccumEngine::Impl {
         }
         if (!open)
             openWindow();
-        Mlp ref = makeModel(config.modelShape(), config.seed, dtype, device);
-        ref->halfMode = halfMode;
-        {
-            torch::NoGradGuard noGrad;
-            auto refParams = ref->parameters();
-            const auto &source = (config.stepEveryMicro && micro > 0) ? windowStartParams : params;
-            for (size_t i = 0; i < refParams.size(); ++i)
-                refParams[i].copy_(source[i]);
-        }
+        // The window's full batch in one pass at the window-start parameters, unclipped: the
+        // gradient the micro-batches add up to.
+        const auto &start = (config.stepEveryMicro && micro > 0) ? windowStartParams : params;
+        Mlp ref = modelAt(config.modelShape(), start, dtype, device, halfMode);
         auto y = torch::cat(windowY);                     // y: (micro * accum,)
         auto x = data->inputs(torch::cat(windowX), y); // x: (micro * accum, in)
         FusedOptimizer refBuffers(ref->parameters(), config.optimizer); // only for its flat norms
-        torch::cross_entropy_loss(ref->forward(x), y).backward();
+        fullBatchGradient(ref, refBuffers, x, y);
         referenceWindow = windowsDone;
         referenceGrads.clear();
         if (config.worldSize == 1) {

@@ -10,6 +10,7 @@
 #include "core/data.h"
 #include "core/device.h"
 #include "core/engine.h"
+#include "core/full_batch.h"
 #include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
@@ -166,16 +167,6 @@ struct Fixture {
     }
     double clipNorm() const { return effectiveClipNorm(config.run.optimizer, config.run.bug); }
 
-    // The correct loop's buffers for a whole batch in one pass: zeroed, one backward, clipped
-    // once when a clip norm applies.
-    void fullBatchGrad(Mlp &model, FusedOptimizer &opt, const torch::Tensor &x, const torch::Tensor &y) const
-    {
-        opt.zeroGrad();
-        torch::cross_entropy_loss(model->forward(x), y).backward();
-        if (clipNorm() > 0.0)
-            opt.clipGradNorm(clipNorm());
-    }
-
     // Update k of the correct loop: the schedule steps once per update, so it uses the rate
     // of scheduler step k.
     void scheduledStep(FusedOptimizer &opt, int64_t k) const
@@ -199,7 +190,7 @@ struct Fixture {
         std::vector<RunState> out;
         for (size_t w = 0; w < xs.size(); ++w) {
             checkCancel();
-            fullBatchGrad(model, opt, xs[w], ys[w]);
+            fullBatchGradient(model, opt, xs[w], ys[w], clipNorm());
             RunState s;
             s.grads = float64Copies(opt.grads());
             scheduledStep(opt, static_cast<int64_t>(w));
@@ -217,7 +208,7 @@ struct Fixture {
     {
         auto model = freshModel();
         FusedOptimizer opt(model->parameters(), config.run.optimizer);
-        fullBatchGrad(model, opt, xs[0].flip(0), ys[0].flip(0));
+        fullBatchGradient(model, opt, xs[0].flip(0), ys[0].flip(0), clipNorm());
         scheduledStep(opt, 0);
         return float64Copies(opt.params());
     }
@@ -226,15 +217,9 @@ struct Fixture {
     // engine's buffers of that window must hold when it starts from those parameters.
     std::vector<torch::Tensor> referenceGradAt(const std::vector<torch::Tensor> &params, size_t w) const
     {
-        auto model = freshModel();
-        {
-            torch::NoGradGuard noGrad;
-            auto ps = model->parameters();
-            for (size_t i = 0; i < ps.size(); ++i)
-                ps[i].copy_(params[i].to(device, dtype));
-        }
+        auto model = modelAt(config.run.modelShape(), params, dtype, device, halfModeFor(config.run.dtype, device));
         FusedOptimizer buffers(model->parameters(), config.run.optimizer); // for its zeroed .grad views
-        fullBatchGrad(model, buffers, xs[w], ys[w]);
+        fullBatchGradient(model, buffers, xs[w], ys[w], clipNorm());
         return float64Copies(buffers.grads());
     }
 

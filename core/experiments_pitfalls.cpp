@@ -1,14 +1,16 @@
 // Experiments 6-11: pitfalls beyond the lesson that production trainers hit (variable-length
 // sequences, a window cut short by the end of the data, BatchNorm, gradient clipping, the LR
-// schedule, the linear scaling rule). Clipping and the LR schedule run the engine's own window,
-// where the clip-each-micro and schedule-every-micro bugs are planted; the others build small
-// loops of their own on LibTorch (a token-weighted loss, a short window, a BatchNorm model, a
-// held-out curve under a ramped rate) so the wrong and the right way sit side by side against a
+// schedule, the linear scaling rule). Clipping, the LR schedule and the linear scaling rule run
+// the engine's own window (the first two with the clip-each-micro and schedule-every-micro bugs
+// planted); the others build small loops of their own on LibTorch (a token-weighted loss, a
+// short window, a BatchNorm model) so the wrong and the right way sit side by side against a
 // full-batch reference. Not here: the catalog and JSON (experiments.cpp).
 #include "core/experiments_internal.h"
 
 #include "core/data.h"
 #include "core/engine.h"
+#include "core/engine_state.h"
+#include "core/full_batch.h"
 #include "core/equivalence.h"
 #include "core/tensor_diff.h"
 #include "core/window_probe.h"
@@ -49,13 +51,6 @@ double l2(const std::vector<torch::Tensor> &ts)
     return std::sqrt(s);
 }
 
-void zeroGrads(const std::vector<torch::Tensor> &params)
-{
-    for (const auto &p : params)
-        if (p.grad().defined())
-            p.grad().zero_();
-}
-
 // torch.nn.Linear's default law U(-1/sqrt(in), 1/sqrt(in)), drawn from a private generator.
 void initLinear(torch::nn::Linear &layer, torch::Generator &gen, torch::Dtype dtype)
 {
@@ -63,14 +58,6 @@ void initLinear(torch::nn::Linear &layer, torch::Generator &gen, torch::Dtype dt
     const double bound = 1.0 / std::sqrt(static_cast<double>(layer->options.in_features()));
     for (auto *p : {&layer->weight, &layer->bias})
         p->set_data(torch::empty(p->sizes(), torch::kFloat64).uniform_(-bound, bound, gen).to(dtype));
-}
-
-// SGD update p -= lr * g on every parameter.
-void sgdStep(const std::vector<torch::Tensor> &params, double lr)
-{
-    torch::NoGradGuard noGrad;
-    for (const auto &p : params)
-        p.add_(p.grad(), -lr);
 }
 
 } // namespace
@@ -617,11 +604,28 @@ ExperimentLabSettings linearScalingSettings(const ExperimentOptions &o)
     return s;
 }
 
+namespace {
+
+// The held-out loss of an engine's parameters as they stand (its flat buffer, EngineState).
+double heldOutLoss(const AccumEngine &engine, const ModelShape &shape, torch::Dtype dtype,
+                   const std::pair<torch::Tensor, torch::Tensor> &eval)
+{
+    EngineState state;
+    engine.captureState(state);
+    auto model = modelAtFlat(shape, state.params, dtype, kCpu);
+    return meanLoss(model, eval.first, eval.second);
+}
+
+} // namespace
+
 ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *cancel)
 {
     ExperimentResult r;
     // The lesson's model and teacher labels; SGD. "Accurate, Large Minibatch SGD" (Goyal et al.,
     // 2017): multiply the learning rate by k when the batch grows k-fold, with a gradual warmup.
+    // Every run is the engine's window (the lesson's loop): the small batch is a window of one
+    // micro-batch, the large ones windows of k; the scaled one warms up with the lesson's
+    // schedule (LambdaLR, min(1, (step + 1) / W)).
     const AccumConfig settings = linearScalingSettings(o).config;
     const ModelShape shape = settings.modelShape();
     const auto dtype = toTorch(settings.dtype);
@@ -633,54 +637,39 @@ ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *ca
     const int64_t largeSteps = o.fast ? 40 : 100; // effective steps of the large runs
     const int64_t warmup = largeSteps / 10;      // warmup of the scaled run, in effective steps
     const int64_t samplesPerLarge = micro * scale;
+    // The held-out set: the same teacher's stream, past every sample the runs train on.
+    DataStream heldOut(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
+    heldOut.draw(largeSteps * samplesPerLarge);
+    const auto eval = heldOut.next(kEvalSamples); // (1024, in), (1024,)
 
     struct Curve {
         std::vector<double> samples, loss;
     };
-    // accum = 1: the small-batch reference; accum = scale: the large runs.
-    const auto train = [&](int64_t accum, bool scaleLr) {
-        auto model = makeModel(shape, settings.seed, dtype, kCpu);
-        const auto params = model->parameters();
-        DataStream data(shape, LabelKind::Teacher, settings.seed, dtype, kCpu);
-        const auto eval = data.next(kEvalSamples); // the same held-out set for every run
-        const auto evalLoss = [&] {
-            torch::NoGradGuard noGrad;
-            return torch::cross_entropy_loss(model->forward(eval.first), eval.second).item<double>();
-        };
-        Curve c;
-        c.samples.push_back(0.0);
-        c.loss.push_back(evalLoss());
-        int64_t seen = 0;
-        int64_t update = 0;
+    // accum = 1: the small-batch reference; accum = scale: the large runs. Each sees the same
+    // number of samples, curves read after every k of them.
+    const auto train = [&](int64_t accum, double lr, int64_t lrWarmup) {
+        AccumConfig c = settings;
+        c.shape = shape;
+        c.labels = LabelKind::Teacher;
+        c.accumSteps = accum;
+        c.optimizer.lr = lr;
+        c.optimizer.lrWarmup = lrWarmup;
+        AccumEngine engine(c);
+        Curve curve;
+        curve.samples.push_back(0.0);
+        curve.loss.push_back(heldOutLoss(engine, shape, dtype, eval));
         for (int64_t block = 0; block < largeSteps; ++block) {
-            checkCancel(cancel);
-            auto [x, y] = data.next(samplesPerLarge); // every run sees the same samples in the same order
-            const auto xs = x.split(micro), ys = y.split(micro);
-            for (int64_t w = 0; w < scale / accum; ++w) {
-                zeroGrads(params);
-                for (int64_t i = 0; i < accum; ++i) {
-                    const auto m = w * accum + i;
-                    (torch::cross_entropy_loss(model->forward(xs[m]), ys[m]) / static_cast<double>(accum)).backward();
-                }
-                // Scaled: ramp linearly from the base rate to k x base over `warmup` updates.
-                double lr = baseLr;
-                if (scaleLr) {
-                    const double ramp = std::min(1.0, static_cast<double>(update + 1) / static_cast<double>(warmup));
-                    lr = baseLr * (1.0 + (scale - 1) * ramp);
-                }
-                sgdStep(params, lr);
-                ++update;
-                seen += accum * micro;
-            }
-            c.samples.push_back(static_cast<double>(seen));
-            c.loss.push_back(evalLoss());
+            for (int64_t w = 0; w < scale / accum; ++w)
+                engine.step(nullptr, cancel);
+            curve.samples.push_back(static_cast<double>((block + 1) * samplesPerLarge));
+            curve.loss.push_back(heldOutLoss(engine, shape, dtype, eval));
         }
-        return c;
+        return curve;
     };
-    const Curve small = train(1, false);
+    const Curve small = train(1, baseLr, 0);
     // With the pitfall planted the scaled arm keeps the small batch's rate.
-    const Curve scaled = train(scale, !o.plantPitfall);
-    const Curve unscaled = train(scale, false);
+    const Curve scaled = o.plantPitfall ? train(scale, baseLr, warmup) : train(scale, baseLr * static_cast<double>(scale), warmup);
+    const Curve unscaled = train(scale, baseLr, 0);
 
     // As run: the large batch at the scaled rate, from the figures this loop trained with.
     ExperimentLabSettings ran{settings};
@@ -688,6 +677,7 @@ ExperimentResult linearScaling(const ExperimentOptions &o, const CancelToken *ca
     ran.config.microBatch = micro;
     ran.config.accumSteps = scale;
     ran.config.optimizer.lr = baseLr * static_cast<double>(scale);
+    ran.config.optimizer.lrWarmup = warmup;
     r.ran = ran;
 
     const double fSmall = small.loss.back(), fScaled = scaled.loss.back(), fUnscaled = unscaled.loss.back();
