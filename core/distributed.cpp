@@ -961,58 +961,17 @@ LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vecto
 // ---------------------------------------------------------------------------------------------
 // The sweep on local ranks, for a viewer
 
-std::vector<std::string> sweepCliArgs(const SweepConfig &config)
-{
-    validate(config);
-    const AccumConfig &b = config.base;
-    const ModelShape preset = shapeOf(b.preset);
-    if (b.shape && (b.shape->inFeatures != preset.inFeatures || b.shape->classes != preset.classes))
-        throw ConfigError("distributed/cli-shape", TextArgs{});
-    std::string grid;
-    for (int64_t a : config.accumGrid) {
-        if (!grid.empty())
-            grid += ',';
-        grid += std::to_string(a);
-    }
-    const std::string lr = toDecimalString(b.optimizer.lr); // the rank reads it back exactly
-    std::vector<std::string> args{"--model",       toString(b.preset),
-                                  "--micro-batch", std::to_string(b.microBatch),
-                                  "--accum-grid",  grid,
-                                  "--num-steps",   std::to_string(config.numSteps),
-                                  "--warmup-steps", std::to_string(config.warmupSteps),
-                                  "--repeats",     std::to_string(config.repeats),
-                                  "--seed",        std::to_string(b.seed),
-                                  "--lr",          lr,
-                                  "--clip-norm",   toDecimalString(b.optimizer.clipNorm),
-                                  "--lr-warmup",   std::to_string(b.optimizer.lrWarmup),
-                                  "--optimizer",   toString(b.optimizer.kind),
-                                  "--scaling",     toString(b.scaling),
-                                  "--no-sync",     b.noSync ? "on" : "off",
-                                  "--dtype",       toString(b.dtype),
-                                  "--device",      toString(b.device),
-                                  "--threads",     std::to_string(config.threads),
-                                  "--labels",      toString(b.labels),
-                                  "--bug",         toString(b.bug),
-                                  "--world-size",  std::to_string(b.worldSize)};
-    if (b.stepEveryMicro)
-        args.push_back("--step-every-micro");
-    if (b.lossScaler.enabled) {
-        args.push_back("--loss-scaling");
-        args.insert(args.end(), {"--scaler-growth-interval", std::to_string(b.lossScaler.growthInterval),
-                                 "--scaler-bug", toString(b.lossScaler.bug)});
-    }
-    if (b.shape && b.shape->hidden != preset.hidden)
-        args.insert(args.end(), {"--hidden", std::to_string(b.shape->hidden)});
-    return args;
-}
-
 SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepConfig &config,
                                  const std::filesystem::path &workDir, double timeoutS, EngineObserver *observer,
                                  const CancelToken *cancel)
 {
-    std::vector<std::string> args = sweepCliArgs(config);
-    const std::string timeout = toDecimalString(timeoutS);
-    args.insert(args.end(), {"--out-dir", workDir.string(), "--dist-timeout", timeout});
+    // The ranks read the sweep's settings from its record (every field of the run, the loss
+    // scaler and a planted bug included), not from an argument list rebuilt here.
+    std::filesystem::create_directories(workDir);
+    const std::filesystem::path settings = workDir / kSweepSettingsFileName;
+    StagedFile(settings, sweepSettingsJson(config).dump(2) + "\n").commit();
+    const std::vector<std::string> args{"--settings", settings.string(), "--out-dir", workDir.string(),
+                                        "--dist-timeout", toDecimalString(timeoutS)};
     // accumlab-cli is the launcher here (it starts and supervises the ranks itself), so it runs
     // as one plain child without torchrun's variables; its output, the ranks' included, is logged.
     std::filesystem::remove(workDir / kCurveFileName);

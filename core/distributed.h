@@ -146,13 +146,13 @@ std::string settingsDifference(const std::string &mine, int64_t myRank, const st
 LaunchResult launchLocalRanks(const std::filesystem::path &exe, const std::vector<std::string> &args,
                               const LaunchOptions &options, const CancelToken *cancel = nullptr);
 
-// accumlab-cli's arguments for the main job with this sweep (world size included). Throws
-// ConfigError for settings the CLI cannot express (a shape whose input or class count differs
-// from its preset's; a hidden width alone goes as --hidden).
-std::vector<std::string> sweepCliArgs(const SweepConfig &config);
+// The file in a viewer's work folder that hands the sweep's settings to the ranks.
+inline constexpr const char *kSweepSettingsFileName = "sweep-settings.json";
 
 // For a viewer (the desktop app's worker): runs the sweep on config.base.worldSize local ranks
-// as child processes of `cli` (accumlab-cli), rank 0 writing into `workDir`, and returns the
+// as child processes of `cli` (accumlab-cli --settings workDir/sweep-settings.json, whose
+// record, sweepSettingsJson in core/export.h, carries every setting), rank 0 writing into
+// `workDir`, and returns the
 // points rank 0 wrote, with their all-reduce counters. Blocks; checks `cancel` every 50 ms and
 // throws Cancelled after stopping the ranks. observer->onSweepPoint is called for each point
 // once all are done. Throws DistributedError with the failing rank's last error line.

@@ -136,6 +136,182 @@ nlohmann::ordered_json toJson(const AccumConfig &c)
             {"seed", c.seed}};
 }
 
+namespace {
+
+// A value of a settings record, read as T; a value of another type or range is refused with
+// the key's name.
+template <class T>
+T valueAs(const json &v, const std::string &key)
+{
+    const bool fits = [&] {
+        if constexpr (std::is_same_v<T, bool>)
+            return v.is_boolean();
+        else if constexpr (std::is_same_v<T, std::string>)
+            return v.is_string();
+        else if constexpr (std::is_floating_point_v<T>)
+            return v.is_number();
+        else if constexpr (std::is_unsigned_v<T>)
+            return v.is_number_unsigned();
+        else
+            return v.is_number_integer() && (v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
+                                                                   : v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+                                                                         v.get<int64_t>() <= std::numeric_limits<T>::max());
+    }();
+    if (!fits)
+        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", key}, {"value", v.dump()}}});
+    return v.get<T>();
+}
+
+template <class T>
+T settingAs(const json &record, const std::string &key)
+{
+    return valueAs<T>(record.at(key), key);
+}
+
+// An enum's name, read with its fromString (whose ConfigError names the value).
+template <class F>
+auto settingNamed(const json &record, const std::string &key, F fromString)
+{
+    return fromString(settingAs<std::string>(record, key));
+}
+
+} // namespace
+
+AccumConfig accumConfigFromJson(const json &record, const AccumConfig &base)
+{
+    if (!record.is_object())
+        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", "run"}, {"value", record.dump()}}});
+    const nlohmann::ordered_json known = toJson(base);
+    for (auto it = record.begin(); it != record.end(); ++it)
+        if (!known.contains(it.key()))
+            throw ConfigError("config/settings-unknown-key", TextArgs{{}, {{"key", it.key()}}});
+    AccumConfig c = base;
+    OptimizerConfig &o = c.optimizer;
+    LossScalerConfig &l = c.lossScaler;
+    const auto has = [&](const char *key) { return record.contains(key); };
+    if (has("model"))
+        c.preset = settingNamed(record, "model", presetFromString);
+    ModelShape shape = c.modelShape();
+    if (has("in_features"))
+        shape.inFeatures = settingAs<int64_t>(record, "in_features");
+    if (has("hidden"))
+        shape.hidden = settingAs<int64_t>(record, "hidden");
+    if (has("classes"))
+        shape.classes = settingAs<int64_t>(record, "classes");
+    const ModelShape preset = shapeOf(c.preset);
+    if (shape.inFeatures == preset.inFeatures && shape.hidden == preset.hidden && shape.classes == preset.classes)
+        c.shape.reset();
+    else
+        c.shape = shape;
+    const auto integer = [&](const char *key, int64_t &into) {
+        if (has(key))
+            into = settingAs<int64_t>(record, key);
+    };
+    const auto real = [&](const char *key, double &into) {
+        if (has(key))
+            into = settingAs<double>(record, key);
+    };
+    const auto flag = [&](const char *key, bool &into) {
+        if (has(key))
+            into = settingAs<bool>(record, key);
+    };
+    integer("micro_batch", c.microBatch);
+    integer("accum_steps", c.accumSteps);
+    integer("world_size", c.worldSize);
+    if (has("optimizer"))
+        o.kind = settingNamed(record, "optimizer", optimizerFromString);
+    real("lr", o.lr);
+    real("momentum", o.momentum);
+    real("weight_decay", o.weightDecay);
+    real("adam_weight_decay", o.adamWeightDecay);
+    real("beta1", o.beta1);
+    real("beta2", o.beta2);
+    real("eps", o.eps);
+    real("clip_norm", o.clipNorm);
+    integer("lr_warmup", o.lrWarmup);
+    if (has("scaling"))
+        c.scaling = settingNamed(record, "scaling", scalingFromString);
+    flag("step_every_micro", c.stepEveryMicro);
+    if (has("bug"))
+        c.bug = settingNamed(record, "bug", accumBugFromString);
+    flag("no_sync", c.noSync);
+    if (has("dtype"))
+        c.dtype = settingNamed(record, "dtype", dtypeFromString);
+    flag("loss_scaling", l.enabled);
+    real("scaler_init_scale", l.initScale);
+    real("scaler_growth_factor", l.growthFactor);
+    real("scaler_backoff_factor", l.backoffFactor);
+    integer("scaler_growth_interval", l.growthInterval);
+    if (has("scaler_bug"))
+        l.bug = settingNamed(record, "scaler_bug", scalerBugFromString);
+    integer("scaler_spike_window", l.spikeWindow);
+    integer("scaler_spike_micro", l.spikeMicro);
+    if (has("device")) {
+        std::string device = settingAs<std::string>(record, "device");
+        if (device.rfind("cuda:", 0) == 0) // resolved on a machine with a GPU
+            device = "cuda";
+        c.device = deviceFromString(device);
+    }
+    if (has("labels"))
+        c.labels = settingNamed(record, "labels", labelsFromString);
+    if (has("seed"))
+        c.seed = settingAs<uint64_t>(record, "seed");
+    validate(c);
+    return c;
+}
+
+const char *const kSweepSettingsSchema = "accumlab-sweep-settings.v1";
+
+nlohmann::ordered_json sweepSettingsJson(const SweepConfig &c)
+{
+    validate(c);
+    return {{"schema", kSweepSettingsSchema},
+            {"run", toJson(c.base)},
+            {"accum_grid", c.accumGrid},
+            {"num_steps", c.numSteps},
+            {"warmup_steps", c.warmupSteps},
+            {"repeats", c.repeats},
+            {"threads", c.threads},
+            {"equal_work", c.equalWork},
+            {"phase_timing", c.phaseTiming}};
+}
+
+SweepConfig sweepSettingsFromJson(const json &settings)
+{
+    if (!settings.is_object() || !settings.contains("schema") || settings["schema"] != kSweepSettingsSchema)
+        throw ConfigError("config/settings-not-sweep", TextArgs{{}, {{"schema", kSweepSettingsSchema}}});
+    const nlohmann::ordered_json known = sweepSettingsJson(SweepConfig{});
+    for (auto it = settings.begin(); it != settings.end(); ++it)
+        if (!known.contains(it.key()))
+            throw ConfigError("config/settings-unknown-key", TextArgs{{}, {{"key", it.key()}}});
+    SweepConfig c;
+    if (settings.contains("run"))
+        c.base = accumConfigFromJson(settings["run"], c.base);
+    if (settings.contains("accum_grid")) {
+        const json &grid = settings["accum_grid"];
+        if (!grid.is_array())
+            throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", "accum_grid"}, {"value", grid.dump()}}});
+        c.accumGrid.clear();
+        for (size_t i = 0; i < grid.size(); ++i)
+            c.accumGrid.push_back(valueAs<int64_t>(grid[i], "accum_grid"));
+    }
+    const auto integer = [&](const char *key, int64_t &into) {
+        if (settings.contains(key))
+            into = settingAs<int64_t>(settings, key);
+    };
+    integer("num_steps", c.numSteps);
+    integer("warmup_steps", c.warmupSteps);
+    integer("repeats", c.repeats);
+    if (settings.contains("threads"))
+        c.threads = settingAs<int>(settings, "threads");
+    if (settings.contains("equal_work"))
+        c.equalWork = settingAs<bool>(settings, "equal_work");
+    if (settings.contains("phase_timing"))
+        c.phaseTiming = settingAs<bool>(settings, "phase_timing");
+    validate(c);
+    return c;
+}
+
 json toJson(const SweepConfig &c)
 {
     const auto shape = c.base.modelShape();

@@ -24,7 +24,19 @@ nlohmann::json toJson(const EquivalenceResult &);
 // "--micro-batch"). A new AccumConfig field belongs here, or neither comparison sees it
 // (tst_export::accumConfigJsonHasEveryField).
 nlohmann::ordered_json toJson(const AccumConfig &);
+// Its inverse: a run's settings from that record. A key left out keeps `base`'s value; a key
+// toJson does not write, a value of another type or an unknown name is refused (ConfigError
+// config/settings-unknown-key, config/settings-bad-value). "device" takes "auto", "cpu",
+// "cuda" or the resolved "cuda:N".
+AccumConfig accumConfigFromJson(const nlohmann::json &record, const AccumConfig &base = {});
 nlohmann::json toJson(const SweepConfig &);
+// A sweep's whole settings, as the window hands them to the ranks it starts (accumlab-cli
+// --settings FILE): {"schema": "accumlab-sweep-settings.v1", "run": toJson(base), the grid,
+// steps, repeats and threads}. sweepSettingsFromJson reads it back (ConfigError when it is not
+// one, with the key at fault) and validates it.
+extern const char *const kSweepSettingsSchema;
+nlohmann::ordered_json sweepSettingsJson(const SweepConfig &);
+SweepConfig sweepSettingsFromJson(const nlohmann::json &settings);
 nlohmann::json environmentJson(const SweepConfig &);
 // accum-tradeoff.v1 (README: "The trade-off file"); parseTradeoffJson reads it back.
 nlohmann::json tradeoffJson(const TradeoffResult &);

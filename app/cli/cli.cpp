@@ -54,6 +54,7 @@
 #include <regex>
 #include <type_traits>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 using namespace accumlab;
@@ -81,115 +82,72 @@ std::string gridText(const std::vector<int64_t> &grid)
     return text;
 }
 
-// The main job (LessonOptions: its SweepConfig and that sweep's AccumConfig).
-struct SweepFlags {
-    int64_t microBatch = 0;
-    std::string accumGrid;
-    int64_t numSteps = 0;
-    int64_t warmupSteps = 0;
-    int64_t repeats = 0;
-    uint64_t seed = 0;
-    double lr = 0.0;
-    double clipNorm = 0.0;
-    int64_t lrWarmup = 0;
-    bool noWrite = false;
-    std::string outDir;
-    std::string optimizer;
-    std::string scaling;
-    bool stepEveryMicro = false;
-    std::string bug;
-    std::string noSync;
-    std::string dtype;
-    bool lossScaling = false;           // float16's dynamic loss scaler
-    std::string scalerBug;              // a pitfall of the scaler (needs --loss-scaling)
-    int64_t scalerGrowthInterval = 0;
-    std::string device;
-    int threads = 0;
-    std::string model;
-    std::string labels;
-    int64_t hidden = 0;        // 0: the preset's hidden width
-    std::string lang;          // language of the skill recipe
+// ---- The run's settings: one table -----------------------------------------------------------
+// Every setting of one engine run (AccumConfig) that the command line takes is declared once
+// here: its flag, its help and the field it sets. Each command picks the rows it takes (the main
+// job sweeps accum_steps and has no --accum-steps; `equivalence` gives its micro-batch as
+// --big-batch), starting from its own defaults, and RunFlags::toConfig is the one mapping from
+// the flags to the config. What the ranks of a job compare comes from toJson(AccumConfig)
+// (rankSettings below), so neither list can miss a setting.
+struct RunFlags {
+    AccumConfig config; // numbers and switches are bound to its fields directly
+    std::string model, optimizer, scaling, bug, noSync, dtype, scalerBug, device, labels;
+    int64_t hidden = 0; // 0: the preset's hidden width
+
+    explicit RunFlags(const AccumConfig &base)
+        : config(base), model(toString(base.preset)), optimizer(toString(base.optimizer.kind)),
+          scaling(toString(base.scaling)), bug(toString(base.bug)), noSync(base.noSync ? "on" : "off"),
+          dtype(toString(base.dtype)), scalerBug(toString(base.lossScaler.bug)), device(toString(base.device)),
+          labels(toString(base.labels))
+    {
+    }
+    // The flags as a run's settings on `worldSize` ranks; throws ConfigError or UsageError.
+    AccumConfig toConfig(int64_t worldSize) const;
 };
 
-SweepFlags sweepDefaults()
-{
-    const LessonOptions o;
-    const AccumConfig &b = o.sweep.base;
-    SweepFlags f;
-    f.microBatch = b.microBatch;
-    f.accumGrid = gridText(o.sweep.accumGrid);
-    f.numSteps = o.sweep.numSteps;
-    f.warmupSteps = o.sweep.warmupSteps;
-    f.repeats = o.sweep.repeats;
-    f.seed = b.seed;
-    f.lr = b.optimizer.lr;
-    f.clipNorm = b.optimizer.clipNorm;
-    f.lrWarmup = b.optimizer.lrWarmup;
-    f.noWrite = !o.write;
-    f.outDir = o.outDir.string();
-    f.optimizer = toString(b.optimizer.kind);
-    f.scaling = toString(b.scaling);
-    f.stepEveryMicro = b.stepEveryMicro;
-    f.bug = toString(b.bug);
-    f.noSync = b.noSync ? "on" : "off";
-    f.dtype = toString(b.dtype);
-    f.lossScaling = b.lossScaler.enabled;
-    f.scalerBug = toString(b.lossScaler.bug);
-    f.scalerGrowthInterval = b.lossScaler.growthInterval;
-    f.device = toString(b.device);
-    f.threads = o.sweep.threads;
-    f.model = toString(b.preset);
-    f.labels = toString(b.labels);
-    f.lang = o.language;
-    return f;
-}
+enum class RunOption {
+    Model, Hidden, MicroBatch, AccumSteps, Optimizer, Lr, LrWarmup, ClipNorm, Scaling, StepEveryMicro, Bug,
+    NoSync, Dtype, LossScaling, ScalerBug, ScalerGrowthInterval, Device, Labels, Seed
+};
+
+// The main job (LessonOptions: its SweepConfig and that sweep's AccumConfig).
+struct SweepFlags {
+    RunFlags run{LessonOptions{}.sweep.base};
+    std::string accumGrid = gridText(LessonOptions{}.sweep.accumGrid);
+    int64_t numSteps = LessonOptions{}.sweep.numSteps;
+    int64_t warmupSteps = LessonOptions{}.sweep.warmupSteps;
+    int64_t repeats = LessonOptions{}.sweep.repeats;
+    int threads = LessonOptions{}.sweep.threads;
+    bool noWrite = !LessonOptions{}.write;
+    std::string outDir = LessonOptions{}.outDir.string();
+    std::string lang = LessonOptions{}.language; // language of the skill recipe
+    std::string settings; // --settings FILE: the sweep's settings from its record instead
+};
 
 // The memory commands (oom-demo, tradeoff, find-micro-batch) share these (MemoryLabConfig,
 // TradeoffConfig).
 struct MemoryFlags {
-    std::string model;
-    std::string device;
-    std::string dtype;
-    std::string optimizer;
-    double lr = 0.0;
-    uint64_t seed = 0;
-    int64_t effectiveBatch = 0;
-    int64_t worldSize = 0;
-    int64_t microBatch = 0;    // oom-demo with --budget: the micro-batch to accumulate
+    // The run measured: --micro-batch is oom-demo's with --budget (else --fails-after's), the
+    // micro-batch the lesson's accelerator still fits.
+    RunFlags run{[] {
+        AccumConfig c = TradeoffConfig{}.lab.base;
+        c.microBatch = kLessonFailsAfterSamples;
+        return c;
+    }()};
+    int64_t effectiveBatch = TradeoffConfig{}.lab.effectiveBatch;
     int64_t budget = 0;        // bytes; set when --budget was given
     bool budgetGiven = false;
-    int64_t failsAfter = 0;    // the lesson's "fails after 32 samples"
+    int64_t failsAfter = kLessonFailsAfterSamples; // the lesson's "fails after 32 samples"
     bool noBudget = false;     // tradeoff: no wall
     std::string microGrid;     // tradeoff: empty = powers of two
-    int64_t numSteps = 0;
-    int64_t warmupSteps = 0;
-    std::string outDir;
+    int64_t numSteps = TradeoffConfig{}.numSteps;
+    int64_t warmupSteps = TradeoffConfig{}.warmupSteps;
+    std::string outDir = LessonOptions{}.outDir.string();
     bool noWrite = false;
     bool json = false;
     std::string timeline;      // oom-demo: where memory-timeline.json goes; empty: nowhere
     std::string snapshot;      // oom-demo: where the PyTorch memory snapshot goes; empty: nowhere
 };
-
-MemoryFlags memoryDefaults()
-{
-    const TradeoffConfig t;
-    const AccumConfig &b = t.lab.base;
-    MemoryFlags f;
-    f.model = toString(b.preset);
-    f.device = toString(b.device);
-    f.dtype = toString(b.dtype);
-    f.optimizer = toString(b.optimizer.kind);
-    f.lr = b.optimizer.lr;
-    f.seed = b.seed;
-    f.effectiveBatch = t.lab.effectiveBatch;
-    f.worldSize = b.worldSize;
-    f.microBatch = kLessonFailsAfterSamples; // the micro-batch the lesson's accelerator still fits
-    f.failsAfter = kLessonFailsAfterSamples;
-    f.numSteps = t.numSteps;
-    f.warmupSteps = t.warmupSteps;
-    f.outDir = LessonOptions{}.outDir.string();
-    return f;
-}
 
 struct DistFlags {
     int64_t worldSize = AccumConfig{}.worldSize;
@@ -199,59 +157,20 @@ struct DistFlags {
 
 // The equivalence subcommand (EquivalenceConfig: the lesson's fixture).
 struct EquivalenceFlags {
-    int64_t bigBatch = 0;
-    int64_t accumSteps = 0;
-    std::string optimizer;
-    double lr = 0.0;
-    double clipNorm = 0.0;
-    int64_t lrWarmup = 0;
-    std::string scaling;
-    bool stepEveryMicro = false;
-    std::string bug;
-    std::string dtype;
-    std::string device;
-    std::string labels;
+    RunFlags run{EquivalenceConfig{}.run};
+    int64_t bigBatch = EquivalenceConfig{}.bigBatch();
     std::string compareSplit;
-    uint64_t seed = 0;
 };
 
-EquivalenceFlags equivalenceDefaults()
-{
-    const EquivalenceConfig c;
-    EquivalenceFlags f;
-    f.bigBatch = c.bigBatch();
-    f.accumSteps = c.run.accumSteps;
-    f.optimizer = toString(c.run.optimizer.kind);
-    f.lr = c.run.optimizer.lr;
-    f.clipNorm = c.run.optimizer.clipNorm;
-    f.lrWarmup = c.run.optimizer.lrWarmup;
-    f.scaling = toString(c.run.scaling);
-    f.stepEveryMicro = c.run.stepEveryMicro;
-    f.bug = toString(c.run.bug);
-    f.dtype = toString(c.run.dtype);
-    f.device = toString(c.run.device);
-    f.labels = toString(c.run.labels);
-    f.seed = c.run.seed;
-    return f;
-}
-
-// `train`: one run of the engine. The settings start from core's defaults (AccumConfig).
+// `train`: one run of the engine. The settings start from core's defaults (AccumConfig) with a
+// window of several micro-batches: the run a checkpoint can cut inside.
 struct TrainFlags {
-    AccumConfig config = [] {
+    RunFlags run{[] {
         AccumConfig c;
-        c.accumSteps = 4; // a window of several micro-batches: the run a checkpoint can cut inside
+        c.accumSteps = 4;
         return c;
-    }();
-    std::string model = toString(config.preset);
-    std::string optimizer = toString(config.optimizer.kind);
-    std::string dtype = toString(config.dtype);
-    std::string device = toString(config.device);
-    std::string labels = toString(config.labels);
-    std::string bug = toString(config.bug);
-    std::string scaling = toString(config.scaling);
-    std::string noSync = config.noSync ? "on" : "off";
-    int64_t hidden = 0;   // 0: the preset's hidden width
-    TrainingPlan plan;    // --num-steps, the checkpoints, --resume, --export-model
+    }()};
+    TrainingPlan plan; // --num-steps, the checkpoints, --resume, --export-model
 };
 
 // Numbers on the command line are decimal, read one way everywhere. CLI11 reads integers with
@@ -302,33 +221,127 @@ bool parseOnOff(const std::string &s, const char *option = "--no-sync")
     throw UsageError(std::string(option) + " takes on or off, got '" + s + "'");
 }
 
+AccumConfig RunFlags::toConfig(int64_t worldSize) const
+{
+    AccumConfig c = config;
+    c.preset = presetFromString(model);
+    c.optimizer.kind = optimizerFromString(optimizer);
+    c.scaling = scalingFromString(scaling);
+    c.bug = accumBugFromString(bug);
+    c.noSync = parseOnOff(noSync);
+    c.dtype = dtypeFromString(dtype);
+    c.lossScaler.bug = scalerBugFromString(scalerBug);
+    if (c.lossScaler.bug != ScalerBug::None && !c.lossScaler.enabled)
+        throw UsageError("--scaler-bug plants a pitfall of the loss scaler; give --loss-scaling too");
+    c.device = deviceFromString(device);
+    c.labels = labelsFromString(labels);
+    c.worldSize = worldSize;
+    if (hidden != 0) {
+        ModelShape shape = shapeOf(c.preset);
+        shape.hidden = hidden;
+        c.shape = shape;
+    }
+    validate(c);
+    resolveDevice(c.device); // CUDA asked for where there is none is bad input
+    return c;
+}
+
+// The table: each row one option of the run, added to `cmd` bound to `f`. `help` replaces a
+// row's words where a command means something narrower by it (the memory commands' micro-batch).
+CLI::Option *addRunOption(CLI::App &cmd, RunFlags &f, RunOption row, const char *help = nullptr)
+{
+    AccumConfig &c = f.config;
+    const auto words = [&](const char *fallback) { return std::string(help ? help : fallback); };
+    switch (row) {
+    case RunOption::Model:
+        return cmd.add_option("--model", f.model, words("lesson | wide | fixture"))->capture_default_str();
+    case RunOption::Hidden:
+        return cmd.add_option("--hidden", f.hidden, words("hidden width, overriding the model preset's"))
+            ->transform(decimal<int64_t>())->capture_default_str();
+    case RunOption::MicroBatch:
+        return cmd.add_option("--micro-batch", c.microBatch, words("samples per micro-batch"))
+            ->transform(decimal<int64_t>())->capture_default_str();
+    case RunOption::AccumSteps:
+        return cmd.add_option("--accum-steps", c.accumSteps, words("micro-batches per window"))
+            ->transform(decimal<int64_t>())->capture_default_str();
+    case RunOption::Optimizer:
+        return cmd.add_option("--optimizer", f.optimizer, words("sgd | momentum | adamw"))->capture_default_str();
+    case RunOption::Lr:
+        return cmd.add_option("--lr", c.optimizer.lr, words("learning rate"))->transform(decimal<double>())->capture_default_str();
+    case RunOption::LrWarmup:
+        return cmd.add_option("--lr-warmup", c.optimizer.lrWarmup,
+                              words("warm the learning rate up linearly over this many updates (0 = off)"))
+            ->transform(decimal<int64_t>())->capture_default_str();
+    case RunOption::ClipNorm:
+        return cmd.add_option("--clip-norm", c.optimizer.clipNorm,
+                              words("clip the window's gradient to this L2 norm before the step (0 = off)"))
+            ->transform(decimal<double>())->capture_default_str();
+    case RunOption::Scaling:
+        return cmd.add_option("--scaling", f.scaling, words("divide | none (the no-division bug)"))->capture_default_str();
+    case RunOption::StepEveryMicro:
+        return cmd.add_flag("--step-every-micro", c.stepEveryMicro, words("bug: step the optimizer after every micro-batch"));
+    case RunOption::Bug:
+        return cmd.add_option("--bug", f.bug, words("plant a classic accumulation bug ('list' names them)"))->capture_default_str();
+    case RunOption::NoSync:
+        return cmd.add_option("--no-sync", f.noSync, words("on | off: skip the sync on non-final micro-batches"))->capture_default_str();
+    case RunOption::Dtype:
+        return cmd.add_option("--dtype", f.dtype,
+                              words("float32 | float64 | bfloat16 | float16 (float32 weights, float16 compute: real "
+                                    "float16 where the device has it, else emulated)"))
+            ->capture_default_str();
+    case RunOption::LossScaling:
+        return cmd.add_flag("--loss-scaling", c.lossScaler.enabled,
+                            words("a dynamic loss scaler (PyTorch's GradScaler: scale 65536, x0.5 on Inf/NaN with the "
+                                  "window's step skipped, x2 after --scaler-growth-interval clean windows; its state is "
+                                  "part of every checkpoint)"));
+    case RunOption::ScalerBug:
+        return cmd.add_option("--scaler-bug", f.scalerBug,
+                              words("plant a pitfall of the loss scaler: none | unscale-every-micro | update-every-micro | "
+                                    "skip-overflowed-micro | log-scaled-loss"))
+            ->capture_default_str();
+    case RunOption::ScalerGrowthInterval:
+        return cmd.add_option("--scaler-growth-interval", c.lossScaler.growthInterval,
+                              words("clean windows before the loss scale grows"))
+            ->transform(decimal<int64_t>())->capture_default_str();
+    case RunOption::Device:
+        return cmd.add_option("--device", f.device, words("auto | cpu | cuda"))->capture_default_str();
+    case RunOption::Labels:
+        return cmd.add_option("--labels", f.labels, words("teacher | random"))->capture_default_str();
+    case RunOption::Seed:
+        return cmd.add_option("--seed", c.seed, words("seed for model and data"))->transform(decimal<uint64_t>())->capture_default_str();
+    }
+    return nullptr;
+}
+
+std::vector<CLI::Option *> addRunOptions(CLI::App &cmd, RunFlags &f, std::initializer_list<RunOption> rows)
+{
+    std::vector<CLI::Option *> added;
+    for (RunOption row : rows)
+        added.push_back(addRunOption(cmd, f, row));
+    return added;
+}
+
+// The main job's sweep: from the flags, or from a settings record (--settings FILE, as the
+// window hands a sweep to its ranks) with the run's world size.
 LessonOptions lessonOptions(const SweepFlags &f)
 {
     LessonOptions o;
-    AccumConfig &b = o.sweep.base;
-    b.preset = presetFromString(f.model);
-    b.microBatch = f.microBatch;
-    b.optimizer.kind = optimizerFromString(f.optimizer);
-    b.optimizer.lr = f.lr;
-    b.optimizer.clipNorm = f.clipNorm;
-    b.optimizer.lrWarmup = f.lrWarmup;
-    b.scaling = scalingFromString(f.scaling);
-    b.stepEveryMicro = f.stepEveryMicro;
-    b.bug = accumBugFromString(f.bug);
-    b.noSync = parseOnOff(f.noSync);
-    b.dtype = dtypeFromString(f.dtype);
-    b.lossScaler.enabled = f.lossScaling;
-    b.lossScaler.bug = scalerBugFromString(f.scalerBug);
-    b.lossScaler.growthInterval = f.scalerGrowthInterval;
-    if (b.lossScaler.bug != ScalerBug::None && !f.lossScaling)
-        throw UsageError("--scaler-bug plants a pitfall of the loss scaler; give --loss-scaling too");
-    b.device = deviceFromString(f.device);
-    b.labels = labelsFromString(f.labels);
-    b.seed = f.seed;
-    if (f.hidden != 0) {
-        ModelShape shape = shapeOf(b.preset);
-        shape.hidden = f.hidden;
-        b.shape = shape;
+    if (!f.settings.empty()) {
+        std::ifstream in(f.settings);
+        if (!in)
+            throw UsageError("--settings: cannot read '" + f.settings + "'");
+        const nlohmann::json record = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+        if (record.is_discarded())
+            throw UsageError("--settings: '" + f.settings + "' is not JSON");
+        o.sweep = sweepSettingsFromJson(record);
+        resolveDevice(o.sweep.base.device);
+    } else {
+        o.sweep.base = f.run.toConfig(o.sweep.base.worldSize);
+        o.sweep.accumGrid = parseGrid(f.accumGrid);
+        o.sweep.numSteps = f.numSteps;
+        o.sweep.warmupSteps = f.warmupSteps;
+        o.sweep.repeats = f.repeats;
+        o.sweep.threads = f.threads;
     }
     std::string languages;
     bool known = false;
@@ -339,15 +352,9 @@ LessonOptions lessonOptions(const SweepFlags &f)
     if (!known)
         throw UsageError("--lang takes " + languages + ", got '" + f.lang + "'");
     o.language = f.lang;
-    o.sweep.accumGrid = parseGrid(f.accumGrid);
-    o.sweep.numSteps = f.numSteps;
-    o.sweep.warmupSteps = f.warmupSteps;
-    o.sweep.repeats = f.repeats;
-    o.sweep.threads = f.threads;
-    resolveDevice(b.device); // CUDA asked for where there is none is bad input
     // The lesson's fixture checks equivalence in the sweep's dtype and on its device.
-    o.equivalence.run.dtype = b.dtype;
-    o.equivalence.run.device = b.device;
+    o.equivalence.run.dtype = o.sweep.base.dtype;
+    o.equivalence.run.device = o.sweep.base.device;
     o.write = !f.noWrite;
     if (f.outDir.empty())
         throw UsageError("--out-dir must name a folder");
@@ -359,14 +366,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
 MemoryLabConfig memoryLab(const MemoryFlags &f)
 {
     MemoryLabConfig lab;
-    lab.base.preset = presetFromString(f.model);
-    lab.base.device = deviceFromString(f.device);
-    lab.base.dtype = dtypeFromString(f.dtype);
-    lab.base.optimizer.kind = optimizerFromString(f.optimizer);
-    lab.base.optimizer.lr = f.lr;
-    lab.base.seed = f.seed;
-    lab.base.worldSize = f.worldSize;
-    lab.base.microBatch = f.microBatch;
+    lab.base = f.run.toConfig(f.run.config.worldSize);
     lab.effectiveBatch = f.effectiveBatch;
     if (f.budgetGiven)
         lab.budgetBytes = f.budget;
@@ -540,45 +540,17 @@ void setWorld(LessonOptions &o, int64_t world)
 EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize = 1)
 {
     EquivalenceConfig c;
-    AccumConfig &run = c.run;
-    run.worldSize = worldSize; // a compare split covers the batch with every rank's share
-    run.accumSteps = f.accumSteps;
-    run.optimizer.kind = optimizerFromString(f.optimizer);
-    run.optimizer.lr = f.lr;
-    run.optimizer.clipNorm = f.clipNorm;
-    run.optimizer.lrWarmup = f.lrWarmup;
-    run.scaling = scalingFromString(f.scaling);
-    run.stepEveryMicro = f.stepEveryMicro;
-    run.bug = accumBugFromString(f.bug);
-    run.dtype = dtypeFromString(f.dtype);
-    run.device = deviceFromString(f.device);
-    run.labels = labelsFromString(f.labels);
-    run.seed = f.seed;
+    c.run = f.run.toConfig(worldSize); // a compare split covers the batch with every rank's share
     if (!f.compareSplit.empty())
         c.compareSplit = parseSplit(f.compareSplit);
     setBigBatch(c, f.bigBatch); // the micro-batch: --big-batch over accum_steps x ranks
     validate(c);
-    resolveDevice(run.device);
     return c;
 }
 
 AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
 {
-    AccumConfig c = f.config;
-    c.preset = presetFromString(f.model);
-    c.optimizer.kind = optimizerFromString(f.optimizer);
-    c.dtype = dtypeFromString(f.dtype);
-    c.device = deviceFromString(f.device);
-    c.labels = labelsFromString(f.labels);
-    c.bug = accumBugFromString(f.bug);
-    c.scaling = scalingFromString(f.scaling);
-    c.noSync = parseOnOff(f.noSync);
-    c.worldSize = worldSize;
-    if (f.hidden != 0) {
-        ModelShape shape = shapeOf(c.preset);
-        shape.hidden = f.hidden;
-        c.shape = shape;
-    }
+    const AccumConfig c = f.run.toConfig(worldSize);
     const TrainingPlan &plan = f.plan;
     if (plan.numSteps < 1 || plan.numSteps > kMaxNumSteps) // steps x accum_steps must not overflow
         throw UsageError("--num-steps must be between 1 and " + std::to_string(kMaxNumSteps) + ", got " +
@@ -587,8 +559,6 @@ AccumConfig trainConfig(const TrainFlags &f, int64_t worldSize)
         throw UsageError("--checkpoint-every-micro must be 0 (only at the end) or positive");
     if (plan.checkpointEvery > 0 && plan.checkpoint.empty())
         throw UsageError("--checkpoint-every-micro needs --checkpoint DIR");
-    validate(c);
-    resolveDevice(c.device);
     return c;
 }
 
@@ -657,37 +627,6 @@ int runLoopCodeCommand(const TrainFlags &f, const LoopCodeFlags &o)
 int checkpointExitCode(const CheckpointError &e)
 {
     return e.code().rfind("checkpoint/write-failed", 0) == 0 ? kExitWriteFailed : kExitBadInput;
-}
-
-// The settings of one engine run, as `train` and `loop-code` take them (the same names as the
-// main job's and `equivalence`'s where they share one).
-void addRunOptions(CLI::App &cmd, TrainFlags &t)
-{
-    cmd.add_option("--num-steps", t.plan.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
-    cmd.add_option("--micro-batch", t.config.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
-    cmd.add_option("--accum-steps", t.config.accumSteps, "micro-batches per window")->transform(decimal<int64_t>())->capture_default_str();
-    cmd.add_option("--model", t.model, "lesson | wide | fixture")->capture_default_str();
-    cmd.add_option("--hidden", t.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
-    cmd.add_option("--optimizer", t.optimizer, "sgd | momentum | adamw")->capture_default_str();
-    cmd.add_option("--lr", t.config.optimizer.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
-    cmd.add_option("--lr-warmup", t.config.optimizer.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    cmd.add_option("--clip-norm", t.config.optimizer.clipNorm, "clip the window's gradient to this L2 norm (0 = off)")
-        ->transform(decimal<double>())
-        ->capture_default_str();
-    cmd.add_option("--bug", t.bug, "plant a classic accumulation bug (see --bug list)")->capture_default_str();
-    cmd.add_option("--no-sync", t.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
-    cmd.add_option("--dtype", t.dtype, "float32 | float64 | bfloat16 | float16")->capture_default_str();
-    cmd.add_flag("--loss-scaling", t.config.lossScaler.enabled, "a dynamic loss scaler (its state is part of every checkpoint)");
-    cmd.add_option("--scaler-growth-interval", t.config.lossScaler.growthInterval, "clean windows before the loss scale grows")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    cmd.add_option("--device", t.device, "auto | cpu | cuda")->capture_default_str();
-    cmd.add_option("--labels", t.labels, "teacher | random")->capture_default_str();
-    cmd.add_option("--seed", t.config.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
-    cmd.add_option("--scaling", t.scaling, "divide | none (the no-division bug)")->capture_default_str();
-    cmd.add_flag("--step-every-micro", t.config.stepEveryMicro, "bug: step the optimizer after every micro-batch");
 }
 
 void addDistOptions(CLI::App &cmd, DistFlags &d, CLI::Option *&world)
@@ -912,66 +851,41 @@ int accumlab::cli::run(int argc, char **argv)
     CLI::App app{"AccumLab: gradient accumulation on real tensors"};
     app.set_version_flag("--version", std::string("accumlab-cli ") + kVersion);
 
-    SweepFlags s = sweepDefaults();
-    app.add_option("--micro-batch", s.microBatch, "samples per micro-batch")->transform(decimal<int64_t>())->capture_default_str();
-    app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str();
-    app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str();
-    app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
-    app.add_option("--repeats", s.repeats, "timed blocks per point, interleaved across the grid (median and spread)")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    app.add_option("--seed", s.seed, "seed for model and data")->transform(decimal<uint64_t>())->capture_default_str();
-    app.add_option("--lr", s.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
-    app.add_option("--clip-norm", s.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
-        ->transform(decimal<double>())
-        ->capture_default_str();
-    app.add_option("--lr-warmup", s.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
+    SweepFlags s;
+    using R = RunOption;
+    std::vector<CLI::Option *> mainRun =
+        addRunOptions(app, s.run, {R::MicroBatch, R::Seed, R::Lr, R::ClipNorm, R::LrWarmup, R::Optimizer, R::Scaling,
+                                   R::StepEveryMicro, R::Bug, R::NoSync, R::Dtype, R::LossScaling, R::ScalerBug,
+                                   R::ScalerGrowthInterval, R::Device, R::Model, R::Labels, R::Hidden});
+    mainRun.push_back(app.add_option("--accum-grid", s.accumGrid, "accumulation steps to sweep, comma-separated")->capture_default_str());
+    mainRun.push_back(app.add_option("--num-steps", s.numSteps, "timed optimizer steps per sweep point")->transform(decimal<int64_t>())->capture_default_str());
+    mainRun.push_back(app.add_option("--warmup-steps", s.warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str());
+    mainRun.push_back(app.add_option("--repeats", s.repeats, "timed blocks per point, interleaved across the grid (median and spread)")
+                          ->transform(decimal<int64_t>())
+                          ->capture_default_str());
+    mainRun.push_back(app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str());
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
-    app.add_option("--optimizer", s.optimizer, "sgd | momentum | adamw")->capture_default_str();
-    app.add_option("--scaling", s.scaling, "divide | none (the no-division bug)")->capture_default_str();
-    app.add_flag("--step-every-micro", s.stepEveryMicro, "bug: step the optimizer after every micro-batch");
-    app.add_option("--bug", s.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
-    app.add_option("--no-sync", s.noSync, "on | off: skip the sync on non-final micro-batches")->capture_default_str();
-    app.add_option("--dtype", s.dtype,
-                   "float32 | float64 | bfloat16 | float16 (float32 weights, float16 compute: real float16 where the "
-                   "device has it, else emulated)")
-        ->capture_default_str();
-    app.add_flag("--loss-scaling", s.lossScaling,
-                 "a dynamic loss scaler (PyTorch's GradScaler: scale 65536, x0.5 on Inf/NaN with the window's step "
-                 "skipped, x2 after --scaler-growth-interval clean windows)");
-    app.add_option("--scaler-bug", s.scalerBug,
-                   "plant a pitfall of the loss scaler: none | unscale-every-micro | update-every-micro | "
-                   "skip-overflowed-micro | log-scaled-loss")
-        ->capture_default_str();
-    app.add_option("--scaler-growth-interval", s.scalerGrowthInterval, "clean windows before the loss scale grows")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    app.add_option("--device", s.device, "auto | cpu | cuda")->capture_default_str();
-    app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str();
-    app.add_option("--model", s.model, "lesson | wide | fixture")->capture_default_str();
-    app.add_option("--labels", s.labels, "teacher | random")->capture_default_str();
-    app.add_option("--hidden", s.hidden, "hidden width, overriding the model preset's")->transform(decimal<int64_t>())->capture_default_str();
     app.add_option("--lang", s.lang, "language of the skill recipe, a code of the content's languages (en | fa)")->capture_default_str();
+    CLI::Option *settingsOpt =
+        app.add_option("--settings", s.settings,
+                       "the sweep's settings from a record (accumlab-sweep-settings.v1, as the window hands a sweep to "
+                       "its ranks) instead of the options above; its run's world size is the job's");
+    for (CLI::Option *o : mainRun)
+        settingsOpt->excludes(o);
     std::string memoryCounter = "on";
     app.add_option("--memory-counter", memoryCounter,
                    "on | off: count CPU tensor memory (peak_mem_bytes); off is the overhead benchmark's baseline")
         ->capture_default_str();
 
-    MemoryFlags m = memoryDefaults();
+    MemoryFlags m;
     const auto addMemoryOptions = [&m](CLI::App *cmd) {
-        cmd->add_option("--model", m.model, "lesson | wide | fixture")->capture_default_str();
-        cmd->add_option("--device", m.device, "auto | cpu | cuda")->capture_default_str();
-        cmd->add_option("--dtype", m.dtype, "float32 | float64 | bfloat16")->capture_default_str();
-        cmd->add_option("--optimizer", m.optimizer, "sgd | momentum | adamw")->capture_default_str();
-        cmd->add_option("--lr", m.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
-        cmd->add_option("--seed", m.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
+        addRunOptions(*cmd, m.run, {R::Model, R::Device, R::Optimizer, R::Lr, R::Seed});
+        cmd->add_option("--dtype", m.run.dtype, "float32 | float64 | bfloat16")->capture_default_str();
         cmd->add_option("--effective-batch", m.effectiveBatch, "samples per optimizer step, over all ranks")
             ->transform(decimal<int64_t>())
             ->capture_default_str();
-        cmd->add_option("--world-size", m.worldSize, "ranks the effective batch is split over (one is measured)")
+        cmd->add_option("--world-size", m.run.config.worldSize, "ranks the effective batch is split over (one is measured)")
             ->transform(decimal<int64_t>())
             ->capture_default_str();
         cmd->add_option("--budget", m.budget, "memory budget in bytes, above what is allocated when a run starts")
@@ -987,9 +901,7 @@ int accumlab::cli::run(int argc, char **argv)
     auto *oomCmd = app.add_subcommand(
         "oom-demo", "under a memory budget the full effective batch fails with out-of-memory; accumulation fits it");
     addMemoryOptions(oomCmd);
-    oomCmd->add_option("--micro-batch", m.microBatch, "samples per micro-batch with --budget (else --fails-after)")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
+    addRunOption(*oomCmd, m.run, R::MicroBatch, "samples per micro-batch with --budget (else --fails-after)");
     oomCmd->add_option("--timeline", m.timeline,
                        "write the measured memory timeline of both runs here (memory-timeline.v1, CPU)");
     oomCmd->add_option("--snapshot", m.snapshot,
@@ -1008,26 +920,14 @@ int accumlab::cli::run(int argc, char **argv)
         "find-micro-batch", "the largest micro-batch that fits the budget, by doubling then bisection, and its accum_steps");
     addMemoryOptions(finderCmd);
 
-    EquivalenceFlags e = equivalenceDefaults();
+    EquivalenceFlags e;
     auto *eqCmd = app.add_subcommand("equivalence", "full batch vs accumulated micro-batches; prints one JSON object");
     eqCmd->add_option("--big-batch", e.bigBatch, "samples in the full batch")->transform(decimal<int64_t>())->capture_default_str();
-    eqCmd->add_option("--accum-steps", e.accumSteps, "micro-batches the batch is split into")->transform(decimal<int64_t>())->capture_default_str();
-    eqCmd->add_option("--optimizer", e.optimizer, "sgd | momentum | adamw")->capture_default_str();
-    eqCmd->add_option("--lr", e.lr, "learning rate")->transform(decimal<double>())->capture_default_str();
-    eqCmd->add_option("--clip-norm", e.clipNorm, "clip the window's gradient to this L2 norm before the step (0 = off)")
-        ->transform(decimal<double>())
-        ->capture_default_str();
-    eqCmd->add_option("--lr-warmup", e.lrWarmup, "warm the learning rate up linearly over this many updates (0 = off)")
-        ->transform(decimal<int64_t>())
-        ->capture_default_str();
-    eqCmd->add_option("--scaling", e.scaling, "divide | none")->capture_default_str();
-    eqCmd->add_flag("--step-every-micro", e.stepEveryMicro, "bug: step after every micro-batch");
-    eqCmd->add_option("--bug", e.bug, "plant a classic accumulation bug ('list' names them)")->capture_default_str();
-    eqCmd->add_option("--dtype", e.dtype, "float32 | float64 | bfloat16")->capture_default_str();
-    eqCmd->add_option("--device", e.device, "auto | cpu | cuda")->capture_default_str();
-    eqCmd->add_option("--labels", e.labels, "teacher | random")->capture_default_str();
+    addRunOption(*eqCmd, e.run, R::AccumSteps, "micro-batches the batch is split into");
+    addRunOptions(*eqCmd, e.run, {R::Optimizer, R::Lr, R::ClipNorm, R::LrWarmup, R::Scaling, R::StepEveryMicro, R::Bug,
+                                  R::Dtype, R::Device, R::Labels});
     eqCmd->add_option("--compare-split", e.compareSplit, "a second split ACCUMxMICRO, e.g. 2x8");
-    eqCmd->add_option("--seed", e.seed, "seed")->transform(decimal<uint64_t>())->capture_default_str();
+    addRunOption(*eqCmd, e.run, R::Seed);
 
     ExperimentFlags x = experimentDefaults();
     auto *expCmd = app.add_subcommand("experiment", "run a guided experiment (or 'list' them) and print its verdicts");
@@ -1042,9 +942,16 @@ int accumlab::cli::run(int argc, char **argv)
 
     auto *contentCmd = app.add_subcommand("content-check", "check the embedded teaching content in every language");
 
+    // The settings of one engine run, as `train` and `loop-code` take them.
+    const auto addTrainOptions = [&](CLI::App &cmd, TrainFlags &f) {
+        cmd.add_option("--num-steps", f.plan.numSteps, "windows (effective steps) to train")->transform(decimal<int64_t>())->capture_default_str();
+        addRunOptions(cmd, f.run, {R::MicroBatch, R::AccumSteps, R::Model, R::Hidden, R::Optimizer, R::Lr, R::LrWarmup,
+                                   R::ClipNorm, R::Bug, R::NoSync, R::Dtype, R::LossScaling, R::ScalerBug,
+                                   R::ScalerGrowthInterval, R::Device, R::Labels, R::Seed, R::Scaling, R::StepEveryMicro});
+    };
     TrainFlags t;
     auto *trainCmd = app.add_subcommand("train", "one training run of the engine; prints one JSON object with params_sha256");
-    addRunOptions(*trainCmd, t);
+    addTrainOptions(*trainCmd, t);
     // An empty folder name would mean a run that saves nothing or starts afresh, silently.
     const CLI::Validator aFolder([](std::string &v) { return v.empty() ? std::string("needs a folder, got ''") : std::string(); },
                                  "FOLDER");
@@ -1064,7 +971,7 @@ int accumlab::cli::run(int argc, char **argv)
     auto *codeCmd = app.add_subcommand(
         "loop-code", "the loop in PyTorch for these settings, as the Lab's code panel shows it (--record: a run of it for "
                      "tests/pytorch/check_loop_code.py)");
-    addRunOptions(*codeCmd, lc);
+    addTrainOptions(*codeCmd, lc);
     codeCmd->add_option("--lang", lco.lang, "the comments' language, a code of the content's languages (en | fa)")->capture_default_str();
     codeCmd->add_option("--ranks", lco.ranks, "data-parallel ranks the code is for (the Lab's Ranks setting)")
         ->transform(decimal<int64_t>())
@@ -1081,6 +988,7 @@ int accumlab::cli::run(int argc, char **argv)
     CLI::Option *eqWorldOpt = nullptr;
     CLI::Option *trainWorldOpt = nullptr;
     addDistOptions(app, d, worldOpt);
+    settingsOpt->excludes(worldOpt); // the record's run names its world size
     addDistOptions(*eqCmd, d, eqWorldOpt);
     addDistOptions(*trainCmd, d, trainWorldOpt);
 
@@ -1109,7 +1017,11 @@ int accumlab::cli::run(int argc, char **argv)
                 if (o->count() > 0)
                     throw UsageError(o->get_name() + " is an option of the main job, not of '" + sub->get_name() +
                                       "'; give '" + sub->get_name() + "' its own options after its name");
-        if ((eqCmd->parsed() ? e.bug : s.bug) == "list") {
+        const RunFlags &parsedRun = eqCmd->parsed()      ? e.run
+                                    : trainCmd->parsed() ? t.run
+                                    : codeCmd->parsed()  ? lc.run
+                                                         : s.run;
+        if (parsedRun.bug == "list") {
             // The stories are the content's (resources/content/bugs.json), as the window's list has them.
             std::cout << "--bug NAME plants one classic accumulation bug in the engine's window:\n";
             for (const std::string &name : accumBugNames()) {
@@ -1139,6 +1051,8 @@ int accumlab::cli::run(int argc, char **argv)
             return runTradeoffCommand(m);
         if (finderCmd->parsed())
             return runFinderCommand(m);
+        if (!s.settings.empty() && !sub)
+            d.worldSize = lessonOptions(s).sweep.base.worldSize;
         // A rank (torchrun's environment), a launcher of ranks, or one process.
         if (d.worldSize < 1 || d.worldSize > kMaxWorldSize)
             throw UsageError("--world-size must be between 1 and " + std::to_string(kMaxWorldSize) + ", got " +

@@ -70,6 +70,10 @@ private slots:
         QTest::newRow("huge micro") << QStringList{"--micro-batch", "1000000000"};
         QTest::newRow("non-numeric micro") << QStringList{"--micro-batch", "four"};
         QTest::newRow("bad grid") << QStringList{"--accum-grid", "1,x,4"};
+        // --settings: the sweep's record instead of its options, never beside them.
+        QTest::newRow("settings beside an option") << QStringList{"--settings", "sweep-settings.json", "--lr", "0.1"};
+        QTest::newRow("settings beside the world size") << QStringList{"--settings", "sweep-settings.json", "--world-size", "2"};
+        QTest::newRow("settings unreadable") << QStringList{"--settings", "/nonexistent/sweep-settings.json"};
         QTest::newRow("empty grid entry") << QStringList{"--accum-grid", "1,,4"};
         QTest::newRow("zero steps") << QStringList{"--num-steps", "0"};
         QTest::newRow("huge accum") << QStringList{"--accum-grid", "1000000"};

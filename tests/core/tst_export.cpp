@@ -126,6 +126,103 @@ private slots:
         const auto a = toJson(base), b = toJson(changed);
         QVERIFY2(a.at(key.toStdString()) != b.at(key.toStdString()), qPrintable(key));
     }
+    // accumConfigFromJson reads back every key toJson writes (the window hands a sweep to its
+    // ranks as this record): each row's change survives the trip, and the record read back is
+    // the record written.
+    void accumConfigJsonReadsBackEveryField_data() { accumConfigJsonHasEveryField_data(); }
+    void accumConfigJsonReadsBackEveryField()
+    {
+        QFETCH(ConfigChange, change);
+        QFETCH(QString, key);
+        if (key == "device" && !cudaAvailable())
+            QSKIP("the device record is the resolved device: without CUDA every request resolves to the CPU");
+        AccumConfig changed;
+        changed.device = DeviceRequest::Cpu;
+        change(changed);
+        if (key.startsWith("scaler_") && key != "scaler_bug")
+            changed.lossScaler.enabled = true;
+        const auto written = toJson(changed);
+        const AccumConfig read = accumConfigFromJson(nlohmann::json::parse(written.dump()));
+        QCOMPARE(QString::fromStdString(toJson(read).dump()), QString::fromStdString(written.dump()));
+        const AccumConfig defaults = accumConfigFromJson(nlohmann::json::object({{key.toStdString(), written.at(key.toStdString())}}),
+                                                         AccumConfig{});
+        QCOMPARE(QString::fromStdString(toJson(defaults).at(key.toStdString()).dump()),
+                 QString::fromStdString(written.at(key.toStdString()).dump()));
+    }
+
+    // What the record refuses, each with the key at fault: a key toJson does not write, a value
+    // of another type, a name no enum has, a negative seed.
+    void accumConfigJsonRefuses_data()
+    {
+        QTest::addColumn<QString>("record");
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<QString>("key");
+        QTest::newRow("unknown key") << R"({"micro_batches": 4})" << "config/settings-unknown-key" << "micro_batches";
+        QTest::newRow("number as text") << R"({"micro_batch": "4"})" << "config/settings-bad-value" << "micro_batch";
+        QTest::newRow("fraction for an integer") << R"({"accum_steps": 2.5})" << "config/settings-bad-value" << "accum_steps";
+        QTest::newRow("switch as number") << R"({"no_sync": 1})" << "config/settings-bad-value" << "no_sync";
+        QTest::newRow("negative seed") << R"({"seed": -1})" << "config/settings-bad-value" << "seed";
+        QTest::newRow("not an object") << R"([1, 2])" << "config/settings-bad-value" << "run";
+        QTest::newRow("unknown bug") << R"({"bug": "zero-twice"})" << "config/unknown-bug" << "";
+    }
+    void accumConfigJsonRefuses()
+    {
+        QFETCH(QString, record);
+        QFETCH(QString, code);
+        QFETCH(QString, key);
+        try {
+            accumConfigFromJson(nlohmann::json::parse(record.toStdString()));
+            QFAIL("accepted");
+        } catch (const ConfigError &e) {
+            QCOMPARE(QString::fromStdString(e.code()), code);
+            if (!key.isEmpty())
+                QVERIFY2(QString::fromStdString(e.what()).contains(key), e.what());
+        }
+    }
+
+    // The sweep's record: every field of the sweep and of its run comes back (a run the lesson
+    // preset's command line could not express, another input width, included), and only that.
+    void sweepSettingsRoundTrip()
+    {
+        SweepConfig c;
+        c.base.device = DeviceRequest::Cpu;
+        c.base.shape = ModelShape{8, 8, 2};
+        c.base.bug = AccumBug::CountMicroTwice;
+        c.base.optimizer.clipNorm = 0.5;
+        c.base.optimizer.lrWarmup = 6;
+        c.base.optimizer.lr = 0.05;
+        c.base.stepEveryMicro = true;
+        c.base.dtype = DType::Float16;
+        c.base.lossScaler.enabled = true;
+        c.base.lossScaler.growthInterval = 7;
+        c.base.lossScaler.initScale = 1024;
+        c.base.lossScaler.bug = ScalerBug::UnscaleEveryMicro;
+        c.base.worldSize = 2;
+        c.accumGrid = {2, 8};
+        c.numSteps = 11;
+        c.warmupSteps = 3;
+        c.repeats = 4;
+        c.threads = 1;
+        c.equalWork = true;
+        const auto written = sweepSettingsJson(c);
+        QCOMPARE(QString::fromStdString(written.at("schema").get<std::string>()), QString(kSweepSettingsSchema));
+        const SweepConfig read = sweepSettingsFromJson(nlohmann::json::parse(written.dump()));
+        QCOMPARE(QString::fromStdString(sweepSettingsJson(read).dump()), QString::fromStdString(written.dump()));
+        QCOMPARE(read.base.modelShape().inFeatures, int64_t(8));
+        QVERIFY(read.base.lossScaler.bug == ScalerBug::UnscaleEveryMicro);
+        QCOMPARE(read.accumGrid, (std::vector<int64_t>{2, 8}));
+
+        nlohmann::json extra = written;
+        extra["accum_steps"] = 4; // the grid's: a run's key at the sweep's level is no setting
+        QVERIFY_THROWS_EXCEPTION(ConfigError, sweepSettingsFromJson(extra));
+        nlohmann::json other = written;
+        other["schema"] = "accum-curve.v1";
+        QVERIFY_THROWS_EXCEPTION(ConfigError, sweepSettingsFromJson(other));
+        nlohmann::json grid = written;
+        grid["accum_grid"] = {2, "8"};
+        QVERIFY_THROWS_EXCEPTION(ConfigError, sweepSettingsFromJson(grid));
+    }
+
     // A tripwire for the table above: a field added to AccumConfig (or OptimizerConfig,
     // LossScalerConfig) usually changes its size (x86-64, GCC); then this fails until the field
     // has its key in toJson(AccumConfig) and its row above, and the size here is updated.

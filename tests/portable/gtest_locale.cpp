@@ -6,6 +6,7 @@
 // checks what core hands to the ranks.
 #include "core/config.h"
 #include "core/distributed.h"
+#include "core/export.h"
 
 #include "support.h"
 
@@ -66,11 +67,10 @@ TEST_F(CommaLocale, RanksReceiveTheLearningRateWithADot)
     accumlab::SweepConfig c;
     c.base.optimizer.lr = 0.05;
     c.base.worldSize = 2;
-    const auto args = accumlab::sweepCliArgs(c);
-    const auto lr = std::find(args.begin(), args.end(), "--lr");
-    ASSERT_NE(lr, args.end());
-    ASSERT_NE(lr + 1, args.end());
-    EXPECT_EQ(*(lr + 1), "0.05");
+    const std::string record = accumlab::sweepSettingsJson(c).dump();
+    EXPECT_NE(record.find("\"lr\":0.05"), std::string::npos) << record;
+    const auto read = accumlab::sweepSettingsFromJson(nlohmann::json::parse(record));
+    EXPECT_EQ(read.base.optimizer.lr, 0.05);
 }
 
 } // namespace
