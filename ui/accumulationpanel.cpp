@@ -137,36 +137,35 @@ void AccumulationPanel::showLast()
         return;
     }
     const MicroBatchUpdate &u = *m_last;
-    const QLocale loc = locale();
     const double ratio = m_bufferView->measuredRatio();
     const bool closed = u.microIndex + 1 == u.accumSteps;
     m_ratioLabel->setText(closed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
-                                       .arg(loc.toString(ratio, 'f', 2), loc.toString(u.accumSteps))
-                                 : tr("accumulated / full batch = %1× so far").arg(loc.toString(ratio, 'f', 2)));
+                                       .arg(figure(ratio, ".2f"), count(u.accumSteps))
+                                 : tr("accumulated / full batch = %1× so far").arg(figure(ratio, ".2f")));
     const QString stepped = u.optimizerStepped ? tr(" — optimizer stepped") : QString();
     // With several ranks each fills its own buffers; the bars are rank 0's, averaged with the
     // others' at the window's sync.
     m_progressLabel->setText(
         m_worldSize > 1
             ? tr("micro-batch %1 of %2 on each of %3 ranks in optimizer window %4, bars of rank %5%6")
-                  .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(m_worldSize),
-                       loc.toString(u.step + 1), loc.toString(0), stepped)
+                  .arg(count(u.microIndex + 1), count(u.accumSteps), count(m_worldSize),
+                       count(u.step + 1), count(0), stepped)
             : tr("micro-batch %1 of %2 in optimizer window %3%4")
-                  .arg(loc.toString(u.microIndex + 1), loc.toString(u.accumSteps), loc.toString(u.step + 1), stepped));
-    m_counterValues[MicroBatches]->setText(loc.toString(u.microBatches));
-    m_counterValues[OptimizerSteps]->setText(loc.toString(u.optimizerSteps));
-    m_counterValues[StateStep]->setText(loc.toString(u.optimizerStateStep));
-    m_counterValues[SyncCalls]->setText(loc.toString(u.syncCalls));
+                  .arg(count(u.microIndex + 1), count(u.accumSteps), count(u.step + 1), stepped));
+    m_counterValues[MicroBatches]->setText(count(u.microBatches));
+    m_counterValues[OptimizerSteps]->setText(count(u.optimizerSteps));
+    m_counterValues[StateStep]->setText(count(u.optimizerStateStep));
+    m_counterValues[SyncCalls]->setText(count(u.syncCalls));
     // A micro-batch the loop never ran (skip-last-micro) has no loss to show.
-    m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : loc.toString(u.microLoss, 'f', 4));
+    m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : figure(u.microLoss, ".4f"));
     m_float16Counters->setVisible(!u.float16Path.isEmpty());
     if (!u.float16Path.isEmpty()) {
         const QString path = u.float16Path == QLatin1String("float16") ? tr("float16 on real float16 kernels")
                                                                        : tr("float16, emulated by rounding through float16");
         m_float16Counters->setText(
             u.lossScaling ? tr("%1 · loss scale %2 · skipped windows %3 · unscale calls %4")
-                                .arg(path, loc.toString(u.lossScale, 'g', 6), loc.toString(u.skippedWindows),
-                                     loc.toString(u.unscaleCalls))
+                                .arg(path, figure(u.lossScale, ".6g"), count(u.skippedWindows),
+                                     count(u.unscaleCalls))
                           : tr("%1 · no loss scaler").arg(path));
     }
 }

@@ -383,19 +383,18 @@ void ControlPanel::changeEvent(QEvent *event)
 
 void ControlPanel::updateValueLabels()
 {
-    const QLocale loc = locale();
     const qint64 micro = m_microSlider->value();
     const qint64 accum = m_accumSlider->value();
-    m_microValue->setText(loc.toString(micro));
-    m_accumValue->setText(loc.toString(accum));
+    m_microValue->setText(count(micro));
+    m_accumValue->setText(count(accum));
     const qint64 world = m_worldSlider->value();
-    m_worldValue->setText(loc.toString(world));
-    m_lrValue->setText(loc.toString(kLearningRates[static_cast<size_t>(m_lrSlider->value())], 'g', 3));
-    m_paceValue->setText(tr("%1/s").arg(loc.toString(m_paceSlider->value())));
+    m_worldValue->setText(count(world));
+    m_lrValue->setText(figure(kLearningRates[static_cast<size_t>(m_lrSlider->value())], ".3g"));
+    m_paceValue->setText(tr("%1/s").arg(count(m_paceSlider->value())));
     m_identityLabel->setText(kFsi +
                              tr("micro %1 × accum %2 × world %3 = effective %4")
-                                 .arg(loc.toString(micro), loc.toString(accum), loc.toString(world),
-                                      loc.toString(micro * accum * world)) +
+                                 .arg(count(micro), count(accum), count(world),
+                                      count(micro * accum * world)) +
                              kPdi);
 }
 

@@ -352,13 +352,12 @@ void ExperimentPanel::fillCatalog()
 {
     const QSignalBlocker block(m_picker);
     m_picker->clear();
-    const QLocale locale;
     bool lessonPart = true;
     for (const auto &info : experimentCatalog()) {
         if (lessonPart && !info.lessonExercise && m_picker->count() > 0)
             m_picker->insertSeparator(m_picker->count()); // the lesson's exercises, then the pitfalls
         lessonPart = info.lessonExercise;
-        m_picker->addItem(tr("%1. %2").arg(locale.toString(info.number), localized(info.title, info.settings)),
+        m_picker->addItem(tr("%1. %2").arg(count(info.number), localized(info.title, info.settings)),
                           QString::fromStdString(info.id));
     }
 }
@@ -447,7 +446,6 @@ void ExperimentPanel::showChosen()
 
 void ExperimentPanel::showResult()
 {
-    const QLocale locale;
     // A cancelled or failed run is said on its own experiment's page only.
     const bool lastRunShown = m_lastRunId == currentExperiment();
     if (isRunning()) {
@@ -456,11 +454,11 @@ void ExperimentPanel::showResult()
     } else if (m_result) {
         // Observations carry no verdict; inconclusive timing claims are counted apart.
         const ClaimTally t = m_result->tally();
-        QString status = t.holding == t.verdicts ? tr("All %1 claims hold.").arg(locale.toString(t.verdicts))
+        QString status = t.holding == t.verdicts ? tr("All %1 claims hold.").arg(count(t.verdicts))
                                                  : tr("%1 of %2 claims hold.")
-                                                       .arg(locale.toString(t.holding), locale.toString(t.verdicts));
+                                                       .arg(count(t.holding), count(t.verdicts));
         if (t.inconclusive > 0)
-            status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(locale.toString(t.inconclusive));
+            status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(count(t.inconclusive));
         m_statusLabel->setText(status);
     } else if (lastRunShown && m_state == RunState::Cancelled) {
         m_statusLabel->setText(tr("The experiment was cancelled."));

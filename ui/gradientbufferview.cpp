@@ -3,6 +3,7 @@
 #include "ui/colors.h"
 
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 
 #include <QLocale>
 #include <QPainter>
@@ -116,7 +117,6 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette pal = palette();
     p.fillRect(rect(), pal.base());
-    const QLocale loc = locale();
     const int rows = static_cast<int>(std::max<qsizetype>(m_names.size(), m_update.gradNorms.size()));
     // In a small window the rows get thinner than a line of text: shrink the labels to fit.
     QFont labelFont = font();
@@ -152,7 +152,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     for (double t = 0.0; t <= m_axisMax + 1e-9; t += step) {
         const double x = xOf(t);
         p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
-        const QString label = tr("%1×").arg(loc.toString(t, 'g', 3));
+        const QString label = tr("%1×").arg(figure(t, ".3g"));
         p.drawText(QRectF(x - 40, plot.bottom() + 2, 80, fm.height()), Qt::AlignHCenter | Qt::AlignTop, label);
     }
 
@@ -181,7 +181,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
             p.fillRect(QRectF(plot.left(), yMid + barHeight / 2 + 1, xOf(1.0) - plot.left(), ghostHeight), ghostColor);
         p.setPen(pal.color(QPalette::Text));
         p.drawText(QRectF(xOf(ratio) + 4, yMid - fm.height() / 2.0, ratioWidth + 40, fm.height()),
-                   Qt::AlignLeft | Qt::AlignVCenter, tr("%1×").arg(loc.toString(ratio, 'f', 2)));
+                   Qt::AlignLeft | Qt::AlignVCenter, tr("%1×").arg(figure(ratio, ".2f")));
     }
 
     // The marker: the full-batch gradient norm of this window.

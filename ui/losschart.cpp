@@ -3,6 +3,7 @@
 
 #include "ui/chartscale.h"
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 
 #include <QLocale>
 #include <QEvent>
@@ -144,7 +145,7 @@ QLineSeries *LossChart::seriesFor(int pointIndex, qint64 effectiveBatch)
 
 QString LossChart::seriesName(int pointIndex, qint64 effectiveBatch) const
 {
-    const QString batch = locale().toString(effectiveBatch);
+    const QString batch = count(effectiveBatch);
     return LanguageManager::natural(pointIndex == kTeachingSeries ? tr("Play/Step, batch %1").arg(batch)
                                                                   : tr("batch %1").arg(batch));
 }

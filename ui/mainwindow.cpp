@@ -558,10 +558,9 @@ void MainWindow::retranslateUi()
     m_quizAction->setText(tr("Quiz"));
     m_quizAction->setToolTip(tr("Questions before, during and after the lesson (Ctrl+3)"));
     m_experimentListMenu->setTitle(tr("Open an experiment"));
-    const QLocale numbers;
     for (QAction *a : m_experimentListMenu->actions())
         if (const ExperimentInfo *info = findExperiment(a->data().toString().toStdString()))
-            a->setText(tr("%1. %2").arg(numbers.toString(info->number), localized(info->title)));
+            a->setText(tr("%1. %2").arg(count(info->number), localized(info->title)));
     m_toolBar->setWindowTitle(tr("Run"));
     updateActions();
 }

@@ -335,7 +335,6 @@ void MemoryView::start(MemoryLabKind kind)
 
 void MemoryView::refresh()
 {
-    const QLocale loc = locale();
     const qint64 budget = budgetBytes();
     const qint64 effective = m_effectiveSpin->value();
     const qint64 micro = m_failsSpin->value();
@@ -348,32 +347,32 @@ void MemoryView::refresh()
                                                 : tr("%1, estimated").arg(formatBytes(budget)));
     m_bars->m_budget = budget;
     m_bars->m_rows = {
-        {microBatchBytes(), tr("micro-batch of %1, estimate: %2").arg(loc.toString(micro), formatBytes(microBatchBytes())), false},
+        {microBatchBytes(), tr("micro-batch of %1, estimate: %2").arg(count(micro), formatBytes(microBatchBytes())), false},
         {m_measuredMicroPeak,
-         m_measuredMicroPeak ? tr("micro-batch of %1, measured: %2").arg(loc.toString(micro), formatBytes(*m_measuredMicroPeak))
-                             : tr("micro-batch of %1, measured: run the demo").arg(loc.toString(micro)),
+         m_measuredMicroPeak ? tr("micro-batch of %1, measured: %2").arg(count(micro), formatBytes(*m_measuredMicroPeak))
+                             : tr("micro-batch of %1, measured: run the demo").arg(count(micro)),
          true},
         {effectiveBatchBytes(),
-         tr("effective batch of %1 in one pass, estimate: %2").arg(loc.toString(effective), formatBytes(effectiveBatchBytes())),
+         tr("effective batch of %1 in one pass, estimate: %2").arg(count(effective), formatBytes(effectiveBatchBytes())),
          false},
         {m_measuredFullPeak,
          m_measuredFullPeak
-             ? tr("effective batch of %1 in one pass, measured: %2").arg(loc.toString(effective), formatBytes(*m_measuredFullPeak))
-             : tr("effective batch of %1 in one pass, measured: run the demo").arg(loc.toString(effective)),
+             ? tr("effective batch of %1 in one pass, measured: %2").arg(count(effective), formatBytes(*m_measuredFullPeak))
+             : tr("effective batch of %1 in one pass, measured: run the demo").arg(count(effective)),
          true}};
-    m_bars->m_budgetText = m_budgetChosen ? tr("budget: the estimate fits %1 samples per pass").arg(loc.toString(qint64(estimateFits)))
-                                          : tr("budget: fails after %1 samples").arg(loc.toString(micro));
+    m_bars->m_budgetText = m_budgetChosen ? tr("budget: the estimate fits %1 samples per pass").arg(count(estimateFits))
+                                          : tr("budget: fails after %1 samples").arg(count(micro));
     m_bars->update();
     const qint64 microBytes = m_measuredMicroPeak.value_or(microBatchBytes());
     const qint64 fullBytes = m_measuredFullPeak.value_or(effectiveBatchBytes());
     QString verdict;
     if (share % micro != 0)
-        verdict = tr("A micro-batch of %1 does not divide the effective batch of %2.").arg(loc.toString(micro), loc.toString(effective));
+        verdict = tr("A micro-batch of %1 does not divide the effective batch of %2.").arg(count(micro), count(effective));
     else if (microBytes > budget)
         verdict = tr("Out of memory even for the micro-batch: lower the micro-batch.");
     else if (fullBytes > budget)
         verdict = tr("The effective batch in one pass is out of memory; %1 micro-batches of %2 fit and give the same update.")
-                      .arg(loc.toString(share / micro), loc.toString(micro));
+                      .arg(count(share / micro), count(micro));
     else
         verdict = tr("Both fit: with this budget accumulation is not needed for memory.");
     m_verdict->setText(verdict);
@@ -439,7 +438,6 @@ QString MemoryView::resultText() const
         return tr("The memory run was cancelled.");
     if (!u.ok)
         return tr("The memory run failed: %1").arg(u.error.localized());
-    const QLocale loc = locale();
     const auto n = [](int64_t v) { return count(static_cast<qint64>(v)); };
     const MemoryLabConfig &lab = u.request.tradeoff.lab;
     QStringList lines;
@@ -500,7 +498,7 @@ QString MemoryView::resultText() const
                           r.budgetBytes > 0 ? formatBytes(r.budgetBytes) : tr("none"));
         if (fastest)
             lines << tr("The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.")
-                         .arg(n(fastest->microBatch), n(fastest->accumSteps), loc.toString(fastest->stepMsMedian, 'f', 2));
+                         .arg(n(fastest->microBatch), n(fastest->accumSteps), figure(fastest->stepMsMedian, ".2f"));
         break;
     }
     case MemoryLabKind::Finder: {

@@ -226,9 +226,8 @@ void QuizWidget::showQuestion(int index)
     if (m_questions.empty())
         return;
     const QuizQuestion &q = m_questions[size_t(m_index)];
-    const QLocale locale;
     m_progressLabel->setText(
-        tr("Question %1 of %2").arg(locale.toString(m_index + 1), locale.toString(questionCount())));
+        tr("Question %1 of %2").arg(count(m_index + 1), count(questionCount())));
     m_promptLabel->setText(localized(q.prompt).toHtmlEscaped());
     int id = 0;
     for (const auto &choice : q.choices) {
@@ -326,13 +325,12 @@ void QuizWidget::previous()
 void QuizWidget::showResult()
 {
     m_pages->setCurrentIndex(kResultPage);
-    const QLocale locale;
     const QuizScore s = score();
     m_progressLabel->setText(tr("Result"));
     m_scoreLabel->setText(
-        tr("%1 of %2 correct").arg(locale.toString(s.correct), locale.toString(s.total)));
+        tr("%1 of %2 correct").arg(count(s.correct), count(s.total)));
     if (s.answered < s.total) {
-        m_reviewLabel->setText(tr("Unanswered questions: %1").arg(locale.toString(s.total - s.answered)));
+        m_reviewLabel->setText(tr("Unanswered questions: %1").arg(count(s.total - s.answered)));
     } else if (s.wrong.empty()) {
         m_reviewLabel->setText(tr("Every answer is right."));
     } else {

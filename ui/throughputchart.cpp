@@ -4,6 +4,7 @@
 
 #include "ui/chartscale.h"
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 
 #include <QLocale>
 #include <QEvent>
@@ -87,7 +88,7 @@ void ThroughputChart::retranslateUi()
     if (m_current.line)
         chart()->legend()->markers(m_current.line).value(0)->setVisible(false);
     for (int i = 0; i < m_faded.size(); ++i)
-        m_faded[i].line->setName(LanguageManager::natural(tr("earlier run %1").arg(locale().toString(m_faded.size() - i))));
+        m_faded[i].line->setName(LanguageManager::natural(tr("earlier run %1").arg(count(m_faded.size() - i))));
     for (const auto &[series, label] : m_imported)
         series->setName(LanguageManager::natural(tr("imported: %1").arg(label)));
     refresh();
@@ -245,7 +246,7 @@ void ThroughputChart::refresh()
         m_msAxis->setRange(0, m_msMax * 1.15);
         m_msAxis->applyNiceNumbers();
         m_plateau->replace({QPointF(m_xMin, best), QPointF(m_xMax, best)});
-        m_plateau->setName(LanguageManager::natural(tr("plateau %1").arg(locale().toString(best, 'f', 0))));
+        m_plateau->setName(LanguageManager::natural(tr("plateau %1").arg(figure(best, ".0f"))));
     } else {
         m_plateau->setName(LanguageManager::natural(tr("plateau")));
     }
@@ -259,17 +260,16 @@ void ThroughputChart::onHovered(const QPointF &point, bool state)
     }
     for (const SweepPoint &p : m_points) {
         if (static_cast<double>(p.effectiveBatch) == point.x()) {
-            const QLocale loc = locale();
             QToolTip::showText(QCursor::pos(),
                                tr("effective batch %1 (accum %2 × micro %3)\n%4 samples/sec\nmedian step %5 ms\n"
                                   "%6 timing blocks: %7 to %8 samples/sec, median %9")
-                                   .arg(loc.toString(static_cast<qint64>(p.effectiveBatch)),
-                                        loc.toString(static_cast<qint64>(p.accumSteps)),
-                                        loc.toString(static_cast<qint64>(p.microBatch)),
-                                        loc.toString(p.samplesPerSec, 'f', 0), loc.toString(p.medianStepMs, 'f', 3),
-                                        loc.toString(static_cast<qint64>(p.blockSamplesPerSec.size())),
-                                        loc.toString(p.blockMin(), 'f', 0), loc.toString(p.blockMax(), 'f', 0),
-                                        loc.toString(p.blockMedian(), 'f', 0)),
+                                   .arg(count(p.effectiveBatch),
+                                        count(p.accumSteps),
+                                        count(p.microBatch),
+                                        figure(p.samplesPerSec, ".0f"), figure(p.medianStepMs, ".3f"),
+                                        count(p.blockSamplesPerSec.size()),
+                                        figure(p.blockMin(), ".0f"), figure(p.blockMax(), ".0f"),
+                                        figure(p.blockMedian(), ".0f")),
                                this);
             return;
         }

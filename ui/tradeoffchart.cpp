@@ -4,6 +4,7 @@
 
 #include "ui/chartscale.h"
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 
 #include <QEvent>
 #include <QLineSeries>
@@ -119,7 +120,7 @@ void TradeoffChart::retranslateUi()
     setAccessibleName(tr("Memory and time trade-off chart"));
     chart()->setLocale(locale());
     chart()->setLocalizeNumbers(true);
-    const QString effective = m_result ? locale().toString(static_cast<qint64>(m_result->config.lab.effectiveBatch)) : QString();
+    const QString effective = m_result ? count(m_result->config.lab.effectiveBatch) : QString();
     chart()->setTitle(LanguageManager::natural(
         m_result ? tr("Trade-off at an effective batch of %1: time per step and peak memory").arg(effective)
                  : tr("Trade-off: time per step and peak memory against the micro-batch")));

@@ -21,6 +21,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
+#include <QDirIterator>
 #include <QApplication>
 #include <QFile>
 #include <QFileDialog>
@@ -80,6 +81,7 @@ private slots:
     void initTestCase();
     void init();
     void fontLoads();
+    void figuresGoThroughOneFormatter();
     void everyLanguageIsData();
     void langOverridesAndPersists();
     void switchRetranslatesAndMirrors();
@@ -153,6 +155,36 @@ void TestLanguage::everyLanguageIsData()
     QVERIFY(!ok);
     LanguageManager::instance()->setLanguage(QStringLiteral("en"));
     settle();
+}
+
+// The window writes every figure through figure() and count() (ui/localizedtext.h), core's one
+// formatter in the reader's digits; a QLocale::toString beside them wrote the same count as
+// "16,384" in one place and "16384" in another. Dates are not figures (toString of a QDateTime
+// takes a format, not a precision).
+void TestLanguage::figuresGoThroughOneFormatter()
+{
+    const QString root = qEnvironmentVariable("ACCUMLAB_SOURCE_DIR");
+    if (root.isEmpty())
+        QSKIP("ACCUMLAB_SOURCE_DIR is not set");
+    const QRegularExpression bypass(QStringLiteral(R"(\b(loc|locale|numbers|locale\(\)|QLocale\(\))\.toString\((?![^)]*(Format|lastModified)))"));
+    QStringList found;
+    for (const QString &dir : {QStringLiteral("/ui"), QStringLiteral("/app/gui")}) {
+        QDirIterator it(root + dir, {QStringLiteral("*.cpp")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            if (path.endsWith(QLatin1String("/localizedtext.cpp")))
+                continue;
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            int line = 0;
+            for (const QByteArray &text : file.readAll().split('\n')) {
+                ++line;
+                if (bypass.match(QString::fromUtf8(text)).hasMatch())
+                    found << QStringLiteral("%1:%2").arg(path.mid(root.size() + 1)).arg(line);
+            }
+        }
+    }
+    QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char(' '))));
 }
 
 void TestLanguage::fontLoads()

@@ -1,6 +1,7 @@
 // Bounded reads of regular files through core's one reader (core/regular_file.h), with the
 // refusals in the window's language.
 #include "ui/session/filereading.h"
+#include "ui/localizedtext.h"
 
 #include "core/regular_file.h"
 
@@ -23,7 +24,7 @@ QString notRegular()
 QString tooLarge(qint64 maxBytes)
 {
     return QCoreApplication::translate("FileReading", "it is larger than %1 MiB")
-        .arg(QLocale().toString(qint64(maxBytes >> 20)));
+        .arg(count(maxBytes >> 20));
 }
 
 QString systemReason(int err) { return QString::fromLocal8Bit(std::strerror(err)); }

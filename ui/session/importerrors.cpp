@@ -2,6 +2,7 @@
 #include "ui/session/importerrors.h"
 
 #include "ui/language.h"
+#include "ui/localizedtext.h"
 
 namespace accumlab::ui {
 
@@ -12,20 +13,20 @@ constexpr int kMaxShownSchema = 40;
 
 } // namespace
 
-QString ImportErrors::reason(const CurveErrorDetail &d, const QLocale &loc)
+QString ImportErrors::reason(const CurveErrorDetail &d)
 {
-    const QString point = loc.toString(qint64(d.point));
+    const QString point = count(d.point);
     const QString field = QString::fromStdString(d.field);
     switch (d.code) {
     case CurveErrorCode::FileTooLarge:
         return tr("the file is %1 MiB; an accum-curve file is at most %2 MiB")
-            .arg(loc.toString(qint64(d.number)), loc.toString(qint64(d.limit)));
+            .arg(count(d.number), count(d.limit));
     case CurveErrorCode::NotJson:
         return d.number > 0 ? tr("it is not valid JSON: the text breaks off or goes wrong at byte %1")
-                                  .arg(loc.toString(qint64(d.number)))
+                                  .arg(count(d.number))
                             : tr("it is not valid JSON");
     case CurveErrorCode::TooDeep:
-        return tr("the file nests deeper than %1 levels; it is not an accum-curve file").arg(loc.toString(qint64(d.limit)));
+        return tr("the file nests deeper than %1 levels; it is not an accum-curve file").arg(count(d.limit));
     case CurveErrorCode::NotAnObject:
         return tr("the file is JSON but not an object with a schema and points; it is not an accum-curve file");
     case CurveErrorCode::WrongSchema: {
@@ -50,7 +51,7 @@ QString ImportErrors::reason(const CurveErrorDetail &d, const QLocale &loc)
         return tr("in point %1, field '%2' is not a finite number").arg(point, field);
     case CurveErrorCode::NotAWholeNumber:
         return tr("in point %1, field '%2' must be a whole number of at least %3")
-            .arg(point, field, loc.toString(qint64(d.limit)));
+            .arg(point, field, count(d.limit));
     case CurveErrorCode::Negative:
         return tr("in point %1, field '%2' is negative").arg(point, field);
     case CurveErrorCode::NotTrueOrFalse:
@@ -59,7 +60,7 @@ QString ImportErrors::reason(const CurveErrorDetail &d, const QLocale &loc)
         return tr("in point %1, field '%2' is not a list").arg(point, field);
     case CurveErrorCode::BatchIdentity:
         return tr("in point %1, effective_batch is %2, which is not %3")
-            .arg(point, loc.toString(qint64(d.number)),
+            .arg(point, count(d.number),
                  LanguageManager::ltr(QStringLiteral("micro_batch × accum_steps × world_size")));
     case CurveErrorCode::OutOfRange:
         return tr("in point %1, field '%2' holds a value no measurement gives (too large, or too close to zero)")

@@ -14,8 +14,8 @@ namespace accumlab::ui {
 class ImportErrors {
     Q_DECLARE_TR_FUNCTIONS(ImportErrors)
 public:
-    // One sentence, numbers written in `locale`; field names stay as the file spells them.
-    static QString reason(const CurveErrorDetail &detail, const QLocale &locale);
+    // One sentence, numbers in the window's digits (count()); field names stay as the file spells them.
+    static QString reason(const CurveErrorDetail &detail);
 };
 
 } // namespace accumlab::ui

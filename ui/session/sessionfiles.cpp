@@ -169,7 +169,7 @@ bool SessionFiles::importCurve(const QString &path)
         } catch (const CurveFormatError &e) {
             // core's what() is English for the CLI; its code and arguments are said here in the
             // user's language, naming the point and field.
-            reason = ImportErrors::reason(e.detail(), m_parts.window->locale());
+            reason = ImportErrors::reason(e.detail());
         }
     }
     m_parts.status->showError(tr("Could not import %1: %2").arg(name, reason));
