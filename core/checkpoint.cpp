@@ -1,5 +1,7 @@
-// Checkpoints: the engine's state (core/engine_state.h) as one manifest line and raw tensor
-// bytes per rank, published generation by generation through latest.json.
+// Checkpoints: the engine's state (core/engine_state.h) as one safetensors file per rank (the
+// manifest in its header's __metadata__, the tensors named as PyTorch names them), published
+// generation by generation through latest.json. Format 2 (one manifest line, raw bytes) is
+// still read.
 #include "core/checkpoint.h"
 
 #include "core/device.h"
@@ -10,6 +12,7 @@
 #include "core/export.h"
 #include "core/model.h"
 #include "core/regular_file.h"
+#include "core/safetensors.h"
 #include "core/sha256.h"
 
 #include <nlohmann/json.hpp>
@@ -47,7 +50,11 @@ std::string generationName(int64_t microBatches)
     return buf;
 }
 
-std::string rankFileName(int64_t rank) { return "rank-" + std::to_string(rank) + ".ckpt"; }
+// Format 3's rank files are safetensors files; format 2's were .ckpt.
+std::string rankFileName(int64_t rank, int version = kCheckpointVersion)
+{
+    return "rank-" + std::to_string(rank) + (version >= 3 ? ".safetensors" : ".ckpt");
+}
 
 [[noreturn]] void refuse(const std::string &code, const fs::path &file, TextArgs args = {})
 {
@@ -64,12 +71,32 @@ const std::map<std::string, torch::Dtype> &dtypeNames()
     return names;
 }
 
-std::string dtypeName(torch::Dtype t)
+// The same dtypes by safetensors' names (format 3).
+const std::map<std::string, torch::Dtype> &safetensorsDtypes()
 {
-    for (const auto &[name, dtype] : dtypeNames())
+    static const std::map<std::string, torch::Dtype> names = {
+        {"F32", torch::kFloat32}, {"F64", torch::kFloat64}, {"BF16", torch::kBFloat16},
+        {"I64", torch::kInt64},   {"U8", torch::kUInt8}};
+    return names;
+}
+
+std::string safetensorsDtype(torch::Dtype t)
+{
+    for (const auto &[name, dtype] : safetensorsDtypes())
         if (dtype == t)
             return name;
     TORCH_CHECK(false, "a checkpoint cannot hold a tensor of ", t);
+}
+
+// A format-3 header's tensor table, as a checksum covers it: name -> dtype, shape, offsets, in
+// name order (the manifest's tensors_sha256 is of its dump).
+std::string tensorTable(const json &header)
+{
+    nlohmann::json table = nlohmann::json::object(); // sorted by name
+    for (auto it = header.begin(); it != header.end(); ++it)
+        if (it.key() != "__metadata__")
+            table[it.key()] = it.value();
+    return table.dump();
 }
 
 // A figure of the run as JSON: a number, or "inf", "-inf" or "nan" (JSON has no such numbers,
@@ -142,33 +169,50 @@ std::string readCheckpointFile(const fs::path &file, uint64_t maxBytes)
     return std::move(f.bytes);
 }
 
-// One rank file being assembled: named tensors appended as raw bytes.
+// One rank file being assembled: named tensors in the order added, written as safetensors
+// with the manifest in its metadata.
 struct FileWriter {
-    json tensors = json::array();
-    std::string payload;
+    std::vector<torch::Tensor> held; // contiguous CPU copies the entries point into
+    std::vector<SafetensorsEntry> entries;
+    std::string payload;             // the data section, for its checksum
 
     void add(const std::string &name, const torch::Tensor &t)
     {
         if (!t.defined())
             return;
-        const auto c = t.to(torch::kCPU).contiguous();
-        std::vector<int64_t> shape(c.sizes().begin(), c.sizes().end());
-        tensors.push_back({{"name", name},
-                           {"dtype", dtypeName(c.scalar_type())},
-                           {"shape", shape},
-                           {"offset", payload.size()},
-                           {"bytes", c.nbytes()}});
+        held.push_back(t.to(torch::kCPU).contiguous());
+        const torch::Tensor &c = held.back();
+        entries.push_back({name, safetensorsDtype(c.scalar_type()), c.sizes().vec(), c.data_ptr(), c.nbytes()});
         payload.append(static_cast<const char *>(c.data_ptr()), c.nbytes());
+    }
+    // A flat buffer (total,) as one tensor per parameter: `prefix` + "fc1.weight", shaped.
+    void addPerParameter(const std::string &prefix, const torch::Tensor &flat, const EngineState &s)
+    {
+        if (!flat.defined())
+            return;
+        int64_t offset = 0;
+        for (size_t i = 0; i < s.paramNames.size(); ++i) {
+            int64_t n = 1;
+            for (int64_t d : s.paramShapes[i])
+                n *= d;
+            add(prefix + s.paramNames[i], flat.narrow(/*dim=*/0, offset, n).view(s.paramShapes[i]));
+            offset += n;
+        }
     }
 
     std::string file(json manifest) const
     {
-        manifest["tensors"] = tensors;
+        const std::string bytes = safetensorsFile(entries, {});
+        const json header = json::parse(safetensorsHeader(bytes));
+        const std::string table = tensorTable(header);
         manifest["payload_bytes"] = payload.size();
         manifest["payload_sha256"] = sha256Hex(payload.data(), payload.size());
+        manifest["tensors_sha256"] = sha256Hex(table.data(), table.size());
         const std::string unsealed = manifest.dump();
         manifest["manifest_sha256"] = sha256Hex(unsealed.data(), unsealed.size());
-        return manifest.dump() + "\n" + payload;
+        return safetensorsFile(entries, {{"format", kCheckpointFormat},
+                                         {"version", std::to_string(kCheckpointVersion)},
+                                         {"manifest", manifest.dump()}});
     }
 };
 
@@ -178,64 +222,131 @@ struct FileReader {
     json manifest;
     std::map<std::string, torch::Tensor> tensors;
 
+    int version = kCheckpointVersion;
+
+    // One tensor as the file announces it, before anything is allocated.
+    struct Entry {
+        std::string name;
+        torch::Dtype dtype;
+        std::vector<int64_t> shape;
+        uint64_t offset = 0, bytes = 0;
+    };
+
     explicit FileReader(fs::path p) : path(std::move(p))
     {
         const std::string all = readCheckpointFile(path, kMaxRankFileBytes);
-        const size_t eol = all.find('\n');
-        if (eol == std::string::npos)
-            refuse("not-a-checkpoint", path);
-        if (jsonDepth(std::string_view(all.data(), eol)) > kMaxJsonDepth)
-            refuse("not-a-checkpoint", path);
-        manifest = json::parse(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(eol), nullptr, false);
-        if (!manifest.is_object() || manifest.value("format", "") != kCheckpointFormat ||
-            !manifest.contains("version") || !manifest["version"].is_number_integer())
-            refuse("not-a-checkpoint", path);
-        const int version = manifest["version"].get<int>();
-        if (version != kCheckpointVersion)
-            refuse("version", path, TextArgs{{{"found", double(version)}, {"supported", double(kCheckpointVersion)}}, {}});
-        // The manifest's own checksum (of the manifest as written without it) before any other
-        // field is used: one edited character is refused here, not trusted below.
-        {
-            json unsealed = manifest;
-            const json seal = unsealed.contains("manifest_sha256") ? unsealed["manifest_sha256"] : json();
-            unsealed.erase("manifest_sha256");
-            const std::string text = unsealed.dump();
-            if (!seal.is_string() || seal.get<std::string>() != sha256Hex(text.data(), text.size()))
-                refuse("manifest-corrupt", path);
-        }
+        std::vector<Entry> entries;
+        size_t dataStart = 0;
         try {
-            const auto expected = manifest.at("payload_bytes").get<uint64_t>();
-            const uint64_t found = all.size() - eol - 1;
-            if (found < expected)
-                refuse("truncated", path, TextArgs{{{"found", double(found)}, {"expected", double(expected)}}, {}});
-            const char *payload = all.data() + eol + 1;
-            if (found != expected || sha256Hex(payload, found) != manifest.at("payload_sha256").get<std::string>())
-                refuse("corrupt", path);
-            for (const auto &t : manifest.at("tensors")) {
-                const auto offset = t.at("offset").get<uint64_t>();
-                const auto bytes = t.at("bytes").get<uint64_t>();
-                const auto dtype = dtypeNames().at(t.at("dtype").get<std::string>());
-                const auto shape = t.at("shape").get<std::vector<int64_t>>();
-                // The announced size must be what the shape takes, and inside the data, before
-                // anything is allocated.
-                uint64_t expect = c10::elementSize(dtype);
-                for (int64_t d : shape) {
-                    if (d < 0 || (d > 0 && expect > found / uint64_t(d)))
-                        refuse("corrupt", path);
-                    expect *= uint64_t(d);
-                }
-                if (expect != bytes || offset > found || bytes > found - offset)
-                    refuse("corrupt", path);
-                auto tensor = torch::empty(shape, torch::dtype(dtype));
-                std::memcpy(tensor.data_ptr(), payload + offset, bytes);
-                if (!tensors.emplace(t.at("name").get<std::string>(), tensor).second)
-                    refuse("corrupt", path); // a tensor named twice
-            }
+            // Format 2 opens with its manifest line; format 3 with safetensors' header length.
+            dataStart = !all.empty() && all[0] == '{' ? readFormat2(all, entries) : readFormat3(all, entries);
         } catch (const json::exception &) {
             refuse("not-a-checkpoint", path);
         } catch (const std::out_of_range &) { // an unknown dtype name
             refuse("not-a-checkpoint", path);
         }
+        const uint64_t found = all.size() - dataStart;
+        const char *payload = all.data() + dataStart;
+        const auto expected = number<uint64_t>(manifest, "payload_bytes");
+        if (found < expected)
+            refuse("truncated", path, TextArgs{{{"found", double(found)}, {"expected", double(expected)}}, {}});
+        if (found != expected || sha256Hex(payload, found) != number<std::string>(manifest, "payload_sha256"))
+            refuse("corrupt", path);
+        for (const Entry &t : entries) {
+            // The announced size must be what the shape takes, and inside the data, before
+            // anything is allocated.
+            uint64_t expect = c10::elementSize(t.dtype);
+            for (int64_t d : t.shape) {
+                if (d < 0 || (d > 0 && expect > found / uint64_t(d)))
+                    refuse("corrupt", path);
+                expect *= uint64_t(d);
+            }
+            if (expect != t.bytes || t.offset > found || t.bytes > found - t.offset)
+                refuse("corrupt", path);
+            auto tensor = torch::empty(t.shape, torch::dtype(t.dtype));
+            std::memcpy(tensor.data_ptr(), payload + t.offset, t.bytes);
+            if (!tensors.emplace(t.name, tensor).second)
+                refuse("corrupt", path); // a tensor named twice
+        }
+    }
+
+    // The manifest's format and version, then its own checksum (of the manifest as written
+    // without it) before any other field is used: one edited character is refused here, not
+    // trusted below.
+    void checkManifest()
+    {
+        if (!manifest.is_object() || manifest.value("format", "") != kCheckpointFormat ||
+            !manifest.contains("version") || !manifest["version"].is_number_integer())
+            refuse("not-a-checkpoint", path);
+        version = manifest["version"].get<int>();
+        if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
+            refuse("version", path,
+                   TextArgs{{{"found", double(version)}, {"oldest", double(kOldestCheckpointVersion)},
+                             {"supported", double(kCheckpointVersion)}}, {}});
+        json unsealed = manifest;
+        const json seal = unsealed.contains("manifest_sha256") ? unsealed["manifest_sha256"] : json();
+        unsealed.erase("manifest_sha256");
+        const std::string text = unsealed.dump();
+        if (!seal.is_string() || seal.get<std::string>() != sha256Hex(text.data(), text.size()))
+            refuse("manifest-corrupt", path);
+    }
+
+    // Format 2: one line of JSON (the manifest, its tensors with their offsets), then the data.
+    size_t readFormat2(const std::string &all, std::vector<Entry> &entries)
+    {
+        const size_t eol = all.find('\n');
+        if (eol == std::string::npos || jsonDepth(std::string_view(all.data(), eol)) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", path);
+        manifest = json::parse(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(eol), nullptr, false);
+        checkManifest();
+        if (version != 2)
+            refuse("not-a-checkpoint", path);
+        for (const auto &t : manifest.at("tensors"))
+            entries.push_back({t.at("name").get<std::string>(), dtypeNames().at(t.at("dtype").get<std::string>()),
+                               t.at("shape").get<std::vector<int64_t>>(), t.at("offset").get<uint64_t>(),
+                               t.at("bytes").get<uint64_t>()});
+        return eol + 1;
+    }
+
+    // Format 3: a safetensors file. The header's __metadata__ holds the manifest, which seals the
+    // header's tensor table (tensors_sha256) and the data (payload_sha256).
+    size_t readFormat3(const std::string &all, std::vector<Entry> &entries)
+    {
+        uint64_t length = 0;
+        if (all.size() < sizeof length)
+            refuse("not-a-checkpoint", path);
+        std::memcpy(&length, all.data(), sizeof length); // little-endian, as safetensors writes it
+        if (length > all.size() - sizeof length)
+            refuse("not-a-checkpoint", path);
+        const std::string_view headerText(all.data() + sizeof length, length);
+        if (jsonDepth(headerText) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", path);
+        const json header = json::parse(headerText.begin(), headerText.end(), nullptr, false);
+        if (!header.is_object() || !header.contains("__metadata__") || !header["__metadata__"].is_object())
+            refuse("not-a-checkpoint", path);
+        const json &meta = header["__metadata__"];
+        if (meta.value("format", "") != kCheckpointFormat || !meta.contains("manifest") || !meta["manifest"].is_string())
+            refuse("not-a-checkpoint", path);
+        const std::string manifestText = meta["manifest"].get<std::string>();
+        if (jsonDepth(manifestText) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", path);
+        manifest = json::parse(manifestText, nullptr, false);
+        checkManifest();
+        if (version != 3 || meta.value("version", "") != std::to_string(version))
+            refuse("not-a-checkpoint", path);
+        const std::string table = tensorTable(header);
+        if (sha256Hex(table.data(), table.size()) != number<std::string>(manifest, "tensors_sha256"))
+            refuse("corrupt", path);
+        for (auto it = header.begin(); it != header.end(); ++it) {
+            if (it.key() == "__metadata__")
+                continue;
+            const auto range = it.value().at("data_offsets").get<std::vector<uint64_t>>();
+            if (range.size() != 2 || range[1] < range[0])
+                refuse("corrupt", path);
+            entries.push_back({it.key(), safetensorsDtypes().at(it.value().at("dtype").get<std::string>()),
+                               it.value().at("shape").get<std::vector<int64_t>>(), range[0], range[1] - range[0]});
+        }
+        return sizeof length + length;
     }
 
     torch::Tensor tensor(const std::string &name, bool required = true) const
@@ -335,8 +446,10 @@ json readLatest(const fs::path &dir)
         !latest.contains("world_size") || !latest["world_size"].is_number_integer())
         refuse("not-a-checkpoint", file);
     const int version = latest["version"].get<int>();
-    if (version != kCheckpointVersion)
-        refuse("version", file, TextArgs{{{"found", double(version)}, {"supported", double(kCheckpointVersion)}}, {}});
+    if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
+        refuse("version", file,
+               TextArgs{{{"found", double(version)}, {"oldest", double(kOldestCheckpointVersion)},
+                         {"supported", double(kCheckpointVersion)}}, {}});
     const std::string gen = latest["generation"].get<std::string>();
     if (gen.find('/') != std::string::npos || gen.find("..") != std::string::npos)
         refuse("not-a-checkpoint", file);
@@ -492,7 +605,8 @@ CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
 
 fs::path latestRankFile(const fs::path &dir, int64_t rank)
 {
-    return dir / readLatest(dir)["generation"].get<std::string>() / rankFileName(rank);
+    const json latest = readLatest(dir);
+    return dir / latest["generation"].get<std::string>() / rankFileName(rank, latest["version"].get<int>());
 }
 
 void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
@@ -537,17 +651,24 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
         } else {
             manifest["loss_scaler"] = nullptr;
         }
-        w.add("params", s.params);
-        w.add("optimizer.momentum", s.momentum);
-        w.add("optimizer.exp_avg", s.expAvg);
-        w.add("optimizer.exp_avg_sq", s.expAvgSq);
-        w.add("data.generator", s.generator);
+        // As PyTorch names them: the model's state_dict, then the optimizer's per-parameter
+        // state under torch.optim's own names (momentum_buffer; exp_avg, exp_avg_sq).
+        w.addPerParameter("", s.params, s);
+        w.addPerParameter("optimizer.momentum_buffer.", s.momentum, s);
+        w.addPerParameter("optimizer.exp_avg.", s.expAvg, s);
+        w.addPerParameter("optimizer.exp_avg_sq.", s.expAvgSq, s);
+        w.add("data.generator", s.generator); // torch.Generator's get_state()
     }
-    w.add("grads", s.grads);
-    w.add("window.x", s.windowX);
-    w.add("window.y", s.windowY);
-    w.add("window.losses", s.windowLosses);
-    w.add("window.start_params", s.windowStartParams);
+    // The gradient buffers only where they carry into the next micro-batch: inside a window (the
+    // partial sums), or with the never-zero bug, whose next window adds onto them. A closed
+    // window's finished sum is no state (the next window zeroes it) and is not saved.
+    if (s.open || c.bug == AccumBug::NeverZero)
+        w.addPerParameter("grad.", s.grads, s);
+    w.add("window.x", s.windowInputs);      // the inputs the model sees, (rows, in)
+    w.add("window.y", s.windowY);           // their class ids, (rows,)
+    w.add("window.noise", s.windowX);       // what the stream drew (float32): x = noise + P[y] with the teacher
+    w.add("window.losses", s.windowLosses); // the raw losses of the micro-batches that ran
+    w.addPerParameter("window.start.", s.windowStartParams, s); // step-every-micro: the window's start
 
     auto failed = [&](const std::string &reason) { return writeFailed(dir, reason); };
     try {
@@ -578,56 +699,26 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
 AccumConfig checkpointConfig(const fs::path &dir)
 {
     const json latest = readLatest(dir);
-    const FileReader shared(dir / latest["generation"].get<std::string>() / rankFileName(0));
+    const FileReader shared(dir / latest["generation"].get<std::string>() / rankFileName(0, latest["version"].get<int>()));
     const json &m = shared.manifest;
-    AccumConfig c;
     try {
-        const json &s = m.at("config");
-        c.preset = presetFromString(s.at("model").get<std::string>());
-        const ModelShape saved{m.at("model").at("in_features").get<int64_t>(), m.at("model").at("hidden").get<int64_t>(),
-                               m.at("model").at("classes").get<int64_t>()};
-        const ModelShape preset = shapeOf(c.preset);
-        if (saved.inFeatures != preset.inFeatures || saved.hidden != preset.hidden || saved.classes != preset.classes)
-            c.shape = saved;
-        c.microBatch = s.at("micro_batch").get<int64_t>();
-        c.accumSteps = s.at("accum_steps").get<int64_t>();
+        // The run's record (toJson(AccumConfig)) read back by its one reader, every setting
+        // present (none is guessed); the world size and dtype as the manifest states them.
+        const nlohmann::json saved = nlohmann::json::parse(m.at("config").dump());
+        const nlohmann::ordered_json every = toJson(AccumConfig{});
+        for (const auto &item : every.items())
+            if (!saved.contains(item.key()))
+                refuse("not-a-checkpoint", shared.path);
+        AccumConfig c = accumConfigFromJson(saved);
         c.worldSize = m.at("world_size").get<int64_t>();
-        OptimizerConfig &o = c.optimizer;
-        o.kind = optimizerFromString(s.at("optimizer").get<std::string>());
-        o.lr = s.at("lr").get<double>();
-        o.momentum = s.at("momentum").get<double>();
-        o.weightDecay = s.at("weight_decay").get<double>();
-        o.adamWeightDecay = s.at("adam_weight_decay").get<double>();
-        o.beta1 = s.at("beta1").get<double>();
-        o.beta2 = s.at("beta2").get<double>();
-        o.eps = s.at("eps").get<double>();
-        o.clipNorm = s.at("clip_norm").get<double>();
-        o.lrWarmup = s.at("lr_warmup").get<int64_t>();
-        c.scaling = scalingFromString(s.at("scaling").get<std::string>());
-        c.stepEveryMicro = s.at("step_every_micro").get<bool>();
-        c.bug = accumBugFromString(s.at("bug").get<std::string>());
-        c.noSync = s.at("no_sync").get<bool>();
-        c.labels = labelsFromString(s.at("labels").get<std::string>());
-        c.lossScaler.enabled = s.at("loss_scaling").get<bool>();
-        c.lossScaler.initScale = s.at("scaler_init_scale").get<double>();
-        c.lossScaler.growthFactor = s.at("scaler_growth_factor").get<double>();
-        c.lossScaler.backoffFactor = s.at("scaler_backoff_factor").get<double>();
-        c.lossScaler.growthInterval = s.at("scaler_growth_interval").get<int64_t>();
-        c.lossScaler.bug = scalerBugFromString(s.at("scaler_bug").get<std::string>());
-        c.lossScaler.spikeWindow = s.at("scaler_spike_window").get<int64_t>();
-        c.lossScaler.spikeMicro = s.at("scaler_spike_micro").get<int64_t>();
-        c.seed = s.at("seed").get<uint64_t>();
         c.dtype = dtypeFromString(m.at("dtype").get<std::string>());
-        // The device it ran on: "cpu", or "cuda:<index>" (a resume asks for CUDA again).
-        const auto device = s.at("device").get<std::string>();
-        c.device = device.rfind("cuda", 0) == 0 ? DeviceRequest::Cuda : deviceFromString(device);
         validate(c);
+        return c;
     } catch (const json::exception &) {
         refuse("not-a-checkpoint", shared.path);
     } catch (const ConfigError &) { // a setting this build does not know, or out of its range
         refuse("not-a-checkpoint", shared.path);
     }
-    return c;
 }
 
 CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, ResumeBug bug)
@@ -638,12 +729,13 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     if (world != c.worldSize)
         throw CheckpointError("checkpoint/world-size-differs", TextArgs{{{"saved", double(world)}, {"run", double(c.worldSize)}}, {}});
     const fs::path genDir = dir / latest["generation"].get<std::string>();
+    const int version = latest["version"].get<int>();
     const int64_t rank = engine.rank();
-    const FileReader shared(genDir / rankFileName(0));
+    const FileReader shared(genDir / rankFileName(0, version));
     shared.requireRun(c);
     std::optional<FileReader> ownFile;
     if (rank != 0) {
-        ownFile.emplace(genDir / rankFileName(rank));
+        ownFile.emplace(genDir / rankFileName(rank, version));
         ownFile->requireRun(c);
     }
     const FileReader &own = ownFile ? *ownFile : shared;
@@ -659,15 +751,37 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
             refuse("wrong-rank", f->path, TextArgs{{{"found", double(writer)}, {"expected", double(reader)}}, {}});
     }
 
+    EngineState mine;
+    engine.stateLayout(mine);
+    // A flat buffer (total,) from the file: format 2 holds it as one tensor, format 3 as one
+    // tensor per parameter named `prefix` + "fc1.weight" (each of the run's shape, or refused).
+    auto flat = [&](const FileReader &f, const std::string &format2Name, const std::string &prefix, bool required) {
+        if (f.version == 2)
+            return f.tensor(format2Name, required);
+        std::vector<torch::Tensor> parts;
+        for (size_t i = 0; i < mine.paramNames.size(); ++i) {
+            const torch::Tensor t = f.tensor(prefix + mine.paramNames[i], false);
+            if (!t.defined() && parts.empty() && !required)
+                return torch::Tensor(); // none of them: the state does not exist yet
+            if (!t.defined() || t.sizes().vec() != mine.paramShapes[i])
+                refuse("out-of-range", f.path,
+                       TextArgs{{}, {{"field", prefix + mine.paramNames[i]},
+                                     {"detail", (t.defined() ? sizes(t) : std::string("missing")) + " for a parameter of " +
+                                                    std::to_string(mine.paramShapes[i].size()) + " dimensions"}}});
+            parts.push_back(t.reshape({-1}));
+        }
+        return torch::cat(parts); // (total,)
+    };
+
     EngineState s;
     const json &sh = shared.manifest.contains("shared") ? shared.manifest["shared"] : json();
     if (!sh.is_object())
         refuse("not-a-checkpoint", shared.path);
-    s.params = shared.tensor("params");
+    s.params = flat(shared, "params", "", true);
     s.optimizerStateStep = shared.number<int64_t>(sh, "optimizer_state_step");
-    s.momentum = shared.tensor("optimizer.momentum", false);
-    s.expAvg = shared.tensor("optimizer.exp_avg", false);
-    s.expAvgSq = shared.tensor("optimizer.exp_avg_sq", false);
+    s.momentum = flat(shared, "optimizer.momentum", "optimizer.momentum_buffer.", false);
+    s.expAvg = flat(shared, "optimizer.exp_avg", "optimizer.exp_avg.", false);
+    s.expAvgSq = flat(shared, "optimizer.exp_avg_sq", "optimizer.exp_avg_sq.", false);
     s.schedulerSteps = shared.number<int64_t>(sh, "scheduler_steps");
     s.lastLr = shared.number<double>(sh, "last_lr");
     s.generator = shared.tensor("data.generator");
@@ -681,15 +795,17 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     const json &window = own.manifest.contains("window") ? own.manifest["window"] : json();
     if (!window.is_object())
         refuse("not-a-checkpoint", own.path);
-    s.grads = own.tensor("grads");
     s.open = own.number<bool>(window, "open");
     s.micro = own.number<int64_t>(window, "micro_index");
+    // Format 3 saves the buffers only where they carry over; a closed window's are zeros.
+    const bool gradsSaved = own.version == 2 || s.open || c.bug == AccumBug::NeverZero;
+    s.grads = gradsSaved ? flat(own, "grads", "grad.", true) : torch::zeros(mine.grads.sizes(), torch::dtype(mine.grads.scalar_type()));
     if (s.open) {
-        s.windowX = own.tensor("window.x");
+        s.windowX = own.tensor(own.version == 2 ? "window.x" : "window.noise");
         s.windowY = own.tensor("window.y");
         s.windowLosses = own.tensor("window.losses");
     }
-    s.windowStartParams = own.tensor("window.start_params", false);
+    s.windowStartParams = flat(own, "window.start_params", "window.start.", false);
 
     std::optional<LossScalerState> scaler;
     if (c.lossScaler.enabled) {
@@ -706,8 +822,6 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
         st.unscaledSinceUpdate = shared.number<bool>(ls, "unscaled_since_update");
         scaler = st;
     }
-    EngineState mine;
-    engine.stateLayout(mine);
     checkState(s, scaler, mine, c, shared.path, own.path);
 
     // The teaching bugs of the resume-mid-window experiment.

@@ -3,14 +3,14 @@
 // its end), ends with bit-identical parameters to the run that was never interrupted.
 //
 // On disk (README, "Checkpoints"): a folder with latest.json naming the last complete
-// generation, and per generation one file per rank, gen-<micro-batches>/rank-<r>.ckpt: one line
-// of JSON (the manifest: format, version, model widths, dtype, world size, rank, the run's
-// settings, the tensors' names, dtypes, shapes and offsets, the tensor data's size and SHA-256),
-// then the tensor data as raw bytes. Rank 0's file holds the parts every rank shares
+// generation, and per generation one file per rank, gen-<micro-batches>/rank-<r>.safetensors: a
+// safetensors file whose header's metadata holds the manifest (format, version, model widths,
+// dtype, world size, rank, the run's settings, the checksums of the tensor table and data) and
+// whose tensors are named as PyTorch names them. Rank 0's file holds the parts every rank shares
 // (parameters, optimizer state, LR schedule position, data stream generator, counters); every
-// rank's file holds its own gradient buffers and open window. A generation becomes the latest
-// only once every rank's file is written (latest.json is replaced by rename), so a process
-// killed while writing leaves the previous checkpoint whole.
+// rank's file holds its own gradient buffers (where they carry over) and open window. A
+// generation becomes the latest only once every rank's file is written (latest.json is replaced
+// by rename), so a process killed while writing leaves the previous checkpoint whole.
 // Rank 0's manifest also holds the loss scaler's state ("loss_scaler", null without a scaler).
 // Not here: any Qt. Plain C++ (no torch).
 #pragma once
@@ -26,10 +26,15 @@ namespace accumlab {
 
 class AccumEngine;
 
-// The manifest's "format" and the version this build writes and reads. Version 2: the manifest
-// carries its own checksum (manifest_sha256), so no field of it is used unchecked.
+// The manifest's "format" and the version this build writes; it reads every version from
+// kOldestCheckpointVersion on. Version 2: the manifest carries its own checksum
+// (manifest_sha256), so no field of it is used unchecked. Version 3: each rank file is a
+// safetensors file (the manifest in its header's __metadata__, the tensors named as PyTorch
+// names them: fc1.weight, optimizer.exp_avg.fc1.weight, grad.fc1.weight, window.x, ...), which
+// safetensors.torch.load_file opens and model.load_state_dict takes.
 inline constexpr const char *kCheckpointFormat = "accumlab-checkpoint";
-inline constexpr int kCheckpointVersion = 2;
+inline constexpr int kCheckpointVersion = 3;
+inline constexpr int kOldestCheckpointVersion = 2;
 
 // A checkpoint that is missing, damaged, of another version or of another run; a code of the
 // content's errors/checkpoint.json with its arguments.

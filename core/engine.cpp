@@ -674,10 +674,11 @@ void AccumEngine::captureState(EngineState &out) const
     out.grads = host(d->optimizer->flatGrad());
     out.open = e.open;
     out.micro = e.open ? e.micro : 0;
-    out.windowX = out.windowY = out.windowLosses = out.windowStartParams = torch::Tensor();
+    out.windowX = out.windowY = out.windowInputs = out.windowLosses = out.windowStartParams = torch::Tensor();
     if (e.open) {
         out.windowX = host(torch::cat(e.windowX));   // (per-rank window, in)
         out.windowY = host(torch::cat(e.windowY));   // (per-rank window,)
+        out.windowInputs = host(e.data->inputs(torch::cat(e.windowX), torch::cat(e.windowY))); // (per-rank window, in)
         out.windowLosses = e.windowLosses.empty() ? torch::empty({0}, e.optimizer->flatParam().options().device(torch::kCPU))
                                                   : host(torch::stack(e.windowLosses)); // (ran,)
     }
@@ -694,6 +695,9 @@ void AccumEngine::stateLayout(EngineState &out) const
     auto meta = [](const torch::Tensor &t) { return torch::empty(t.sizes(), t.options().device(torch::kMeta)); };
     out = EngineState{};
     out.params = meta(d->optimizer->flatParam());
+    out.paramNames = d->names;
+    for (const auto &p : d->params)
+        out.paramShapes.push_back(p.sizes().vec());
     out.grads = meta(d->optimizer->flatGrad());
     out.generator = meta(d->data->generatorState());
 }

@@ -40,6 +40,9 @@ struct EngineState {
     bool open = false;             // a window is open: the fields below are meaningful
     int64_t micro = 0;             // micro-batches done in the open window
     torch::Tensor windowX;         // (per-rank window, in) float32 noise as drawn
+    // (per-rank window, in) the inputs the model sees, composed from windowX and windowY by the
+    // data stream (the teacher's prototype added); captured for a reader, not restored.
+    torch::Tensor windowInputs;
     torch::Tensor windowY;         // (per-rank window,) int64 class ids
     torch::Tensor windowLosses;    // (ran,) the raw losses of the micro-batches that ran
     torch::Tensor windowStartParams; // (total,) step-every-micro only; undefined otherwise

@@ -1,6 +1,8 @@
 // SGD / SGD+momentum / AdamW over flat parameter and gradient buffers.
 #include "core/optimizer.h"
 
+#include <torch/version.h>
+
 #include <cmath>
 
 namespace accumlab {
@@ -90,7 +92,11 @@ void FusedOptimizer::step()
         const double bc1 = 1.0 - std::pow(b1, t);
         const double bc2 = 1.0 - std::pow(b2, t);
         m_flatParam.mul_(1.0 - lr * m_config.adamWeightDecay); // decoupled decay
-        m_expAvg.mul_(b1).add_(g, 1.0 - b1);                    // m = b1 m + (1-b1) g
+#if TORCH_VERSION_MAJOR >= 2
+        m_expAvg.lerp_(g, 1.0 - b1);                            // m = b1 m + (1-b1) g, as torch.optim 2.x rounds it
+#else
+        m_expAvg.mul_(b1).add_(g, 1.0 - b1);                    // m = b1 m + (1-b1) g, as torch.optim 1.13 rounds it
+#endif
         m_expAvgSq.mul_(b2).addcmul_(g, g, 1.0 - b2);           // v = b2 v + (1-b2) g^2
         auto denom = (m_expAvgSq.sqrt() / std::sqrt(bc2)).add_(m_config.eps); // sqrt(v / bc2) + eps
         m_flatParam.addcdiv_(m_expAvg, denom, -lr / bc1);       // p -= lr/bc1 * m / denom

@@ -5,8 +5,11 @@
 // (AccumulateGrad adds in place into a defined buffer), but zeroing, the update, the per-tensor
 // norms and a data-parallel all-reduce each become one operation on one tensor instead of one
 // per parameter. Update rules follow torch.optim.SGD (dampening 0, no Nesterov) and
-// torch.optim.AdamW (Loshchilov & Hutter, "Decoupled Weight Decay Regularization", 2019);
-// tests check both against LibTorch's own torch::optim, step by step.
+// torch.optim.AdamW (Loshchilov & Hutter, "Decoupled Weight Decay Regularization", 2019),
+// rounded as the Python torch.optim of the same LibTorch rounds them (AdamW's first moment by
+// lerp_ from PyTorch 2, by mul_ and add_ in 1.13), so that a checkpoint continued in PyTorch
+// ends on the same bits (tests/pytorch/check_checkpoint.py); tests check both against
+// LibTorch's own torch::optim, step by step.
 #pragma once
 
 #include "core/config.h"

@@ -149,7 +149,7 @@ private slots:
         const CliRun saved = runCli(trainArgs("sgd", 1) << "--checkpoint" << dir);
         QVERIFY2(saved.exitCode == 0, qPrintable(saved.err));
         if (!damage.isEmpty()) {
-            const QString file = dir + "/gen-000000000024/rank-0.ckpt";
+            const QString file = dir + "/gen-000000000024/rank-0.safetensors";
             QFile f(file);
             QVERIFY(f.open(QIODevice::ReadWrite));
             QByteArray bytes = f.readAll();
