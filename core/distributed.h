@@ -8,7 +8,9 @@
 // Every wait is bounded by a timeout, so a rank that dies or hangs turns into an error on
 // the others, never a hang.
 //
-// Plain C++ (no torch, no Qt): the desktop app's worker includes this header.
+// Plain C++ (no torch, no Qt): the desktop app's worker includes this header. Its room is
+// core/distributed/: process_group.cpp (a rank's options, the c10d sync), launcher.cpp
+// (starting ranks on this machine), local_sweep.cpp (the window's sweep on rank processes).
 #pragma once
 
 #include "core/config.h"

@@ -1,7 +1,7 @@
 // Internal (includes LibTorch): where the accumulated gradients of data-parallel ranks meet.
 // A GradSync averages gradient buffers across ranks. With one rank the average is the
 // identity, so LocalSync issues nothing; the engine still counts the sync points it executes.
-// C10dSync (core/c10d_sync.h) is the real one: one c10d all-reduce per call.
+// C10dSync (core/distributed/c10d_sync.h) is the real one: one c10d all-reduce per call.
 #pragma once
 
 #include "core/distributed.h"

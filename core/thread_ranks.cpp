@@ -2,7 +2,7 @@
 // every check or every micro-batch (the desktop app's equivalence panel and teaching mode):
 // each rank is a thread with its own engine, and their gradient buffers meet in an in-process
 // all-reduce. The sum runs in rank order, so a check gives the same figures on every run. The
-// real process group (c10d over Gloo, core/c10d_sync.h) is what the sweep and the CLI use;
+// real process group (c10d over Gloo, core/distributed/c10d_sync.h) is what the sweep and the CLI use;
 // this only replaces the wire.
 #include "core/thread_ranks.h"
 

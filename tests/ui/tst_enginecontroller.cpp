@@ -50,7 +50,7 @@ SweepConfig endlessSweep()
     return s;
 }
 
-// Stopping ranks waits for each child to exit (core/distributed.cpp gives them 3 s).
+// Stopping ranks waits for each child to exit (core/distributed/launcher.cpp gives them 3 s).
 constexpr int kRanksCancelBoundMs = 4'000;
 constexpr int kWaitMs = 60'000;
 
