@@ -238,7 +238,8 @@ struct FileReader {
         std::vector<Entry> entries;
         size_t dataStart = 0;
         try {
-            // Format 2 opens with its manifest line; format 3 with safetensors' header length.
+            // Format 2 opens with its manifest line; format 3 with safetensors' header length, a
+            // multiple of 8 (the header is padded), so its first byte is never '{' (0x7B).
             dataStart = !all.empty() && all[0] == '{' ? readFormat2(all, entries) : readFormat3(all, entries);
         } catch (const json::exception &) {
             refuse("not-a-checkpoint", path);

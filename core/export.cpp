@@ -203,49 +203,42 @@ AccumConfig accumConfigFromJson(const json &record, const AccumConfig &base)
         c.shape.reset();
     else
         c.shape = shape;
-    const auto integer = [&](const char *key, int64_t &into) {
+    // A key that is there sets its field, read as the field's type.
+    const auto read = [&]<class T>(const char *key, T &into) {
         if (has(key))
-            into = settingAs<int64_t>(record, key);
+            into = settingAs<T>(record, key);
     };
-    const auto real = [&](const char *key, double &into) {
-        if (has(key))
-            into = settingAs<double>(record, key);
-    };
-    const auto flag = [&](const char *key, bool &into) {
-        if (has(key))
-            into = settingAs<bool>(record, key);
-    };
-    integer("micro_batch", c.microBatch);
-    integer("accum_steps", c.accumSteps);
-    integer("world_size", c.worldSize);
+    read("micro_batch", c.microBatch);
+    read("accum_steps", c.accumSteps);
+    read("world_size", c.worldSize);
     if (has("optimizer"))
         o.kind = settingNamed(record, "optimizer", optimizerFromString);
-    real("lr", o.lr);
-    real("momentum", o.momentum);
-    real("weight_decay", o.weightDecay);
-    real("adam_weight_decay", o.adamWeightDecay);
-    real("beta1", o.beta1);
-    real("beta2", o.beta2);
-    real("eps", o.eps);
-    real("clip_norm", o.clipNorm);
-    integer("lr_warmup", o.lrWarmup);
+    read("lr", o.lr);
+    read("momentum", o.momentum);
+    read("weight_decay", o.weightDecay);
+    read("adam_weight_decay", o.adamWeightDecay);
+    read("beta1", o.beta1);
+    read("beta2", o.beta2);
+    read("eps", o.eps);
+    read("clip_norm", o.clipNorm);
+    read("lr_warmup", o.lrWarmup);
     if (has("scaling"))
         c.scaling = settingNamed(record, "scaling", scalingFromString);
-    flag("step_every_micro", c.stepEveryMicro);
+    read("step_every_micro", c.stepEveryMicro);
     if (has("bug"))
         c.bug = settingNamed(record, "bug", accumBugFromString);
-    flag("no_sync", c.noSync);
+    read("no_sync", c.noSync);
     if (has("dtype"))
         c.dtype = settingNamed(record, "dtype", dtypeFromString);
-    flag("loss_scaling", l.enabled);
-    real("scaler_init_scale", l.initScale);
-    real("scaler_growth_factor", l.growthFactor);
-    real("scaler_backoff_factor", l.backoffFactor);
-    integer("scaler_growth_interval", l.growthInterval);
+    read("loss_scaling", l.enabled);
+    read("scaler_init_scale", l.initScale);
+    read("scaler_growth_factor", l.growthFactor);
+    read("scaler_backoff_factor", l.backoffFactor);
+    read("scaler_growth_interval", l.growthInterval);
     if (has("scaler_bug"))
         l.bug = settingNamed(record, "scaler_bug", scalerBugFromString);
-    integer("scaler_spike_window", l.spikeWindow);
-    integer("scaler_spike_micro", l.spikeMicro);
+    read("scaler_spike_window", l.spikeWindow);
+    read("scaler_spike_micro", l.spikeMicro);
     if (has("device")) {
         std::string device = settingAs<std::string>(record, "device");
         if (device.rfind("cuda:", 0) == 0) // resolved on a machine with a GPU
@@ -295,19 +288,16 @@ SweepConfig sweepSettingsFromJson(const json &settings)
         for (size_t i = 0; i < grid.size(); ++i)
             c.accumGrid.push_back(valueAs<int64_t>(grid[i], "accum_grid"));
     }
-    const auto integer = [&](const char *key, int64_t &into) {
+    const auto read = [&]<class T>(const char *key, T &into) {
         if (settings.contains(key))
-            into = settingAs<int64_t>(settings, key);
+            into = settingAs<T>(settings, key);
     };
-    integer("num_steps", c.numSteps);
-    integer("warmup_steps", c.warmupSteps);
-    integer("repeats", c.repeats);
-    if (settings.contains("threads"))
-        c.threads = settingAs<int>(settings, "threads");
-    if (settings.contains("equal_work"))
-        c.equalWork = settingAs<bool>(settings, "equal_work");
-    if (settings.contains("phase_timing"))
-        c.phaseTiming = settingAs<bool>(settings, "phase_timing");
+    read("num_steps", c.numSteps);
+    read("warmup_steps", c.warmupSteps);
+    read("repeats", c.repeats);
+    read("threads", c.threads);
+    read("equal_work", c.equalWork);
+    read("phase_timing", c.phaseTiming);
     validate(c);
     return c;
 }
