@@ -7,7 +7,8 @@
 // explanations, value labels) are data: resources/content/experiments/<id>.json, filled with
 // the result's values by core/content.h in the reader's language and digits. Not here: any
 // UI, any prose, and any claim checked against a remembered result. Plain C++ (no torch, no
-// Qt): safe to include from the Qt side.
+// Qt): safe to include from the Qt side. Its room is core/experiments/ (catalog.cpp, the
+// lesson's five; pitfalls.cpp; loss_scaling.cpp; resume.cpp; internal.h between them).
 #pragma once
 
 #include "core/config.h"

@@ -6,7 +6,7 @@
 // it drifts, and with the weights alone (the optimizer's momentum not restored) it drifts even
 // from a window's end. The checkpoints go through the real files in a temporary folder, removed after.
 // Not here: the words (resources/content/experiments/resume-mid-window.json).
-#include "core/experiments_internal.h"
+#include "core/experiments/internal.h"
 
 #include "core/checkpoint.h"
 #include "core/engine.h"

@@ -1,12 +1,13 @@
 // The experiment catalog, the JSON and text forms of a result, and the lesson's five
 // exercises (1-5), built on the engine, the equivalence check and the sweep. The pitfalls
-// beyond the lesson (6-11) live in experiments_pitfalls.cpp.
+// beyond the lesson (6-11) live in pitfalls.cpp, loss scaling in loss_scaling.cpp, the resume
+// inside a window in resume.cpp.
 #include "core/experiments.h"
 
 #include "core/data.h"
 #include "core/engine.h"
 #include "core/equivalence.h"
-#include "core/experiments_internal.h"
+#include "core/experiments/internal.h"
 #include "core/grad_sync.h"
 #include "core/model.h"
 #include "core/sweep.h"

@@ -5,7 +5,7 @@
 // planted); the others build small loops of their own on LibTorch (a token-weighted loss, a
 // short window, a BatchNorm model) so the wrong and the right way sit side by side against a
 // full-batch reference. Not here: the catalog and JSON (experiments.cpp).
-#include "core/experiments_internal.h"
+#include "core/experiments/internal.h"
 
 #include "core/data.h"
 #include "core/engine.h"

@@ -7,7 +7,7 @@
 // float16 bound; and measures the scaler's contract and its pitfalls (an overflow skips the
 // whole window, unscale_() twice raises, update() per micro-batch, the scaled loss logged).
 // Not here: the catalog and JSON (experiments.cpp), any prose (content/experiments/loss-scaling.json).
-#include "core/experiments_internal.h"
+#include "core/experiments/internal.h"
 
 #include "core/engine.h"
 #include "core/tensor_diff.h"

@@ -1,5 +1,5 @@
 // Internal: helpers shared by the experiment sources, and the pitfall experiments (6-11)
-// implemented in experiments_pitfalls.cpp. Plain C++; the torch code stays in the .cpp files.
+// implemented in pitfalls.cpp. Plain C++; the torch code stays in the .cpp files.
 #pragma once
 
 #include "core/experiments.h"
@@ -46,7 +46,7 @@ ExperimentLabSettings lrScheduleSettings(const ExperimentOptions &);
 ExperimentLabSettings linearScalingSettings(const ExperimentOptions &);
 ExperimentLabSettings resumeMidWindowSettings(const ExperimentOptions &);
 
-// The loss-scaling experiment's runs (experiments_loss_scaling.cpp). The defaults are the
+// The loss-scaling experiment's runs (loss_scaling.cpp). The defaults are the
 // experiment's; tests replace one run with a wrong one (float32 where float16 should round, the
 // scaler off, a pitfall not planted, one planted where the loop should be correct) and watch
 // the verdict that exists to catch it fail.
@@ -70,7 +70,7 @@ ExperimentResult batchNorm(const ExperimentOptions &, const CancelToken *);
 ExperimentResult clipping(const ExperimentOptions &, const CancelToken *);
 ExperimentResult lrSchedule(const ExperimentOptions &, const CancelToken *);
 ExperimentResult linearScaling(const ExperimentOptions &, const CancelToken *);
-// Experiment 12 (experiments_resume.cpp): checkpoint and resume inside a window.
+// Experiment 12 (resume.cpp): checkpoint and resume inside a window.
 ExperimentResult resumeMidWindow(const ExperimentOptions &, const CancelToken *);
 
 } // namespace accumlab::experiments
