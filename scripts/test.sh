@@ -2,7 +2,8 @@
 # The README's test command: installs what is missing, builds, runs the whole test suite
 # (Qt Test suites, the portable GoogleTest suite, the desktop files' validation), builds and
 # runs a suite against LibTorch 2.x with CUDA from a pinned PyTorch wheel
-# (scripts/torch2-check.sh), runs the whole suite again under AddressSanitizer +
+# (scripts/torch2-check.sh) and the GPU check's dry run on the CPU (scripts/gpu-check.sh
+# --dry-run), runs the whole suite again under AddressSanitizer +
 # UndefinedBehaviorSanitizer and the worker-thread tests under ThreadSanitizer, with the fuzzer
 # on the accum-curve reader beside those (ACCUMLAB_FUZZ_SECONDS, default 60), then the
 # clean-room stage: the set-up, build, a quick suite, the main job and the .deb on fresh
@@ -86,6 +87,12 @@ if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
   wait_for torch2-install "$torch2_pid"
   scripts/torch2-check.sh
   timed "LibTorch 2.x"
+  # The GPU check's dry run: its Qt-free build of core, the CLI and the portable suite against
+  # the wheel (the compiler cache holds the units the stage above compiled), then each of its
+  # CUDA commands on the CPU with tiny sizes, so that a lent GPU's minutes are not spent on a
+  # script that does not run.
+  ACCUMLAB_DEPS=system PYTHON=.venv-torch2/bin/python scripts/gpu-check.sh --dry-run build-ci/gpu-dry-run
+  timed "GPU dry run"
 fi
 fuzz_seconds=${ACCUMLAB_FUZZ_SECONDS:-60}
 if [[ "${ACCUMLAB_SKIP_SANITIZERS:-}" != 1 ]]; then
