@@ -13,12 +13,11 @@ Usage: python scripts/bench/roofline.py --device cuda --dtype bfloat16 [--size 8
 
 import argparse
 import json
+import os
 import time
 
-import torch
 
-
-def matmul_peak(device, dtype, size, rounds, iters):
+def matmul_peak(torch, device, dtype, size, rounds, iters):
     a = torch.randn(size, size, device=device, dtype=dtype)
     b = torch.randn(size, size, device=device, dtype=dtype)
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
@@ -48,11 +47,17 @@ def main():
     p.add_argument("--size", type=int, default=8192)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--iters", type=int, default=20)
-    p.add_argument("--threads", type=int, default=0, help="CPU threads for the peak (0: torch's default)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="CPU threads for the peak, LibTorch's and the BLAS's own pool (0: their defaults)")
     args = p.parse_args()
     if args.threads:
+        # OpenBLAS keeps a thread pool of its own, sized from the environment when it loads.
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[name] = str(args.threads)
+    import torch
+    if args.threads:
         torch.set_num_threads(args.threads)
-    peak = matmul_peak(args.device, getattr(torch, args.dtype), args.size, args.rounds, args.iters)
+    peak = matmul_peak(torch, args.device, getattr(torch, args.dtype), args.size, args.rounds, args.iters)
     print(f"matmul peak on {args.device} in {args.dtype}: {peak / 1e12:.3f} TFLOP/s "
           f"(torch.mm {args.size}x{args.size}, best of {args.rounds} rounds of {args.iters})")
     print("| sweep | dtype | micro | accum | samples/sec | median step ms | TFLOP/s | of the peak |")
