@@ -337,6 +337,65 @@ json environmentJson(const SweepConfig &)
             {"accumlab_version", kVersion}};
 }
 
+json toJson(const WindowMemory &m)
+{
+    return {{"peak_bytes", m.peakBytes},
+            {"weights_bytes", m.held.weights},
+            {"grad_bytes", m.held.gradients},
+            {"optimizer_state_bytes", m.held.optimizerState},
+            {"window_samples_bytes", m.held.windowSamples},
+            {"transient_bytes", m.transientBytes()}};
+}
+
+json toJson(const OomDemoResult &r)
+{
+    return {{"device", r.device},
+            {"device_bytes", r.deviceBytes},
+            {"budget_bytes", r.budgetBytes},
+            {"fails_after_samples", r.failsAfterSamples > 0 ? json(r.failsAfterSamples) : json(nullptr)},
+            {"micro_batch", r.microBatch},
+            {"accum_steps", r.accumSteps},
+            {"effective_batch", r.effectiveBatch},
+            {"full_batch", toJson(r.fullBatch)},
+            {"full_batch_out_of_memory", r.fullBatchOutOfMemory},
+            {"full_batch_error", r.fullBatchError},
+            {"accumulation_succeeded", r.accumulationSucceeded},
+            {"accumulation_error", r.accumulationError},
+            {"accumulation", toJson(r.accumulation)},
+            {"accumulation_loss", r.accumulationLoss},
+            {"max_param_diff", r.maxParamDiff},
+            {"param_tolerance", r.paramTolerance},
+            {"params_match", r.paramsMatch()}};
+}
+
+json toJson(const MicroBatchFinding &r)
+{
+    json tried = json::array();
+    for (const auto &[micro, fitted] : r.tried)
+        tried.push_back({{"micro_batch", micro}, {"fits", fitted}});
+    return {{"budget_bytes", r.budgetBytes},
+            {"micro_batch", r.microBatch},
+            {"accum_steps", r.accumSteps},
+            {"effective_batch", r.effectiveBatch},
+            {"world_size", r.worldSize},
+            {"tried", tried},
+            {"sentence", r.sentence()}};
+}
+
+nlohmann::ordered_json toJson(const LoopListing &listing)
+{
+    using ordered = nlohmann::ordered_json;
+    ordered lines = ordered::array();
+    for (const CodeLine &l : listing.lines) {
+        ordered lit = ordered::array();
+        for (LoopStatement st : l.lit)
+            lit.push_back(toString(st));
+        lines.push_back({{"code", l.code}, {"note", l.note}, {"lit", lit}, {"planted", l.planted}, {"setup", l.setup}});
+    }
+    return {{"variant", listing.variant}, {"shown_as_run", listing.shownAsRun()}, {"caveat", listing.caveat},
+            {"lines", lines},             {"source", loopSource(listing)}};
+}
+
 json tradeoffJson(const TradeoffResult &r)
 {
     const MemoryLabConfig &lab = r.config.lab;

@@ -6,6 +6,8 @@
 #include "core/curve_io.h"
 #include "core/equivalence.h"
 #include "core/errors.h"
+#include "core/loop_code.h"
+#include "core/memory_lab.h"
 #include "core/sweep.h"
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,13 @@ nlohmann::json environmentJson(const SweepConfig &);
 nlohmann::json tradeoffJson(const TradeoffResult &);
 // {"schema", "points", "timed_region", "config", "environment", "equivalence"?}
 nlohmann::json curveJson(const SweepResult &, const EquivalenceResult *equivalence = nullptr);
+// The other results' one JSON object each, as `accumlab-cli ... --json` prints it: the
+// out-of-memory demo (oom-demo), the micro-batch finder (find-micro-batch) and the loop's
+// code as a run's settings call for it (loop-code).
+nlohmann::json toJson(const WindowMemory &);
+nlohmann::json toJson(const OomDemoResult &);
+nlohmann::json toJson(const MicroBatchFinding &);
+nlohmann::ordered_json toJson(const LoopListing &);
 
 // A file that could not be written (full disk, vanished or read-only folder): a code of the
 // content's errors/export.json with its arguments (core/errors.h); what() is the English

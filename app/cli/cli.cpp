@@ -381,16 +381,6 @@ MemoryLabConfig memoryLab(const MemoryFlags &f)
     return lab;
 }
 
-nlohmann::json toJson(const WindowMemory &m)
-{
-    return {{"peak_bytes", m.peakBytes},
-            {"weights_bytes", m.held.weights},
-            {"grad_bytes", m.held.gradients},
-            {"optimizer_state_bytes", m.held.optimizerState},
-            {"window_samples_bytes", m.held.windowSamples},
-            {"transient_bytes", m.transientBytes()}};
-}
-
 // `oom-demo`: the full effective batch fails under the budget, accumulation fits it. One JSON
 // object with --json, else sentences; exit 0 when the contrast showed, 1 when it did not.
 int runOomDemoCommand(const MemoryFlags &f)
@@ -417,24 +407,7 @@ int runOomDemoCommand(const MemoryFlags &f)
         wrote(f.snapshot);
     }
     if (f.json) {
-        const nlohmann::json j = {{"device", r.device},
-                                  {"device_bytes", r.deviceBytes},
-                                  {"budget_bytes", r.budgetBytes},
-                                  {"fails_after_samples", r.failsAfterSamples > 0 ? nlohmann::json(r.failsAfterSamples) : nlohmann::json(nullptr)},
-                                  {"micro_batch", r.microBatch},
-                                  {"accum_steps", r.accumSteps},
-                                  {"effective_batch", r.effectiveBatch},
-                                  {"full_batch", toJson(r.fullBatch)},
-                                  {"full_batch_out_of_memory", r.fullBatchOutOfMemory},
-                                  {"full_batch_error", r.fullBatchError},
-                                  {"accumulation_succeeded", r.accumulationSucceeded},
-                                  {"accumulation_error", r.accumulationError},
-                                  {"accumulation", toJson(r.accumulation)},
-                                  {"accumulation_loss", r.accumulationLoss},
-                                  {"max_param_diff", r.maxParamDiff},
-                                  {"param_tolerance", r.paramTolerance},
-                                  {"params_match", r.paramsMatch()}};
-        std::cout << j.dump(2) << std::endl;
+        std::cout << toJson(r).dump(2) << std::endl;
     } else {
         std::cout << "budget: " << formatByteCount(r.budgetBytes) << " on " << r.device;
         if (r.failsAfterSamples > 0)
@@ -500,18 +473,7 @@ int runFinderCommand(const MemoryFlags &f)
         throw UsageError("the finder needs a budget");
     const MicroBatchFinding r = findMicroBatch(memoryLab(f));
     if (f.json) {
-        nlohmann::json tried = nlohmann::json::array();
-        for (const auto &[micro, fitted] : r.tried)
-            tried.push_back({{"micro_batch", micro}, {"fits", fitted}});
-        std::cout << nlohmann::json{{"budget_bytes", r.budgetBytes},
-                                    {"micro_batch", r.microBatch},
-                                    {"accum_steps", r.accumSteps},
-                                    {"effective_batch", r.effectiveBatch},
-                                    {"world_size", r.worldSize},
-                                    {"tried", tried},
-                                    {"sentence", r.sentence()}}
-                         .dump(2)
-                  << std::endl;
+        std::cout << toJson(r).dump(2) << std::endl;
     } else {
         for (const auto &[micro, fitted] : r.tried)
             std::cout << "micro-batch " << micro << ": " << (fitted ? "fits" : "out of memory") << "\n";
@@ -608,17 +570,7 @@ int runLoopCodeCommand(const TrainFlags &f, const LoopCodeFlags &o)
         std::cout << loopSource(listing);
         return 0;
     }
-    nlohmann::ordered_json lines = nlohmann::ordered_json::array();
-    for (const CodeLine &l : listing.lines) {
-        nlohmann::ordered_json lit = nlohmann::ordered_json::array();
-        for (LoopStatement st : l.lit)
-            lit.push_back(toString(st));
-        lines.push_back({{"code", l.code}, {"note", l.note}, {"lit", lit}, {"planted", l.planted}, {"setup", l.setup}});
-    }
-    const nlohmann::ordered_json out{{"variant", listing.variant}, {"shown_as_run", listing.shownAsRun()},
-                                     {"caveat", listing.caveat},   {"lines", lines},
-                                     {"source", loopSource(listing)}};
-    std::cout << out.dump(2) << std::endl;
+    std::cout << toJson(listing).dump(2) << std::endl;
     return 0;
 }
 

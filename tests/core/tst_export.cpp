@@ -1,7 +1,8 @@
 // accum-curve.v1: the lesson's field names, a round trip through the reader, the reader's
 // rejections, the atomic write leaving no partial file, a pair of files published together
 // (rolled back when the second fails, never interleaved between writers), a symlink replaced
-// rather than followed, and a signal mid-export leaving no temporary file.
+// rather than followed, a signal mid-export leaving no temporary file, and the other results'
+// JSON objects.
 #include "core/device.h"
 #include "core/export.h"
 
@@ -226,6 +227,47 @@ private slots:
     // A tripwire for the table above: a field added to AccumConfig (or OptimizerConfig,
     // LossScalerConfig) usually changes its size (x86-64, GCC); then this fails until the field
     // has its key in toJson(AccumConfig) and its row above, and the size here is updated.
+    // The results the CLI prints with --json are core's objects: every key, a "fails after"
+    // that was not asked for is null, the finder's tries in order, the listing's source whole.
+    void resultsPrintTheirKeys()
+    {
+        OomDemoResult oom;
+        oom.budgetBytes = 1024;
+        oom.accumulationSucceeded = true;
+        oom.maxParamDiff = 1e-6;
+        oom.paramTolerance = 1e-4;
+        const json o = toJson(oom);
+        for (const char *key : {"device", "device_bytes", "budget_bytes", "fails_after_samples", "micro_batch",
+                                "accum_steps", "effective_batch", "full_batch", "full_batch_out_of_memory",
+                                "full_batch_error", "accumulation_succeeded", "accumulation_error", "accumulation",
+                                "accumulation_loss", "max_param_diff", "param_tolerance", "params_match"})
+            QVERIFY2(o.contains(key), key);
+        QCOMPARE(o.size(), size_t(17));
+        QVERIFY(o["fails_after_samples"].is_null());
+        QCOMPARE(o["params_match"].get<bool>(), true);
+        QCOMPARE(o["full_batch"].size(), size_t(6));
+
+        MicroBatchFinding found;
+        found.microBatch = 32;
+        found.accumSteps = 16;
+        found.effectiveBatch = 512;
+        found.tried = {{64, false}, {32, true}};
+        const json f = toJson(found);
+        QCOMPARE(f["tried"].size(), size_t(2));
+        QCOMPARE(f["tried"][0]["micro_batch"].get<int64_t>(), int64_t(64));
+        QCOMPARE(f["tried"][0]["fits"].get<bool>(), false);
+        QCOMPARE(f["sentence"].get<std::string>(), found.sentence());
+
+        AccumConfig c;
+        c.scaling = Scaling::None;
+        const LoopListing listing = loopListing(c, NumberStyle{}, LoopForm::AsConfigured);
+        const nlohmann::ordered_json l = toJson(listing);
+        QCOMPARE(l["variant"].get<std::string>(), listing.variant);
+        QCOMPARE(l["lines"].size(), listing.lines.size());
+        QCOMPARE(l["source"].get<std::string>(), loopSource(listing));
+        QCOMPARE(l.begin().key(), std::string("variant"));
+    }
+
     void accumConfigJsonTableIsComplete()
     {
         QCOMPARE(toJson(AccumConfig{}).size(), size_t(33)); // 31 rows; in_features and classes follow the shape
