@@ -32,7 +32,7 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
     layout->addWidget(m_title);
     m_bufferView = new GradientBufferView;
     layout->addWidget(m_bufferView, 1);
-    m_ratioLabel = new QLabel;
+    m_ratioLabel = new SteadyLabel;
     m_ratioLabel->setObjectName(QStringLiteral("ratioLabel"));
     QFont big = m_ratioLabel->font();
     big.setBold(true);
@@ -40,7 +40,7 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
     m_ratioLabel->setFont(big);
     m_ratioLabel->setWordWrap(true);
     layout->addWidget(m_ratioLabel);
-    m_progressLabel = new QLabel;
+    m_progressLabel = new SteadyLabel;
     m_progressLabel->setObjectName(QStringLiteral("progressLabel"));
     m_progressLabel->setWordWrap(true); // with ranks it names them and whose bars show
     layout->addWidget(m_progressLabel);
@@ -100,7 +100,37 @@ void AccumulationPanel::retranslateUi()
     m_counterCaptions[MicroLoss]->setText(tr("micro-batch loss"));
     for (int i = 0; i < CounterCount; ++i)
         m_counterValues[i]->setAccessibleName(m_counterCaptions[i]->text());
+    reserveSentences();
     showLast();
+}
+
+QString AccumulationPanel::ratioSentence(double ratio, bool windowClosed, qint64 accumSteps) const
+{
+    return windowClosed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
+                              .arg(figure(ratio, ".2f"), count(accumSteps))
+                        : tr("accumulated / full batch = %1× so far").arg(figure(ratio, ".2f"));
+}
+
+QString AccumulationPanel::progressSentence(qint64 micro, qint64 accumSteps, qint64 window, bool stepped) const
+{
+    const QString steppedText = stepped ? tr(" — optimizer stepped") : QString();
+    // With several ranks each fills its own buffers; the bars are rank 0's, averaged with the
+    // others' at the window's sync.
+    return m_worldSize > 1
+               ? tr("micro-batch %1 of %2 on each of %3 ranks in optimizer window %4, bars of rank %5%6")
+                     .arg(count(micro), count(accumSteps), count(m_worldSize), count(window), count(0), steppedText)
+               : tr("micro-batch %1 of %2 in optimizer window %3%4")
+                     .arg(count(micro), count(accumSteps), count(window), steppedText);
+}
+
+void AccumulationPanel::reserveSentences()
+{
+    // The longest each sentence gets in a lesson: two-digit figures, a ratio of tens, the
+    // window count of a long run, the step's note. The labels keep that height at every width.
+    const qint64 most = 64, windows = 99999;
+    m_ratioLabel->setReservedTexts({ratioSentence(88.88, true, most), ratioSentence(88.88, false, most),
+                                    tr("accumulated / full batch: not measured yet")});
+    m_progressLabel->setReservedTexts({progressSentence(most, most, windows, true)});
 }
 
 void AccumulationPanel::setEngine(const EngineInfo &info)
@@ -108,6 +138,7 @@ void AccumulationPanel::setEngine(const EngineInfo &info)
     m_bufferView->setParameterNames(info.parameterNames);
     m_bufferView->setConfig(info.config);
     m_worldSize = info.config.worldSize;
+    reserveSentences();
     m_last.reset();
     showLast();
 }
@@ -137,21 +168,8 @@ void AccumulationPanel::showLast()
         return;
     }
     const MicroBatchUpdate &u = *m_last;
-    const double ratio = m_bufferView->measuredRatio();
-    const bool closed = u.microIndex + 1 == u.accumSteps;
-    m_ratioLabel->setText(closed ? tr("accumulated / full batch = %1× after all %2 micro-batches")
-                                       .arg(figure(ratio, ".2f"), count(u.accumSteps))
-                                 : tr("accumulated / full batch = %1× so far").arg(figure(ratio, ".2f")));
-    const QString stepped = u.optimizerStepped ? tr(" — optimizer stepped") : QString();
-    // With several ranks each fills its own buffers; the bars are rank 0's, averaged with the
-    // others' at the window's sync.
-    m_progressLabel->setText(
-        m_worldSize > 1
-            ? tr("micro-batch %1 of %2 on each of %3 ranks in optimizer window %4, bars of rank %5%6")
-                  .arg(count(u.microIndex + 1), count(u.accumSteps), count(m_worldSize),
-                       count(u.step + 1), count(0), stepped)
-            : tr("micro-batch %1 of %2 in optimizer window %3%4")
-                  .arg(count(u.microIndex + 1), count(u.accumSteps), count(u.step + 1), stepped));
+    m_ratioLabel->setText(ratioSentence(m_bufferView->measuredRatio(), u.microIndex + 1 == u.accumSteps, u.accumSteps));
+    m_progressLabel->setText(progressSentence(u.microIndex + 1, u.accumSteps, u.step + 1, u.optimizerStepped));
     m_counterValues[MicroBatches]->setText(count(u.microBatches));
     m_counterValues[OptimizerSteps]->setText(count(u.optimizerSteps));
     m_counterValues[StateStep]->setText(count(u.optimizerStateStep));

@@ -6,6 +6,7 @@
 // GUI thread only.
 #pragma once
 
+#include "ui/steadylabel.h"
 #include "ui/updates.h"
 
 #include <QGroupBox>
@@ -53,11 +54,15 @@ protected:
 private:
     void retranslateUi();
     void showLast();
+    // The two sentences under the bars, and the longest of each reserved on their labels.
+    QString ratioSentence(double ratio, bool windowClosed, qint64 accumSteps) const;
+    QString progressSentence(qint64 micro, qint64 accumSteps, qint64 window, bool stepped) const;
+    void reserveSentences();
 
     GradientBufferView *m_bufferView = nullptr;
     QLabel *m_title = nullptr;
-    QLabel *m_ratioLabel = nullptr;
-    QLabel *m_progressLabel = nullptr;
+    SteadyLabel *m_ratioLabel = nullptr;    // keep their height as their sentences change
+    SteadyLabel *m_progressLabel = nullptr;
     QWidget *m_countersWidget = nullptr;
     QLabel *m_counterCaptions[CounterCount] = {};
     QLabel *m_counterValues[CounterCount] = {};

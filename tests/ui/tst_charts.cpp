@@ -2,13 +2,17 @@
 // value axes show no scale (whole-number labels on a placeholder range would read "0 0 1 1 1"),
 // and the loss chart's step axis always ends on a multiple of its four tick intervals so that
 // every tick is a whole optimizer step. The memory timeline draws the allocator's own figures.
+// The buffer chart keeps its height while the sentences under it change with each micro-batch.
 #include "common.h"
 
 #include "ui/memorytimelinechart.h"
 
 #include "core/memory_lab.h"
 
+#include "ui/accumulationpanel.h"
 #include "ui/chartscale.h"
+#include "ui/gradientbufferview.h"
+#include "ui/language.h"
 #include "ui/losschart.h"
 #include "ui/throughputchart.h"
 #include "ui/updates.h"
@@ -42,6 +46,8 @@ private slots:
     void lossCurvesKeepDistinctColours_data();
     void lossCurvesKeepDistinctColours();
     void memoryTimelineDrawsTheAllocatorsFigures();
+    void bufferChartKeepsItsHeight_data();
+    void bufferChartKeepsItsHeight();
 };
 
 void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
@@ -154,6 +160,64 @@ void TestCharts::lossCurvesKeepDistinctColours()
         }
         QCOMPARE(a, LossChart::curveColor(i));
     }
+}
+
+void TestCharts::bufferChartKeepsItsHeight_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<qint64>("world");
+    for (const char *language : {"en", "fa"})
+        for (int width : {240, 420})
+            for (qint64 world : {1, 2})
+                QTest::addRow("%s, %d px, world %lld", language, width, static_cast<long long>(world))
+                    << QString::fromLatin1(language) << width << world;
+}
+
+// A window of four micro-batches, then the tenth thousandth window: the sentences under the bars
+// grow ("so far" to "after all 4 micro-batches", "— optimizer stepped", five-digit windows), and
+// with the plain labels they had the bars lost a line to each wrap.
+void TestCharts::bufferChartKeepsItsHeight()
+{
+    QFETCH(QString, language);
+    QFETCH(int, width);
+    QFETCH(qint64, world);
+    LanguageManager::instance()->initialize(QStringLiteral("en"), /*persist=*/false);
+    LanguageManager::instance()->setLanguage(language);
+    AccumulationPanel panel;
+    EngineInfo info;
+    info.config.accumSteps = 4;
+    info.config.worldSize = world;
+    info.parameterNames = {QStringLiteral("fc1.weight"), QStringLiteral("fc1.bias")};
+    panel.setEngine(info);
+    panel.resize(width, 520);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCoreApplication::processEvents();
+    panel.layout()->activate();
+    const int before = panel.bufferView()->height();
+    QVERIFY(before > 0);
+    QList<int> heights;
+    for (qint64 window : {qint64(0), qint64(12345)})
+        for (qint64 k = 0; k < 4; ++k) {
+            MicroBatchUpdate u;
+            u.step = window;
+            u.microIndex = k;
+            u.accumSteps = 4;
+            u.microBatches = window * 4 + k + 1;
+            u.optimizerStepped = k == 3;
+            u.optimizerSteps = window + (k == 3);
+            u.gradNorms = u.referenceNorms = u.fills = {0.25 * double(k + 1), 0.25 * double(k + 1)};
+            u.fillTotal = 0.25 * double(k + 1);
+            panel.showMicroBatch(u);
+            QCoreApplication::processEvents(); // the layout's pass
+            panel.layout()->activate();
+            heights << panel.bufferView()->height();
+        }
+    for (int h : heights)
+        QVERIFY2(h == before, qPrintable(QStringLiteral("the bars' heights: %1, then %2").arg(before).arg(
+                                  [&] { QStringList l; for (int x : heights) l << QString::number(x); return l.join(u' '); }())));
+    LanguageManager::instance()->setLanguage(QStringLiteral("en"));
 }
 
 QTEST_MAIN(TestCharts)

@@ -1,0 +1,30 @@
+// A word-wrapped label as tall as the tallest of the sentences it will show, at its width: the
+// lab's "accumulated / full batch = 1.00× so far" and "micro-batch 3 of 4 in optimizer window 2"
+// change on every micro-batch, and a sentence that wraps onto one more line used to take that
+// line from the buffer chart above it, which jumped while the class watched. The owner names
+// the longest forms (setReservedTexts, again on a language change); the label reserves the
+// height of the tallest at whatever width the layout gives it, its own text included.
+// GUI thread only.
+#pragma once
+
+#include <QLabel>
+#include <QStringList>
+
+namespace accumlab::ui {
+
+class SteadyLabel : public QLabel {
+    Q_OBJECT
+public:
+    explicit SteadyLabel(QWidget *parent = nullptr);
+    void setReservedTexts(const QStringList &texts);
+    // Always height-for-width, empty too: an empty QLabel is not, and its layout then gives it
+    // its (empty) size hint until the first sentence arrives.
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+
+private:
+    int reservedHeight(int width) const;
+    QStringList m_reserved;
+};
+
+} // namespace accumlab::ui
