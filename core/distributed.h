@@ -79,6 +79,10 @@ struct DistributedOptions {
     // sentence. Must not return; when null (or when it returns) the process writes the
     // message to stderr and exits with kExitDistributed.
     void (*onFatal)(const std::string &message) = nullptr;
+    // Called once, on this rank's thread, as a rank other than 0 first knocks at the
+    // rendezvous (where it waits, until rank 0 serves it, for up to its timeout): one sentence
+    // naming where and for how long. Null: it waits in silence.
+    void (*onWaiting)(const std::string &message) = nullptr;
 };
 
 // Throws ConfigError naming the first bad field (rank outside [0, world), port, timeout).

@@ -666,6 +666,11 @@ std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const Sw
     std::_Exit(kExitDistributed);
 }
 
+// A rank other than 0 started by hand says where it waits for rank 0 (on stderr: stdout stays
+// rank 0's); ranks of a launch (this CLI's launcher or torchrun, which name their run) wait
+// quietly.
+void rankWaiting(const std::string &message) { std::cerr << "accumlab-cli: " << message << std::endl; }
+
 // One rank (started by the launcher below, by torchrun or by hand): joins the group, runs
 // the job; rank 0 prints and writes, the others stay quiet.
 int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, const SweepFlags &s,
@@ -686,6 +691,7 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
                                        {"--resume", train->plan.resume}},
                                       c);
             d.onFatal = &rankFatal;
+            d.onWaiting = d.runId == "default" ? &rankWaiting : nullptr;
             const bool lead = d.rank == 0;
             auto sync = joinProcessGroup(d);
             const int code = runTrain(*train, c, sync, lead ? std::cout : quiet, lead ? std::cerr : quiet);
@@ -705,6 +711,7 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
             setCudaDeviceIndex(static_cast<int>(d.localRank)); // a GPU of its own: cuda:LOCAL_RANK
         d.settings = rankSettings(equivalence, eq, lesson.sweep);
         d.onFatal = &rankFatal;
+        d.onWaiting = d.runId == "default" ? &rankWaiting : nullptr;
         const bool lead = d.rank == 0;
         auto sync = joinProcessGroup(d);
         if (equivalence) {

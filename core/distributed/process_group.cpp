@@ -393,6 +393,9 @@ C10dSync::C10dSync(const DistributedOptions &options)
     if (m_fault.rank == options.rank && m_fault.after == -1)
         m_fault.strike(); // before the store
 
+    if (options.rank != 0 && options.onWaiting)
+        options.onWaiting(who + ": joining the rendezvous at " + where + "; waiting for rank 0 for up to " +
+                          seconds(options.timeoutS));
     c10::intrusive_ptr<c10d::TCPStore> tcp;
     for (;;) {
         try {
