@@ -61,7 +61,8 @@ void CodePanel::setEngine(const EngineInfo &info)
 void CodePanel::showMicroBatch(const MicroBatchUpdate &update)
 {
     m_ran = update.ran;
-    paintLines();
+    if (m_paintedLit != litLines())
+        paintLines();
 }
 
 void CodePanel::clearLit()
@@ -97,8 +98,8 @@ void CodePanel::changeEvent(QEvent *event)
 {
     if (event->type() == QEvent::LanguageChange)
         retranslateUi();
-    else if (event->type() == QEvent::FontChange) // zoom and classroom mode: the code follows the window's size
-        paintLines();
+    else if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange)
+        paintLines(); // zoom and classroom mode: the code follows the window's size; the colours, its palette
     QWidget::changeEvent(event);
 }
 
@@ -127,6 +128,7 @@ void CodePanel::rebuild()
 void CodePanel::paintLines()
 {
     const QList<int> lit = litLines();
+    m_paintedLit = lit;
     const QList<int> planted = plantedLines();
     const bool rtl = languageInfo(contentStyle().language).rightToLeft;
     const QFont fixedFont = QFontDatabase::systemFont(QFontDatabase::FixedFont);

@@ -51,6 +51,9 @@ private:
     std::optional<AccumConfig> m_config;
     LoopListing m_listing;
     QVector<quint8> m_ran; // the last micro-batch's statements (LoopStatement)
+    // The lines lit when the code was last drawn: a micro-batch that lights the same ones (the
+    // window's middle micro-batches) leaves the document as it is.
+    std::optional<QList<int>> m_paintedLit;
     QLabel *m_caption = nullptr;
     QLabel *m_caveat = nullptr;
     QTextBrowser *m_view = nullptr;

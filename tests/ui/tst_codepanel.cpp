@@ -52,6 +52,35 @@ private slots:
         QCoreApplication::setApplicationName(QStringLiteral("AccumLabCodePanelTest"));
     }
 
+    // The code is drawn again only when the lit lines change: the middle micro-batches of a
+    // window light what the one before lit, and leave the document as it is.
+    void sameLightsKeepTheDocument()
+    {
+        CodePanel panel;
+        EngineInfo info;
+        info.config.accumSteps = 4;
+        panel.setEngine(info);
+        const auto ran = [](std::initializer_list<LoopStatement> statements) {
+            MicroBatchUpdate u;
+            for (LoopStatement s : statements)
+                u.ran.append(quint8(s));
+            return u;
+        };
+        panel.showMicroBatch(ran({LoopStatement::ZeroGrad, LoopStatement::Forward, LoopStatement::Backward}));
+        const int opened = panel.view()->document()->revision();
+        const QList<int> openLit = panel.litLines();
+        panel.showMicroBatch(ran({LoopStatement::Forward, LoopStatement::Backward}));
+        const int middle = panel.view()->document()->revision();
+        QVERIFY(middle != opened); // zero_grad() went out
+        QVERIFY(panel.litLines() != openLit);
+        panel.showMicroBatch(ran({LoopStatement::Forward, LoopStatement::Backward}));
+        QCOMPARE(panel.view()->document()->revision(), middle);
+        panel.showMicroBatch(ran({LoopStatement::Forward, LoopStatement::Backward, LoopStatement::Step,
+                                  LoopStatement::Scheduler}));
+        QVERIFY(panel.view()->document()->revision() != middle);
+        QCOMPARE(panel.litLines().size(), 4);
+    }
+
     // Step runs one micro-batch; the panel lights exactly what the engine says it ran.
     void stepLightsWhatTheEngineRan_data()
     {
