@@ -5,8 +5,8 @@
 # then the equivalence check on CUDA (float32, bfloat16), a sweep of the wide preset and of the
 # lesson preset with peak_mem_bytes, the wide preset's step in bfloat16 at micro-batch 256 and
 # 512 against the measured bfloat16 matmul peak (scripts/bench/roofline.py), the out-of-memory
-# demo, and a two-rank NCCL sweep where there are two GPUs. Writes everything to the output folder. Meant to finish in under 8 minutes
-# on 16 cores, the build included.
+# demo, and a two-rank NCCL sweep where there are two GPUs. Writes everything to the output
+# folder. Meant to finish in under 8 minutes on 16 cores, the build included.
 # Usage: scripts/gpu-check.sh [--dry-run] [output-folder]
 #   --dry-run    everything up to the first CUDA call: the same build and suite, then each CUDA
 #                command run on the CPU with tiny sizes (the same flags otherwise), and the OOM
