@@ -435,8 +435,11 @@ private slots:
         }
         qInfo("%d found exactly, %d refused as not separable", found, refused);
         // SGD and momentum find every N; AdamW refuses only where the step sets the peak, and
-        // finds the lesson's 32.
-        if (OptimizerKind(optimizer) != OptimizerKind::AdamW)
+        // finds the lesson's 32. In bfloat16 on a CPU with AMX, LibTorch 2.x's oneDNN matmuls
+        // take scratch memory that does not grow with the micro-batch, so a few N are refused
+        // there too (each refusal proven above; the same build limited to AVX-512 with
+        // ONEDNN_MAX_CPU_ISA finds all six).
+        if (OptimizerKind(optimizer) != OptimizerKind::AdamW && DType(dtype) != DType::BFloat16)
             QCOMPARE(refused, 0);
         QVERIFY(found > 0);
     }
