@@ -1079,6 +1079,10 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <source>The loop in PyTorch, lit as the engine runs it</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Lab, experiments and quiz</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>

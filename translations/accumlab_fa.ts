@@ -1082,6 +1082,10 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>The loop in PyTorch, lit as the engine runs it</source>
         <translation>حلقه در PyTorch، که هم‌زمان با اجرای موتور روشن می‌شود</translation>
     </message>
+    <message>
+        <source>Lab, experiments and quiz</source>
+        <translation>آزمایشگاه، آزمایش‌ها و آزمون</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>

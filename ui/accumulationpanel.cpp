@@ -4,13 +4,17 @@
 #include "ui/fontscale.h"
 #include "ui/gradientbufferview.h"
 #include "ui/lessonnavigator.h"
+#include "ui/steadylabel.h"
 #include "ui/localizedtext.h"
 
 #include <QEvent>
+
+#include <algorithm>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -78,6 +82,15 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
     counters->addWidget(m_float16Counters, (CounterCount + 1) / 2, 0, 1, 2);
     layout->addWidget(m_countersWidget);
     retranslateUi();
+}
+
+QSize AccumulationPanel::minimumSizeHint() const { return leastSizeAtWidth(this, QGroupBox::minimumSizeHint()); }
+
+void AccumulationPanel::resizeEvent(QResizeEvent *event)
+{
+    QGroupBox::resizeEvent(event);
+    if (event->oldSize().width() != event->size().width())
+        updateGeometry(); // the wrapped sentences' height at the new width
 }
 
 void AccumulationPanel::changeEvent(QEvent *event)

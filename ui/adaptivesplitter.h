@@ -12,18 +12,22 @@ class AdaptiveSplitter : public QSplitter {
     Q_OBJECT
 public:
     explicit AdaptiveSplitter(QWidget *parent = nullptr);
-    // Side by side from `width` pixels up, stacked below it. Each pane keeps `stackedHeight`
-    // pixels at least while stacked (the scroll area around the splitter then scrolls).
-    void setWideWidth(int width, int stackedHeight);
+    // Side by side from `width` lines of its font up (fontscale.h), and only where the panes'
+    // least widths fit side by side; stacked below that. Each pane keeps `stackedHeight` lines
+    // at least while stacked (0: its own least height), and the scroll area around the splitter
+    // then scrolls. In lines, so that a zoomed window stacks sooner.
+    void setWideWidth(double width, double stackedHeight);
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void adapt(int width);
 
-    int m_wideWidth = 0;
-    int m_stackedHeight = 0;
+    bool m_adapts = false; // from the first setWideWidth on
+    double m_wideWidth = 0;
+    double m_stackedHeight = 0;
 };
 
 } // namespace accumlab::ui

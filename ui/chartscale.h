@@ -7,6 +7,8 @@
 // Qt Charts reserves, which elided the title all the same in some fonts' metrics.
 #pragma once
 
+#include "ui/fontscale.h"
+
 #include <QtCharts/QAbstractAxis>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -22,9 +24,15 @@ namespace accumlab::ui {
 // looked alike), small margins. QChartView's constructor made a default
 // chart; setChart() hands it back without deleting it (Qt's documented contract), so it is
 // deleted here (LeakSanitizer found it).
+// The smallest chart that shows its tick labels, axis titles and legend whole, in lines of its
+// view's font (420 x 250 pixels at the normal size), so that it grows with the zoom.
+constexpr double kChartMinWidthLines = 22.5;
+constexpr double kChartMinHeightLines = 13.5;
+
 inline QChart *installChart(QChartView *view, Qt::Alignment legend)
 {
     view->setLayoutDirection(Qt::LeftToRight);
+    setMinimumLines(view, kChartMinWidthLines, kChartMinHeightLines);
     view->setRenderHint(QPainter::Antialiasing);
     auto *chart = new QChart;
     chart->setLayoutDirection(Qt::LeftToRight);

@@ -5,6 +5,7 @@
 #include "ui/colors.h"
 #include "core/content.h"
 #include "ui/localizedtext.h"
+#include "ui/steadylabel.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -12,6 +13,7 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QScrollBar>
 #include <QTextBrowser>
 #include <QTextFrame>
@@ -92,6 +94,15 @@ QList<int> CodePanel::plantedLines() const
         if (m_listing.lines[i].planted)
             out.append(i);
     return out;
+}
+
+QSize CodePanel::minimumSizeHint() const { return leastSizeAtWidth(this, QWidget::minimumSizeHint()); }
+
+void CodePanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (event->oldSize().width() != event->size().width())
+        updateGeometry(); // the wrapped lines' height at the new width
 }
 
 void CodePanel::changeEvent(QEvent *event)

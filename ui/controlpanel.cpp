@@ -30,6 +30,7 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -372,6 +373,28 @@ void ControlPanel::retranslateUi()
     m_gridEdit->setToolTip(tr("Accumulation steps to sweep, comma-separated"));
     m_paceSlider->setToolTip(tr("Micro-batches per second while playing"));
     updateValueLabels();
+}
+
+QSize ControlPanel::minimumSizeHint() const
+{
+    QSize least = QWidget::minimumSizeHint();
+    for (const QFormLayout *form : findChildren<QFormLayout *>()) {
+        if (!form->geometry().isValid())
+            continue; // not laid out yet: its box's margins are not known
+        int label = 0, field = 0;
+        for (int row = 0; row < form->rowCount(); ++row) {
+            const QLayoutItem *l = form->itemAt(row, QFormLayout::LabelRole);
+            const QLayoutItem *f = form->itemAt(row, QFormLayout::FieldRole);
+            if (!l || !f || l->isEmpty() || f->isEmpty())
+                continue; // a spanning row, or one classroom mode hides
+            label = std::max(label, l->sizeHint().width());
+            field = std::max(field, f->minimumSize().width());
+        }
+        const QMargins m = form->contentsMargins();
+        const int around = width() - form->geometry().width(); // the boxes' frames and the panel's margins
+        least.setWidth(std::max(least.width(), label + form->horizontalSpacing() + field + m.left() + m.right() + around));
+    }
+    return least;
 }
 
 void ControlPanel::changeEvent(QEvent *event)

@@ -69,6 +69,11 @@ public:
     // The rows that can be edited while a sweep runs are the pace only.
     void setSweepRunning(bool running);
 
+    // Room for each form's widest label beside its widest field: QFormLayout wraps a long row
+    // row by row (WrapLongRows) but places every field after the widest label, so the least
+    // width it reports could cut a long check box beside a short label (zoomed, in Persian).
+    QSize minimumSizeHint() const override;
+
 signals:
     // Any engine setting changed (emitted once per user edit; the window debounces).
     void configChanged();

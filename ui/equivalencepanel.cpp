@@ -5,7 +5,9 @@
 
 #include "ui/language.h"
 #include "ui/localizedtext.h"
+#include "ui/steadylabel.h"
 
+#include <QResizeEvent>
 #include <QLocale>
 #include <QEvent>
 #include <QGridLayout>
@@ -78,9 +80,18 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     m_layerTable->setFont(tableFont);
     m_layerTable->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_layerTable->verticalHeader()->setDefaultSectionSize(m_layerTable->fontMetrics().height() + 2);
-    m_layerTable->setMinimumHeight(80);
+    setMinimumLines(m_layerTable, 0, 4.3);
     layout->addWidget(m_layerTable, 1);
     retranslateUi();
+}
+
+QSize EquivalencePanel::minimumSizeHint() const { return leastSizeAtWidth(this, QGroupBox::minimumSizeHint()); }
+
+void EquivalencePanel::resizeEvent(QResizeEvent *event)
+{
+    QGroupBox::resizeEvent(event);
+    if (event->oldSize().width() != event->size().width())
+        updateGeometry(); // the wrapped rows' height at the new width
 }
 
 void EquivalencePanel::changeEvent(QEvent *event)

@@ -3,6 +3,7 @@
 
 #include "ui/adaptivesplitter.h"
 #include "ui/enginecontroller.h"
+#include "ui/fontscale.h"
 #include "ui/localizedtext.h"
 
 #include <QChart>
@@ -53,16 +54,18 @@ constexpr int kVerdictColumn = 0;
 constexpr int kStatementColumn = 1;
 constexpr int kClaimIdRole = Qt::UserRole;
 
-// Smallest heights that still show a few rows, lines or a readable plot.
-constexpr int kMinTableHeight = 60;
+// Smallest heights that still show a few rows, lines or a readable plot, in lines of the
+// widget's font (fontscale.h), so that they grow with the zoom.
+constexpr double kMinTableLines = 3.2;
 // The claims and the explanation keep a few lines in view when the results scroll.
-constexpr int kMinClaimsHeight = 120;
-constexpr int kMinExplanationHeight = 100;
-constexpr int kMinChartHeight = 280;
+constexpr double kMinClaimsLines = 6.4;
+constexpr double kMinExplanationLines = 5.3;
+constexpr double kMinChartLines = 15;
 // Room for the curves box's title and curve picker above its chart.
-constexpr int kCurvesBoxExtra = 60;
-// The curves and the values side by side from this width of the page up.
-constexpr int kSideBySideWidth = 820;
+constexpr double kCurvesBoxExtraLines = 3.2;
+// The curves and the values side by side from this width of the page up (820 pixels at the
+// normal size).
+constexpr double kSideBySideLines = 43.7;
 // Characters of an experiment's title the picker shows at least.
 constexpr int kPickerMinChars = 24;
 // Initial splitter sizes are given in these units and scaled to the space there is.
@@ -212,7 +215,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     m_claimsTable->horizontalHeader()->setSectionResizeMode(kStatementColumn, QHeaderView::Stretch);
     m_claimsTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_claimsTable->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    m_claimsTable->setMinimumHeight(kMinClaimsHeight);
+    setMinimumLines(m_claimsTable, 0, kMinClaimsLines);
     m_timingNote = new QLabel(m_claimsBox);
     m_timingNote->setObjectName(QStringLiteral("timingNote"));
     m_timingNote->setWordWrap(true);
@@ -232,7 +235,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     explanationScroll->setWidgetResizable(true);
     explanationScroll->setFrameShape(QFrame::NoFrame);
     explanationScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    explanationScroll->setMinimumHeight(kMinExplanationHeight);
+    setMinimumLines(explanationScroll, 0, kMinExplanationLines);
     auto *explanationLayout = new QVBoxLayout(m_explanationBox);
     explanationLayout->addWidget(explanationScroll);
 
@@ -245,7 +248,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     // A long label wraps onto a second line in a narrow window rather than being elided.
     m_valuesTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_valuesTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_valuesTable->setMinimumHeight(kMinTableHeight);
+    setMinimumLines(m_valuesTable, 0, kMinTableLines);
     m_valuesTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     auto *valuesLayout = new QVBoxLayout(m_valuesBox);
     valuesLayout->addWidget(m_valuesTable);
@@ -264,7 +267,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     m_chartView->setObjectName(QStringLiteral("experimentChart"));
     m_chartView->setLayoutDirection(Qt::LeftToRight); // plots are not mirrored
     m_chartView->setRenderHint(QPainter::Antialiasing);
-    m_chartView->setMinimumHeight(kMinChartHeight);
+    setMinimumLines(m_chartView, 0, kMinChartLines);
     auto *curvesLayout = new QVBoxLayout(m_curvesBox);
     curvesLayout->addWidget(m_curvePicker);
     curvesLayout->addWidget(m_chartView, 1);
@@ -278,7 +281,7 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     bottom->setStretchFactor(0, 2);
     bottom->setStretchFactor(1, 1);
     bottom->setSizes({2 * kSplitUnit, 1 * kSplitUnit});
-    bottom->setWideWidth(kSideBySideWidth, kMinChartHeight + kCurvesBoxExtra);
+    bottom->setWideWidth(kSideBySideLines, kMinChartLines + kCurvesBoxExtraLines);
     auto *results = new QSplitter(Qt::Vertical);
     results->addWidget(m_claimsBox);
     results->addWidget(m_explanationBox);
@@ -576,6 +579,14 @@ void ExperimentPanel::showCurves()
     auto *y = new QValueAxis;
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(y, Qt::AlignLeft);
+    // The view's font (the application's, zoomed) for the new axes: they would start from the
+    // theme's fixed sizes, smaller than the zoomed text around them.
+    QFont title = m_chartView->font();
+    title.setBold(true);
+    for (QAbstractAxis *axis : {x, static_cast<QAbstractAxis *>(y)}) {
+        axis->setLabelsFont(m_chartView->font());
+        axis->setTitleFont(title);
+    }
     double xMin = std::numeric_limits<double>::max(), xMax = std::numeric_limits<double>::lowest();
     double yMin = xMin, yMax = xMax;
     for (const auto &s : m_result->series) {

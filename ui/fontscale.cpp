@@ -5,6 +5,9 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
+#include <QFontMetricsF>
+#include <QSizeF>
 #include <QLegend>
 #include <QList>
 #include <QWidget>
@@ -85,6 +88,42 @@ void scaleAllFonts(QWidget *root, double ratio)
     for (const auto &[w, font] : std::as_const(own))
         w->setFont(font);
     scaleCharts({root}, ratio);
+}
+
+int lines(const QWidget *w, double n) { return qRound(n * QFontMetricsF(w->font()).lineSpacing()); }
+
+QSize lines(const QWidget *w, double width, double height) { return {lines(w, width), lines(w, height)}; }
+
+namespace {
+
+const char *const kMinimumLines = "accumlabMinimumLines"; // a QSizeF of lines on the widget
+
+void applyMinimumLines(QWidget *w)
+{
+    const QSizeF want = w->property(kMinimumLines).toSizeF();
+    w->setMinimumSize(want.width() > 0 ? lines(w, want.width()) : 0, want.height() > 0 ? lines(w, want.height()) : 0);
+}
+
+// Sets the minimum again when the widget's font changes (the zoom, a language's font).
+class MinimumLinesKeeper : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::FontChange)
+            applyMinimumLines(static_cast<QWidget *>(watched));
+        return false;
+    }
+};
+
+} // namespace
+
+void setMinimumLines(QWidget *w, double width, double height)
+{
+    if (!w->property(kMinimumLines).isValid())
+        w->installEventFilter(new MinimumLinesKeeper(w));
+    w->setProperty(kMinimumLines, QSizeF(width, height));
+    applyMinimumLines(w);
 }
 
 } // namespace accumlab::ui

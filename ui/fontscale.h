@@ -7,6 +7,7 @@
 #include <QList>
 
 class QChart;
+class QSize;
 class QWidget;
 
 namespace accumlab::ui {
@@ -22,5 +23,15 @@ void scaleChartFonts(QChart *chart, double ratio);
 // The whole window by `ratio`: the application font, then every widget under `root` that set
 // its own font, and every chart under it.
 void scaleAllFonts(QWidget *root, double ratio);
+
+// `n` lines of `w`'s font, in pixels (its line spacing). A minimum size measured in lines grows
+// with the zoom as the text it makes room for does, where one in pixels would let the zoomed
+// text outgrow it (Qt Charts then elides a tick label to "...", a painted label shrinks).
+int lines(const QWidget *w, double n);
+QSize lines(const QWidget *w, double width, double height);
+
+// Keeps `w`'s minimum size at `width` x `height` lines of its font (0: no minimum that way), now
+// and after each change of its font: a chart, table or plot keeps room for its zoomed text.
+void setMinimumLines(QWidget *w, double width, double height);
 
 } // namespace accumlab::ui

@@ -1,6 +1,7 @@
 // Painting of the gradient buffers.
 #include "ui/gradientbufferview.h"
 #include "ui/colors.h"
+#include "ui/fontscale.h"
 
 #include "ui/language.h"
 #include "ui/localizedtext.h"
@@ -18,7 +19,8 @@ namespace {
 constexpr double kMinAxis = 1.25;      // room to the right of the marker when bars are correct
 constexpr double kAxisHeadroom = 1.08; // the longest bar ends short of the edge
 constexpr double kOnMarkerTolerance = 1e-3;
-constexpr double kMinLabelPointSize = 6.0;
+// Rows the plot keeps room for before it knows the model's tensors.
+constexpr qsizetype kFewRows = 6;
 
 double niceStep(double range)
 {
@@ -42,11 +44,18 @@ GradientBufferView::GradientBufferView(QWidget *parent) : QWidget(parent)
 }
 
 QSize GradientBufferView::sizeHint() const { return {560, 260}; }
-QSize GradientBufferView::minimumSizeHint() const { return {320, 160}; }
+QSize GradientBufferView::minimumSizeHint() const
+{
+    // A whole line of text for every row, the axis and the marker's caption (the labels never
+    // shrink, so the zoom enlarges them), and the margins.
+    const qsizetype rows = std::max({m_names.size(), qsizetype(m_update.gradNorms.size()), kFewRows});
+    return {lines(this, 17), qRound(double(rows + 2) * QFontMetricsF(font()).height()) + 16};
+}
 
 void GradientBufferView::setParameterNames(const QStringList &names)
 {
     m_names = names;
+    updateGeometry(); // its rows' room
     clear();
 }
 
@@ -70,8 +79,11 @@ void GradientBufferView::clear()
 
 void GradientBufferView::setUpdate(const MicroBatchUpdate &u)
 {
+    const bool moreRows = u.gradNorms.size() > std::max(m_update.gradNorms.size(), m_names.size());
     m_update = u;
     m_hasData = true;
+    if (moreRows)
+        updateGeometry();
     double longest = 0.0;
     for (double r : tensorRatios())
         longest = std::max(longest, r);
@@ -118,16 +130,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     const QPalette pal = palette();
     p.fillRect(rect(), pal.base());
     const int rows = static_cast<int>(std::max<qsizetype>(m_names.size(), m_update.gradNorms.size()));
-    // In a small window the rows get thinner than a line of text: shrink the labels to fit.
-    QFont labelFont = font();
-    if (rows > 0) {
-        const double rowRoom = (height() - 16.0) / (rows + 2);
-        const double lineHeight = QFontMetricsF(labelFont).height();
-        if (rowRoom < lineHeight)
-            labelFont.setPointSizeF(std::max(kMinLabelPointSize, labelFont.pointSizeF() * rowRoom / lineHeight));
-    }
-    p.setFont(labelFont);
-    const QFontMetrics fm(labelFont);
+    const QFontMetrics fm(font());
 
     if (rows == 0) {
         p.setPen(pal.color(QPalette::PlaceholderText));

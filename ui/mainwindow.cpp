@@ -5,6 +5,7 @@
 
 #include "ui/adaptivesplitter.h"
 #include "ui/accumulationpanel.h"
+#include "ui/chartscale.h"
 #include "ui/codepanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
@@ -51,6 +52,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QScreen>
+#include <QWindow>
 #include <QKeyEvent>
 #include <QTabBar>
 #include <QTextEdit>
@@ -64,7 +66,9 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <functional>
 #include <iterator>
+#include <utility>
 
 namespace accumlab::ui {
 
@@ -78,9 +82,25 @@ constexpr int kLessonDockWidth = 340;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
-// The smallest chart that shows its tick labels, axis titles and legend whole.
-constexpr int kChartMinWidth = 420;
-constexpr int kChartMinHeight = 250;
+// A window's frame and the splitter's handle, before the window has its own.
+constexpr int kFrameAndHandle = 24;
+
+// The pages' scroll area asks the splitter beside the controls for the page's least width
+// while the screen has room for it (the page then never scrolls sideways); past that room, a
+// page zoomed in on a projector scrolls inside the window instead of pushing the window past
+// its screen.
+class PagesScroll : public QScrollArea {
+public:
+    explicit PagesScroll(std::function<int()> room) : m_room(std::move(room)) {}
+    QSize minimumSizeHint() const override
+    {
+        const int page = widget() ? widget()->minimumSizeHint().width() : 0;
+        return {std::max(0, std::min(page, m_room())), QScrollArea::minimumSizeHint().height()};
+    }
+
+private:
+    std::function<int()> m_room;
+};
 } // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_settings(persistSettings)
@@ -146,19 +166,21 @@ void MainWindow::buildUi()
     m_controlsScroll = scroll;
     scroll->setWidget(m_controls);
     scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
+    fitControlsColumn();
 
     m_accumulationPanel = new AccumulationPanel;
 
     m_equivalencePanel = new EquivalencePanel;
 
-    auto *top = new QSplitter(Qt::Horizontal);
+    // Side by side while both panels have their least widths; zoomed in on a small screen, the
+    // equivalence panel goes below the buffers.
+    auto *top = new AdaptiveSplitter;
+    top->setObjectName(QStringLiteral("labTopSplitter"));
     top->addWidget(m_accumulationPanel);
     top->addWidget(m_equivalencePanel);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
-    top->setChildrenCollapsible(false);
+    top->setWideWidth(0, 0);
 
     m_throughputChart = new ThroughputChart;
     m_lossChart = new LossChart;
@@ -168,7 +190,7 @@ void MainWindow::buildUi()
     charts->setObjectName(QStringLiteral("chartsSplitter"));
     charts->addWidget(m_throughputChart);
     charts->addWidget(m_lossChart);
-    charts->setWideWidth(2 * kChartMinWidth, kChartMinHeight);
+    charts->setWideWidth(2 * kChartMinWidthLines, kChartMinHeightLines);
     auto *chartsScroll = new QScrollArea;
     chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
     chartsScroll->setWidget(charts);
@@ -210,10 +232,26 @@ void MainWindow::buildUi()
     connect(m_experimentPanel, &ExperimentPanel::requestSettings, this, &MainWindow::applyExperimentSettings);
     connect(m_quizWidget, &QuizWidget::openExperiment, this, &MainWindow::showExperiment);
 
+    // A page that needs more room than the window has (zoomed in on a projector) scrolls inside
+    // the window instead of pushing the window past its screen.
+    auto *pagesScroll = new PagesScroll([this] {
+        const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+        const int docked = m_lessonDock && m_lessonDock->isVisible() && !m_lessonDock->isFloating()
+                               ? m_lessonDock->minimumSizeHint().width()
+                               : 0;
+        return (screen ? screen->availableGeometry().width() : kDefaultSize.width()) - m_controlsScroll->minimumWidth() -
+               docked - kFrameAndHandle;
+    });
+    m_pagesScroll = pagesScroll;
+    pagesScroll->setObjectName(QStringLiteral("pagesScroll"));
+    pagesScroll->setWidget(m_pages);
+    pagesScroll->setWidgetResizable(true);
+    pagesScroll->setFrameShape(QFrame::NoFrame);
+
     auto *main = new QSplitter(Qt::Horizontal);
     m_mainSplitter = main;
     main->addWidget(scroll);
-    main->addWidget(m_pages);
+    main->addWidget(pagesScroll);
     main->setStretchFactor(0, 0);
     main->setStretchFactor(1, 1);
     main->setChildrenCollapsible(false);
@@ -319,8 +357,8 @@ void MainWindow::buildActions()
     });
     m_fullScreenAction->setCheckable(true);
     m_fullScreenAction->setShortcut(Qt::Key_F11);
-    m_zoomInAction = make("zoomInAction", [this] { setZoom(m_zoom * kZoomStep); });
-    m_zoomOutAction = make("zoomOutAction", [this] { setZoom(m_zoom / kZoomStep); });
+    m_zoomInAction = make("zoomInAction", [this] { zoomBy(1); });
+    m_zoomOutAction = make("zoomOutAction", [this] { zoomBy(-1); });
     m_zoomResetAction = make("zoomResetAction", [this] { setZoom(1.0); });
     // Ctrl+= is Ctrl++ without Shift on most keyboards; both zoom in.
     m_zoomInAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
@@ -502,6 +540,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabToolTip(3, tr("The loop in PyTorch, lit as the engine runs it"));
     m_sweepTable->setAccessibleName(tr("Sweep table"));
     m_controlsScroll->setAccessibleName(tr("Controls"));
+    m_pagesScroll->setAccessibleName(tr("Lab, experiments and quiz"));
     m_sweep->model()->retranslate();
     m_playAction->setText(tr("Play"));
     m_playAction->setToolTip(tr("Run micro-batches at the chosen pace (Space)"));
@@ -627,7 +666,7 @@ void MainWindow::applyClassroomLayout()
 void MainWindow::shareClassroomRoom()
 {
     // The hidden controls' room goes to the pages: the column shrinks to what is left in it.
-    m_controlsScroll->setMinimumWidth(m_controls->minimumSizeHint().width() + 24);
+    fitControlsColumn();
     const int controls = m_controlsScroll->minimumWidth();
     const QList<int> sizes = m_mainSplitter->sizes();
     const int total = sizes.value(0) + sizes.value(1);
@@ -643,6 +682,17 @@ void MainWindow::shareClassroomRoom()
         m_labSplitter->setSizes({int(height * kClassroomTopShare), height - int(height * kClassroomTopShare)});
 }
 
+void MainWindow::fitControlsColumn()
+{
+    // As wide as the controls need (and a vertical scroll bar), but at most two fifths of the
+    // screen: a zoomed column scrolls sideways rather than pushing the window past its screen.
+    constexpr int kScrollBarRoom = 24;
+    constexpr double kMostOfTheScreen = 0.4;
+    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    const int most = screen ? int(screen->availableGeometry().width() * kMostOfTheScreen) : QWIDGETSIZE_MAX;
+    m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most));
+}
+
 void MainWindow::setZoom(double zoom)
 {
     zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
@@ -653,10 +703,13 @@ void MainWindow::setZoom(double zoom)
     scaleAllFonts(this, zoom / m_zoom);
     // The widgets that follow the application font hear of it through posted events.
     QCoreApplication::sendPostedEvents(nullptr, QEvent::ApplicationFontChange);
+    fitControlsColumn();
     m_zoom = zoom;
     updateActions();
     m_settings.setZoom(m_zoom);
 }
+
+void MainWindow::zoomBy(int steps) { setZoom(m_zoom * std::pow(kZoomStep, steps)); }
 
 void MainWindow::stopAll()
 {
@@ -788,6 +841,10 @@ void MainWindow::showEvent(QShowEvent *event)
         m_shownOnce = true;
         if (width() < kLessonOpenMinWidth)
             m_lessonDock->hide();
+        // Moved to another screen (a laptop's window onto the projector): the controls' share
+        // of it is measured again.
+        if (QWindow *window = windowHandle())
+            connect(window, &QWindow::screenChanged, this, &MainWindow::fitControlsColumn);
         // A lesson that opens in classroom mode shares the room once the window has its size.
         QTimer::singleShot(0, this, [this] {
             if (m_controls->classroomMode())

@@ -99,6 +99,8 @@ public:
     // remembered in the settings; full screen (F11).
     double zoom() const { return m_zoom; }
     void setZoom(double zoom);
+    // `steps` presses of Ctrl+= (Ctrl+- where negative), each 1.15 times the last.
+    void zoomBy(int steps);
     // After an experiment put its settings on the controls: the lab as it was before, offered
     // back (the status bar's "Restore the lab's settings").
     bool canRestoreLab() const { return m_labBeforeExperiment.has_value(); }
@@ -139,6 +141,8 @@ private:
     // Classroom mode's share of the room: the controls' column down to what is left in it, the
     // buffers and the verdict more of the lab's height. Needs the window laid out.
     void shareClassroomRoom();
+    // The controls' column's least width: what the controls need, at most a share of the screen.
+    void fitControlsColumn();
     // A preset on the widgets: the controls, the language, the memory budget, the experiment and
     // the page; the engine hears of it from applyPreset (or the constructor).
     void showPreset(const Preset &preset);
@@ -161,6 +165,7 @@ private:
     CodePanel *m_codePanel = nullptr;
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
+    QScrollArea *m_pagesScroll = nullptr; // around m_pages: a zoomed page scrolls in the window
     QStackedWidget *m_pages = nullptr;  // switched from the toolbar and the Experiments menu
     ExperimentPanel *m_experimentPanel = nullptr;
     QuizWidget *m_quizWidget = nullptr;

@@ -43,8 +43,10 @@ QList<QPointF> steps(const MemoryTimeline &t, double unit)
 MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : QChartView(parent)
 {
     setObjectName(QStringLiteral("memoryTimelineChart"));
-    setMinimumHeight(300);
     QChart *chart = installChart(this, Qt::AlignBottom);
+    // Its five legend entries side by side under the plot need 30 lines (563 pixels at the normal
+    // size); its height is 300 pixels there.
+    setMinimumLines(this, 30, 16);
     m_xAxis = new QValueAxis;
     m_xAxis->setRange(0, 100);
     m_xAxis->setTickCount(6);

@@ -4,6 +4,7 @@
 
 #include "core/cpu_memory.h"
 #include "core/memory.h"
+#include "ui/fontscale.h"
 #include "ui/language.h"
 #include "ui/lessonnavigator.h"
 #include "ui/localizedtext.h"
@@ -49,7 +50,7 @@ public:
     explicit MemoryBars(QWidget *parent = nullptr) : QWidget(parent)
     {
         setLayoutDirection(Qt::LeftToRight);
-        setMinimumHeight(120);
+        setMinimumLines(this, 0, 6.4);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     }
     struct Row {

@@ -2,6 +2,7 @@
 #include "ui/steadylabel.h"
 
 #include <QFontMetrics>
+#include <QLayout>
 
 #include <algorithm>
 
@@ -30,6 +31,13 @@ int SteadyLabel::reservedHeight(int width) const
 int SteadyLabel::heightForWidth(int width) const
 {
     return std::max(QLabel::heightForWidth(width), reservedHeight(width));
+}
+
+QSize leastSizeAtWidth(const QWidget *w, QSize least)
+{
+    if (w->layout() && w->layout()->hasHeightForWidth() && w->width() > 0)
+        least.setHeight(std::max(least.height(), w->layout()->totalMinimumHeightForWidth(w->width())));
+    return least;
 }
 
 } // namespace accumlab::ui

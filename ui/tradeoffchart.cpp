@@ -24,8 +24,8 @@ namespace {
 TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
 {
     setObjectName(QStringLiteral("tradeoffChart"));
-    setMinimumHeight(300); // room for its two value axes' titles beside the plot
     QChart *chart = installChart(this, Qt::AlignBottom);
+    setMinimumLines(this, kChartMinWidthLines, 16); // room for its two value axes' titles beside the plot
     m_xAxis = new QLogValueAxis;
     m_xAxis->setBase(2.0);
     m_xAxis->setLabelFormat(QStringLiteral("%.6g"));

@@ -47,8 +47,11 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
                                        QStringLiteral("With --screenshot: on the Memory tab, run these in order before the "
                                                       "picture: demo, tradeoff, finder (comma-separated)."),
                                        QStringLiteral("list"));
+    const QCommandLineOption zoom(QStringLiteral("zoom"),
+                                  QStringLiteral("Start zoomed in by this many presses of Ctrl+= (-4 to 7; negative: Ctrl+-)."),
+                                  QStringLiteral("n"));
     parser.addOptions({autorun, grid, steps, micro, threads, seed, lr, noWrite, exportJson, screenshot, quit, lang, size,
-                       experiment, page, memoryRun});
+                       experiment, page, memoryRun, zoom});
     parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
     if (!parser.parse(args)) {
         *error = parser.errorText();
@@ -134,6 +137,16 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
             return false;
         }
         f.windowSize = QSize(w, h);
+    }
+    if (parser.isSet(zoom)) {
+        bool ok = false;
+        const int n = parser.value(zoom).toInt(&ok);
+        // The window's zoom runs from 0.6 to 3 times the normal size: 1.15^-4 to 1.15^7.
+        if (!ok || n < -4 || n > 7) {
+            *error = QStringLiteral("--zoom takes a whole number from -4 to 7");
+            return false;
+        }
+        f.zoomSteps = n;
     }
     if (parser.positionalArguments().size() > 1) {
         *error = QStringLiteral("at most one preset file");

@@ -36,6 +36,7 @@ struct Flags {
     QStringList memoryRuns; // --memory-run: demo, tradeoff, finder, in order, on the Memory tab
     QString presetFile;
     QSize windowSize;
+    std::optional<int> zoomSteps; // --zoom: presses of Ctrl+= (negative: Ctrl+-)
 };
 
 // Parsed before any QApplication exists (to decide whether a display is needed). False, with

@@ -171,6 +171,10 @@ int main(int argc, char **argv)
         window.setWindowState(window.windowState() & ~Qt::WindowMaximized);
         window.resize(flags.windowSize);
     }
+    if (flags.zoomSteps) {
+        window.setZoom(1.0);
+        window.zoomBy(*flags.zoomSteps);
+    }
     if (flags.page == QLatin1String("experiments"))
         window.showPage(ui::MainWindow::ExperimentsPage);
     else if (flags.page == QLatin1String("quiz"))

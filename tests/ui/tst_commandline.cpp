@@ -110,6 +110,9 @@ void TestCommandLine::refused_data()
     QTest::newRow("window too large") << "--window-size 100000x100000" << "from 320x240 to 8192x8192";
     QTest::newRow("window too small") << "--window-size 100x100" << "from 320x240 to 8192x8192";
     QTest::newRow("window hex") << "--window-size 0x400x300" << "from 320x240 to 8192x8192";
+    QTest::newRow("zoom past 3x") << "--zoom 8" << "--zoom takes a whole number from -4 to 7";
+    QTest::newRow("zoom below 0.6x") << "--zoom -5" << "--zoom takes a whole number from -4 to 7";
+    QTest::newRow("zoom fraction") << "--zoom 1.5" << "--zoom takes a whole number from -4 to 7";
 }
 
 void TestCommandLine::refused()

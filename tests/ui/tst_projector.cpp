@@ -9,11 +9,17 @@
 // - no chart text (title, tick label, axis title, legend entry) is elided: Qt Charts cuts a
 //   text that has no room to "..." (ChartPresenter::truncatedText), so every visible text item
 //   of every visible chart's scene is read, and each lies inside its view.
+// - zoomed in (Ctrl+= once, twice, three times), the same holds, the window keeps the screen's
+//   size (no least size of the window beyond it, which would also drop it out of full screen),
+//   every text has grown with the zoom (none below a least pixel size that grows with it: the
+//   buffer chart's labels used to shrink as the zoomed text took its room) and every plot has
+//   its least size (what does not fit side by side stacks, and the page scrolls).
 // ACCUMLAB_PROJECTOR_SHOTS=<folder> saves a picture of every page checked.
 // The planted rows squeeze a chart, push a label out of its parent and narrow a label below its
 // text, and watch the checks name them.
 #include "ui/enginecontroller.h"
 #include "ui/experimentpanel.h"
+#include "ui/gradientbufferview.h"
 #include "ui/language.h"
 #include "ui/losschart.h"
 #include "ui/mainwindow.h"
@@ -33,6 +39,13 @@
 #include <QTimer>
 #include <QAbstractScrollArea>
 #include <QDir>
+#include <QFile>
+#include <QFontInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QScreen>
+#include <QTemporaryDir>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
@@ -184,17 +197,96 @@ QStringList headerProblems(QWidget *window)
     return out;
 }
 
+// The smallest text a person reads at the normal size, in pixels; zoomed, that times the zoom.
+constexpr double kLeastTextPixels = 9.0;
+
+// Texts smaller than `least` pixels: labels, buttons and every chart's texts. Plots drawn by
+// hand smaller than their least size (their labels would overlap).
+QStringList sizeProblems(QWidget *window, double least)
+{
+    QStringList out;
+    const auto small = [least](const QFont &font) { return QFontInfo(font).pixelSize() < least; };
+    for (QWidget *w : window->findChildren<QWidget *>()) {
+        if (w->isWindow() || !w->isVisibleTo(window) || w->size().isEmpty())
+            continue;
+        const auto *label = qobject_cast<const QLabel *>(w);
+        const bool text = (label && !label->text().isEmpty()) || qobject_cast<const QAbstractButton *>(w);
+        if (text && small(w->font()))
+            out << QStringLiteral("%1: its text is %2 px, less than %3").arg(nameOf(w)).arg(QFontInfo(w->font()).pixelSize()).arg(least);
+        if (qobject_cast<GradientBufferView *>(w) && w->height() < w->minimumSizeHint().height())
+            out << QStringLiteral("%1 is %2 px high, its rows need %3").arg(nameOf(w)).arg(w->height()).arg(w->minimumSizeHint().height());
+    }
+    for (QChartView *view : window->findChildren<QChartView *>()) {
+        if (!view->isVisibleTo(window) || view->size().isEmpty())
+            continue;
+        for (QGraphicsItem *item : view->scene()->items()) {
+            const auto *t = qgraphicsitem_cast<QGraphicsTextItem *>(item);
+            if (t && t->isVisible() && !t->toPlainText().trimmed().isEmpty() && small(t->font()))
+                out << QStringLiteral("%1: \"%2\" is %3 px, less than %4")
+                           .arg(nameOf(view), t->toPlainText())
+                           .arg(QFontInfo(t->font()).pixelSize())
+                           .arg(least);
+        }
+    }
+    return out;
+}
+
 } // namespace
+
+// The two projectors' screens side by side, so that each row's window stands on a screen of its
+// own size: what its least size may not pass, what full screen gives it, and what the window
+// measures its room against (the offscreen platform's own screen is 800x800).
+const QSize kProjectors[] = {QSize(1024, 768), QSize(1366, 768)};
+
+// Puts `w` on the screen of `size` (the first projector's where none has that size).
+void placeOn(QWidget *w, const QSize &size)
+{
+    QScreen *screen = QGuiApplication::primaryScreen();
+    for (QScreen *s : QGuiApplication::screens())
+        if (s->geometry().size() == size)
+            screen = s;
+    w->setScreen(screen);
+    w->move(screen->geometry().topLeft());
+}
 
 class TestProjector : public QObject {
     Q_OBJECT
 
     MainWindow *m_window = nullptr;
 
-    void show(const QSize &size, const QString &language, const QString &page)
+public:
+    // Before the application exists (QTEST_MAIN calls it): the offscreen platform with the
+    // projectors' screens and no window frames.
+    static void initMain()
+    {
+        static QTemporaryDir dir;
+        QJsonArray screens;
+        int x = 0;
+        for (const QSize &size : kProjectors) {
+            screens.append(QJsonObject{{"name", QStringLiteral("projector %1x%2").arg(size.width()).arg(size.height())},
+                                       {"x", x},
+                                       {"y", 0},
+                                       {"width", size.width()},
+                                       {"height", size.height()}});
+            x += size.width();
+        }
+        QFile file(dir.filePath(QStringLiteral("screens.json")));
+        if (!file.open(QIODevice::WriteOnly) ||
+            file.write(QJsonDocument(QJsonObject{{"windowFrameMargins", false}, {"screens", screens}}).toJson()) < 0)
+            qFatal("cannot write the offscreen platform's screens");
+        file.close();
+        qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + file.fileName().toLocal8Bit());
+    }
+
+private:
+    void show(const QSize &size, const QString &language, const QString &page, int zoomSteps = 0)
     {
         LanguageManager::instance()->setLanguage(language);
+        m_window->setZoom(1.0);
+        m_window->zoomBy(zoomSteps);
         m_window->setWindowState(Qt::WindowNoState);
+        placeOn(m_window, size);
+        settle(); // the zoomed layout's least sizes, measured against the new screen
         m_window->resize(size);
         if (page.startsWith(QLatin1String("lab/"))) {
             m_window->showPage(MainWindow::LabPage);
@@ -249,6 +341,7 @@ private slots:
 
     void cleanupTestCase()
     {
+        m_window->setZoom(1.0);
         delete m_window;
         LanguageManager::instance()->setLanguage(QStringLiteral("en"));
     }
@@ -258,13 +351,16 @@ private slots:
         QTest::addColumn<QSize>("size");
         QTest::addColumn<QString>("language");
         QTest::addColumn<QString>("page"); // lab/<tab index>, experiments, quiz
+        QTest::addColumn<int>("zoom");     // presses of Ctrl+=
         const QStringList pages{QStringLiteral("lab/0"), QStringLiteral("lab/1"),       QStringLiteral("lab/2"),
                                 QStringLiteral("lab/3"), QStringLiteral("experiments"), QStringLiteral("quiz")};
-        for (const QSize size : {QSize(1024, 768), QSize(1366, 768)})
-            for (const char *language : {"en", "fa"})
-                for (const QString &page : pages)
-                    QTest::addRow("%dx%d %s %s", size.width(), size.height(), language, qPrintable(page))
-                        << size << QString::fromLatin1(language) << page;
+        // A window of the screen's size is what full screen gives too.
+        for (int zoom = 0; zoom <= 3; ++zoom)
+            for (const QSize size : kProjectors)
+                for (const char *language : {"en", "fa"})
+                    for (const QString &page : pages)
+                        QTest::addRow("%dx%d %s %s zoom %d", size.width(), size.height(), language, qPrintable(page), zoom)
+                            << size << QString::fromLatin1(language) << page << zoom;
     }
 
     void everyPageFits()
@@ -272,15 +368,21 @@ private slots:
         QFETCH(QSize, size);
         QFETCH(QString, language);
         QFETCH(QString, page);
-        show(size, language, page);
+        QFETCH(int, zoom);
+        show(size, language, page, zoom);
         QCOMPARE(m_window->size(), size);
-        const QStringList found = widgetProblems(m_window) + chartProblems(m_window) + headerProblems(m_window);
+        QStringList found = widgetProblems(m_window) + chartProblems(m_window) + headerProblems(m_window) +
+                            sizeProblems(m_window, kLeastTextPixels * m_window->zoom());
+        const QSize least = m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+        if (least.width() > size.width() || least.height() > size.height())
+            found << QStringLiteral("the window needs at least %1x%2").arg(least.width()).arg(least.height());
         // ACCUMLAB_PROJECTOR_SHOTS=<folder> keeps a picture of each page for a person to look at.
         if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
             m_window->grab().save(QDir(shots).filePath(QStringLiteral("%1x%2-%3-%4.png")
                                                            .arg(size.width())
                                                            .arg(size.height())
-                                                           .arg(language, QString(page).replace(QLatin1Char('/'), QLatin1Char('-')))));
+                                                           .arg(language, QString(page).replace(QLatin1Char('/'), QLatin1Char('-')) +
+                                                                              QStringLiteral("-zoom%1").arg(zoom))));
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
@@ -312,6 +414,7 @@ private slots:
         p.config.dtype = dtypeFromString(dtype.toStdString());
         w.applyPreset(p);
         w.setWindowState(Qt::WindowNoState);
+        placeOn(&w, size);
         w.resize(size);
         w.show();
         w.lab()->requestEquivalenceNow();
