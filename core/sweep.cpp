@@ -38,6 +38,41 @@ double median(std::vector<double> v)
 
 } // namespace
 
+double SweepCostModel::predicted(double accumSteps, size_t block) const
+{
+    const double n = accumSteps;
+    const double ms = n * tMicroMs.at(block) + tWindowMs.at(block);
+    return ms > 0.0 ? 1000.0 * n * samplesPerMicroBatch / ms : 0.0;
+}
+
+double SweepCostModel::predictedMedian(double accumSteps) const
+{
+    std::vector<double> each;
+    for (size_t b = 0; b < blocks(); ++b)
+        each.push_back(predicted(accumSteps, b));
+    return quantile(each, 0.5);
+}
+
+SweepCostModel costModelOf(const std::vector<SweepPoint> &points)
+{
+    SweepCostModel m;
+    if (points.empty() || points.front().accumSteps <= 0)
+        return m;
+    m.samplesPerMicroBatch = static_cast<double>(points.front().effectiveBatch) / static_cast<double>(points.front().accumSteps);
+    size_t blocks = std::numeric_limits<size_t>::max();
+    for (const auto &p : points)
+        blocks = std::min({blocks, p.blockMicroMs.size(), p.blockWindowMs.size()});
+    m.tMicroMs.assign(blocks, 0.0);
+    m.tWindowMs.assign(blocks, 0.0);
+    const auto count = static_cast<double>(points.size());
+    for (size_t b = 0; b < blocks; ++b)
+        for (const auto &p : points) {
+            m.tMicroMs[b] += p.blockMicroMs[b] / count;
+            m.tWindowMs[b] += p.blockWindowMs[b] / count;
+        }
+    return m;
+}
+
 std::string divergenceSentence(const SweepPoint &p)
 {
     return "diverged at step " + std::to_string(p.divergedAtStep) + " of effective batch " +

@@ -104,6 +104,25 @@ struct SweepResult {
     double plateauSamplesPerSec() const; // the best point's samples/sec
 };
 
+// The throughput model that the sweep-flattening experiment judges and the window draws: a step
+// of N micro-batches costs N t_micro + t_window (each micro-batch's work, and the window's own:
+// zeroing, sync, the step), so samples/sec(N) = N s / (N t_micro + t_window), with s the samples
+// of one micro-batch on all ranks (effective batch / N). The costs come from the points' phase
+// timing (SweepPoint::blockMicroMs, blockWindowMs): block b's are the means over the points of
+// their block b, since every point runs the same micro-batch and the same window work; their
+// spread over the blocks is the prediction's.
+struct SweepCostModel {
+    double samplesPerMicroBatch = 0.0;
+    std::vector<double> tMicroMs, tWindowMs; // per block
+    size_t blocks() const { return tMicroMs.size(); }
+    // samples/sec at N = accumSteps (a whole number on the sweep's grid, any N >= 1 between
+    // its points for the curve drawn through them), from block `block`'s costs.
+    double predicted(double accumSteps, size_t block) const;
+    double predictedMedian(double accumSteps) const; // over the blocks
+};
+// No blocks where there are no points or a point has no phase timing (SweepConfig::phaseTiming).
+SweepCostModel costModelOf(const std::vector<SweepPoint> &points);
+
 // What the timed region of every point contains (written into the JSON).
 extern const char *const kTimedRegion;
 

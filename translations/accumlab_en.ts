@@ -1660,10 +1660,6 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>spread of the timing blocks</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>effective batch %1 (accum %2 × micro %3)
 %4 samples/sec
 median step %5 ms
@@ -1672,6 +1668,14 @@ median step %5 ms
     </message>
     <message>
         <source>Throughput chart</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>block spread</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1663,8 +1663,8 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>واردشده: %1</translation>
     </message>
     <message>
-        <source>spread of the timing blocks</source>
-        <translation>پراکندگی بلوک‌های زمان‌گیری</translation>
+        <source>block spread</source>
+        <translation>پراکندگی بلوک‌ها</translation>
     </message>
     <message>
         <source>effective batch %1 (accum %2 × micro %3)
@@ -1679,6 +1679,10 @@ median step %5 ms
     <message>
         <source>Throughput chart</source>
         <translation>نمودار توان عملیاتی</translation>
+    </message>
+    <message>
+        <source>cost model</source>
+        <translation>مدل هزینه</translation>
     </message>
 </context>
 <context>

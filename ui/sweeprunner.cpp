@@ -10,6 +10,8 @@
 #include "ui/sweeptablemodel.h"
 #include "ui/throughputchart.h"
 
+#include "core/device.h"
+
 namespace accumlab::ui {
 
 SweepRunner::SweepRunner(const Parts &parts, QObject *parent)
@@ -34,6 +36,10 @@ bool SweepRunner::run(QString *error)
     try {
         s.accumGrid = parseGrid(p.accumGrid.toStdString());
         validate(s);
+        // The two costs of the throughput chart's model curve (SweepCostModel). A few clock
+        // reads per window on the CPU; on a GPU they would synchronize around every window's
+        // own work and slow what the chart measures, so the curve is drawn for the CPU only.
+        s.phaseTiming = !isCudaName(resolveDevice(s.base.device));
     } catch (const std::exception &ex) {
         if (error)
             *error = tr("The sweep settings are invalid: %1").arg(errorSentence(ex));

@@ -25,6 +25,9 @@ namespace {
 const QColor kMedianColor(0x8e, 0x5a, 0xc8);
 const QColor kImportedColor(0x2e, 0x9e, 0x6a);
 const QColor kSpreadColor(0x1f, 0x4e, 0x79);
+const QColor kPredictedColor(0x55, 0x55, 0x55);
+// Points of the model's curve per doubling of accum_steps.
+constexpr int kCurvePointsPerDoubling = 4;
 constexpr int kFadedAlpha = 70;
 
 } // namespace
@@ -54,6 +57,12 @@ ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
     chart->addSeries(m_plateau);
     m_plateau->attachAxis(m_xAxis);
     m_plateau->attachAxis(m_yAxis);
+    m_predicted = new QLineSeries;
+    m_predicted->setObjectName(QStringLiteral("predictedSeries"));
+    m_predicted->setPen(QPen(kPredictedColor, 1.5, Qt::DashDotLine));
+    chart->addSeries(m_predicted);
+    m_predicted->attachAxis(m_xAxis);
+    m_predicted->attachAxis(m_yAxis);
     m_xAxis->setRange(1, 32);
     m_yAxis->setRange(0, 1);
     m_msAxis->setRange(0, 1);
@@ -150,6 +159,7 @@ void ThroughputChart::startRun()
         m_current.median->clear();
         deleteSpread(m_current);
         m_plateau->clear();
+        m_predicted->clear();
         return;
     }
     m_points.clear();
@@ -171,6 +181,7 @@ void ThroughputChart::startRun()
     c->legend()->markers(m_current.dots).value(0)->setVisible(false);
     connect(m_current.dots, &QScatterSeries::hovered, this, &ThroughputChart::onHovered);
     m_plateau->clear();
+    m_predicted->clear();
     retranslateUi();
 }
 
@@ -220,7 +231,26 @@ void ThroughputChart::refresh()
         m_current.spread[static_cast<int>(i)]->replace({QPointF(x, p.blockMin()), QPointF(x, p.blockMax())});
     }
     if (!m_current.spread.isEmpty())
-        m_current.spread.front()->setName(LanguageManager::natural(tr("spread of the timing blocks")));
+        m_current.spread.front()->setName(LanguageManager::natural(tr("block spread")));
+    // The model's curve through the costs measured so far, the one the sweep-flattening
+    // experiment judges the points by.
+    QList<QPointF> predicted;
+    if (const SweepCostModel model = costModelOf(m_points); model.blocks() > 0) {
+        double lo = 0, hi = 0;
+        for (const SweepPoint &p : m_points) {
+            const auto n = static_cast<double>(p.accumSteps);
+            lo = lo > 0 ? std::min(lo, n) : n;
+            hi = std::max(hi, n);
+        }
+        const double step = std::exp2(1.0 / kCurvePointsPerDoubling);
+        for (double n = lo; n <= hi * (1 + 1e-9); n *= step) {
+            predicted << QPointF(n * model.samplesPerMicroBatch, model.predictedMedian(n));
+            m_yMax = std::max(m_yMax, predicted.back().y());
+        }
+    }
+    m_predicted->replace(predicted);
+    m_predicted->setName(LanguageManager::natural(tr("cost model")));
+    chart()->legend()->markers(m_predicted).value(0)->setVisible(!predicted.isEmpty());
     // Before anything is measured the value axes have no scale to show: whole-number labels on
     // the placeholder 0..1 range read "0 0 1 1 1", which a class would take for figures (drawn
     // transparent, keeping their room: see chartscale.h).

@@ -1,7 +1,9 @@
 // Samples/sec against effective batch on a log2 axis, points appearing as each sweep point
 // completes; the median time per optimizer step on a second axis (and in each point's
 // tooltip); earlier runs kept as faded series; the plateau (best samples/sec of the run)
-// marked; imported curves overlaid as dashed series. Not mirrored in right-to-left layouts.
+// marked; the cost model's prediction (N s / (N t_micro + t_window), from the costs the run
+// measured) drawn through the points, so that a curve that flattens early reads as this
+// engine's small step cost rather than as noise; imported curves overlaid as dashed series. Not mirrored in right-to-left layouts.
 // GUI thread only.
 #pragma once
 
@@ -55,6 +57,9 @@ private:
     QValueAxis *m_msAxis = nullptr;
     Run m_current;
     QLineSeries *m_plateau = nullptr;
+    // The cost model's curve through this run's measured costs (SweepCostModel), from its
+    // smallest to its largest accum_steps; empty without phase timing (a GPU sweep).
+    QLineSeries *m_predicted = nullptr;
     QList<Run> m_faded;
     QList<std::pair<QLineSeries *, QString>> m_imported; // series and the file name it came from
     std::vector<SweepPoint> m_points;

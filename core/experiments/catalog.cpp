@@ -147,25 +147,12 @@ ExperimentResult judgeSweepFlattening(const SweepResult &sweep)
     addValue(r, "timing_blocks_per_point", static_cast<double>(sweep.config.blocks()));
     addValue(r, "micro_batch", micro);
 
-    // The model's two costs, measured in every block of every point (SweepPoint::blockMicroMs,
-    // blockWindowMs): block b's t_micro and t_window are the points' means in that block, since
-    // every point runs the same micro-batch and the same window work; their spread over the
-    // blocks is the prediction's.
-    size_t blocks = sweep.points.empty() ? 0 : std::numeric_limits<size_t>::max();
-    for (const auto &p : sweep.points)
-        blocks = std::min({blocks, p.blockMicroMs.size(), p.blockWindowMs.size()});
-    std::vector<double> tMicro(blocks, 0.0), tWindow(blocks, 0.0); // ms, per block
-    for (size_t b = 0; b < blocks; ++b) {
-        for (const auto &p : sweep.points) {
-            tMicro[b] += p.blockMicroMs[b] / static_cast<double>(sweep.points.size());
-            tWindow[b] += p.blockWindowMs[b] / static_cast<double>(sweep.points.size());
-        }
-    }
-    // samples/sec(N) = N micro / (N t_micro + t_window), per block.
-    const auto predicted = [&](int64_t n, size_t b) {
-        const auto nn = static_cast<double>(n);
-        return 1000.0 * nn * micro / (nn * tMicro[b] + tWindow[b]);
-    };
+    // The model's two costs, measured in every block of every point (SweepCostModel, the one the
+    // window draws): samples/sec(N) = N micro / (N t_micro + t_window), per block.
+    const SweepCostModel costs = costModelOf(sweep.points);
+    const size_t blocks = costs.blocks();
+    const std::vector<double> &tMicro = costs.tMicroMs, &tWindow = costs.tWindowMs; // ms, per block
+    const auto predicted = [&](int64_t n, size_t b) { return costs.predicted(static_cast<double>(n), b); };
     const double tMicroMs = quantile(tMicro, 0.5), tWindowMs = quantile(tWindow, 0.5);
     addValue(r, "t_micro_ms", tMicroMs);
     addValue(r, "t_window_ms", tWindowMs);

@@ -222,6 +222,33 @@ private slots:
         QCOMPARE(p.blockQuantile(0.25), 12.5);
     }
 
+    // The cost model from planted block costs: each block's costs are the points' means in it,
+    // samples per micro-batch come from the points (micro x ranks), and a point without phase
+    // timing leaves no model.
+    void costModelPredictsFromTheBlocks()
+    {
+        std::vector<SweepPoint> points(2);
+        points[0].accumSteps = 1;
+        points[0].effectiveBatch = 8; // micro 4 on 2 ranks
+        points[0].blockMicroMs = {1.0, 2.0};
+        points[0].blockWindowMs = {3.0, 6.0};
+        points[1].accumSteps = 4;
+        points[1].effectiveBatch = 32;
+        points[1].blockMicroMs = {3.0, 4.0};
+        points[1].blockWindowMs = {5.0, 6.0};
+        const SweepCostModel m = costModelOf(points);
+        QCOMPARE(m.blocks(), size_t(2));
+        QCOMPARE(m.samplesPerMicroBatch, 8.0);
+        QCOMPARE(m.tMicroMs, (std::vector<double>{2.0, 3.0}));
+        QCOMPARE(m.tWindowMs, (std::vector<double>{4.0, 6.0}));
+        QCOMPARE(m.predicted(4, 0), 1000.0 * 4 * 8 / (4 * 2.0 + 4.0));
+        QCOMPARE(m.predicted(2.5, 1), 1000.0 * 2.5 * 8 / (2.5 * 3.0 + 6.0));
+        QCOMPARE(m.predictedMedian(4), (m.predicted(4, 0) + m.predicted(4, 1)) / 2);
+        points[1].blockMicroMs.clear();
+        QCOMPARE(costModelOf(points).blocks(), size_t(0));
+        QCOMPARE(costModelOf({}).blocks(), size_t(0));
+    }
+
     // skip-last-micro at accum_steps 1 runs no micro-batch: refused in words, not shown as a
     // divergence; from accum_steps 2 it runs and trains on N - 1 micro-batches.
     void skipLastMicroNeedsTwoMicroBatches()

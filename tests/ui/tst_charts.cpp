@@ -3,6 +3,7 @@
 // and the loss chart's step axis always ends on a multiple of its four tick intervals so that
 // every tick is a whole optimizer step. The memory timeline draws the allocator's own figures.
 // The buffer chart keeps its height while the sentences under it change with each micro-batch.
+// The throughput chart draws the cost model's curve through the costs its run measured.
 #include "common.h"
 
 #include "ui/memorytimelinechart.h"
@@ -18,6 +19,7 @@
 #include "ui/updates.h"
 
 #include <QChart>
+#include <QLineSeries>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -48,6 +50,8 @@ private slots:
     void memoryTimelineDrawsTheAllocatorsFigures();
     void bufferChartKeepsItsHeight_data();
     void bufferChartKeepsItsHeight();
+    void throughputDrawsTheCostModel_data();
+    void throughputDrawsTheCostModel();
 };
 
 void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
@@ -220,6 +224,56 @@ void TestCharts::bufferChartKeepsItsHeight()
     LanguageManager::instance()->setLanguage(QStringLiteral("en"));
 }
 
+// The throughput chart draws the cost model's curve through the run's measured costs (the
+// SweepCostModel the sweep-flattening experiment judges by), at the grid's points and between
+// them, and names it in the legend; a run without phase timing (a GPU sweep) draws none.
+void TestCharts::throughputDrawsTheCostModel_data()
+{
+    QTest::addColumn<bool>("phaseTiming");
+    QTest::newRow("costs measured") << true;
+    QTest::newRow("no phase timing") << false;
+}
+
+void TestCharts::throughputDrawsTheCostModel()
+{
+    QFETCH(bool, phaseTiming);
+    ThroughputChart chart;
+    std::vector<SweepPoint> points;
+    for (int64_t n : {1, 2, 4, 8}) {
+        SweepPoint p;
+        p.accumSteps = n;
+        p.microBatch = 4;
+        p.effectiveBatch = 4 * n;
+        p.samplesPerSec = 1000.0 * 4 * n / (0.1 * n + 0.3);
+        p.blockSamplesPerSec = {p.samplesPerSec};
+        if (phaseTiming) {
+            p.blockMicroMs = {0.1 + 0.01 * n}; // the points' mean: 0.1375 ms
+            p.blockWindowMs = {0.3};
+        }
+        points.push_back(p);
+        chart.addPoint(p);
+    }
+    auto *curve = chart.chart()->findChild<QLineSeries *>(QStringLiteral("predictedSeries"));
+    QVERIFY(curve);
+    QVERIFY(chart.chart()->series().contains(curve));
+    QCOMPARE(curve->name(), LanguageManager::natural(QStringLiteral("cost model")));
+    if (!phaseTiming) {
+        QCOMPARE(curve->count(), 0);
+        return;
+    }
+    const SweepCostModel model = costModelOf(points);
+    QCOMPARE(curve->count(), 13); // 1 to 8 in quarter doublings
+    QCOMPARE(curve->at(0).x(), 4.0);
+    QCOMPARE(curve->at(12).x(), 32.0);
+    for (int i = 0; i < curve->count(); ++i) {
+        const double n = curve->at(i).x() / 4;
+        QCOMPARE(curve->at(i).y(), model.predictedMedian(n));
+        QCOMPARE(curve->at(i).y(), 1000.0 * 4 * n / (n * 0.1375 + 0.3));
+    }
+    chart.startRun();
+    QCOMPARE(curve->count(), 0);
+}
+
 QTEST_MAIN(TestCharts)
 // The out-of-memory demo's timeline as drawn: each run's highest point is the peak the
 // allocator measured (not an estimate), the mark where the full batch fails sits on the
@@ -255,5 +309,4 @@ void TestCharts::memoryTimelineDrawsTheAllocatorsFigures()
     QVERIFY(!chart.crossingPercent().has_value());
     QVERIFY(!scaleShown(vertical.first()));
 }
-
 #include "tst_charts.moc"

@@ -30,6 +30,7 @@
 #include "core/content.h"
 #include "core/device.h"
 #include "core/engine.h"
+#include "core/experiments/internal.h"
 #include "core/export.h"
 
 #include <QAccessible>
@@ -141,6 +142,7 @@ private slots:
     void refusalInTheWindowsWords_data();
     void refusalInTheWindowsWords();
     void exportsWriteValidFiles();
+    void labSweepFollowsTheCostModel();
     void failedExportLeavesNoFile();
     void presetRoundTrip();
     void classroomModeHidesControls();
@@ -686,6 +688,39 @@ void TestMainWindow::cleanup()
 
     if (LanguageManager::instance()->language() != QStringLiteral("en"))
         switchLanguage(QStringLiteral("en"));
+}
+
+// The lab's sweep of the lesson model, on this machine: every point measures the model's two
+// costs, and the throughput chart draws the cost model through them. The judgement the
+// sweep-flattening experiment uses is printed, not asserted: at the lab's default work per
+// point (40 steps in 5 blocks here; a block at N = 1 is a few milliseconds) it was "does not
+// hold" in 1 of 3 runs on a busy 2-core machine, where the experiment's equal work in 20
+// blocks concludes. Giving the lab's sweep that work is what remains of the live sweep.
+void TestMainWindow::labSweepFollowsTheCostModel()
+{
+    MainWindow w(false);
+    Preset p = w.currentPreset();
+    p.accumGrid = QStringLiteral("1,2,4,8,16");
+    p.numSteps = 40;
+    w.applyPreset(p);
+    QSignalSpy finished(w.sweep(), &SweepRunner::finished);
+    QString error;
+    QVERIFY2(w.sweep()->run(&error), qPrintable(error));
+    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(w.sweep()->lastSweep().has_value());
+    const SweepResult &sweep = *w.sweep()->lastSweep();
+    QCOMPARE(sweep.points.size(), size_t(5));
+    for (const SweepPoint &point : sweep.points)
+        QCOMPARE(point.blockMicroMs.size(), size_t(sweep.config.blocks()));
+    auto *curve = w.throughputChart()->chart()->findChild<QLineSeries *>(QStringLiteral("predictedSeries"));
+    QVERIFY(curve && curve->count() > 0);
+    const SweepCostModel model = costModelOf(sweep.points);
+    for (int i = 0; i < curve->count(); ++i)
+        QCOMPARE(curve->at(i).y(), model.predictedMedian(curve->at(i).x() / model.samplesPerMicroBatch));
+    const ExperimentResult judged = experiments::judgeSweepFlattening(sweep);
+    qInfo("t_micro %.4f ms, t_window %.4f ms, largest error %.1f%%: %s", judged.value("t_micro_ms"),
+          judged.value("t_window_ms"), 100 * judged.value("max_model_error"),
+          judged.claim("follows-the-model").outcome().c_str());
 }
 
 void TestMainWindow::exportsWriteValidFiles()
