@@ -4,12 +4,10 @@
 #include "ui/fontscale.h"
 #include "ui/gradientbufferview.h"
 #include "ui/lessonnavigator.h"
-#include "ui/steadylabel.h"
 #include "ui/localizedtext.h"
+#include "ui/steadylabel.h"
 
 #include <QEvent>
-
-#include <algorithm>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -17,6 +15,7 @@
 #include <QResizeEvent>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {

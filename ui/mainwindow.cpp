@@ -78,7 +78,8 @@ const QSize kDefaultSize(1280, 800);
 constexpr double kZoomStep = 1.15;           // one Ctrl+= or Ctrl+-
 constexpr double kMinZoom = 0.6, kMaxZoom = 3.0;
 
-constexpr int kLessonDockWidth = 340;
+// The lesson's column: 18 lines of its font (340 pixels at the normal size), a readable measure.
+constexpr double kLessonDockLines = 18;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
@@ -237,7 +238,7 @@ void MainWindow::buildUi()
     auto *pagesScroll = new PagesScroll([this] {
         const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
         const int docked = m_lessonDock && m_lessonDock->isVisible() && !m_lessonDock->isFloating()
-                               ? m_lessonDock->minimumSizeHint().width()
+                               ? std::max(m_lessonDock->minimumSizeHint().width(), lines(m_lessonDock, kLessonDockLines))
                                : 0;
         return (screen ? screen->availableGeometry().width() : kDefaultSize.width()) - m_controlsScroll->minimumWidth() -
                docked - kFrameAndHandle;
@@ -274,8 +275,19 @@ void MainWindow::buildUi()
     m_lessonDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
                               QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
-    resizeDocks({m_lessonDock}, {kLessonDockWidth}, Qt::Horizontal);
-    connect(m_lessonPanel, &LessonPanel::targetActivated, this, &MainWindow::showLessonTarget);
+    resizeDocks({m_lessonDock}, {lines(m_lessonDock, kLessonDockLines)}, Qt::Horizontal);
+    // Opened, the lesson takes its readable column, and the page beside it gives up its least
+    // width for it (it scrolls sideways on a small screen) instead of leaving it a sliver.
+    connect(m_lessonDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        m_pagesScroll->updateGeometry();
+        if (!visible || m_lessonDock->isFloating())
+            return;
+        // After the window has laid the dock out with the page's new least width.
+        QTimer::singleShot(0, this, [this] {
+            if (m_lessonDock->isVisible() && m_lessonDock->width() < lines(m_lessonDock, kLessonDockLines))
+                resizeDocks({m_lessonDock}, {lines(m_lessonDock, kLessonDockLines)}, Qt::Horizontal);
+        });
+    });    connect(m_lessonPanel, &LessonPanel::targetActivated, this, &MainWindow::showLessonTarget);
     m_navigator = new LessonNavigator(this);
     registerLessonTargets();
 }
