@@ -12,10 +12,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
-#include <QResizeEvent>
 #include <QVBoxLayout>
 
-#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {
@@ -80,16 +78,8 @@ AccumulationPanel::AccumulationPanel(QWidget *parent) : QGroupBox(parent)
     m_float16Counters->setVisible(false);
     counters->addWidget(m_float16Counters, (CounterCount + 1) / 2, 0, 1, 2);
     layout->addWidget(m_countersWidget);
+    keepRoomForWrappedText(this); // the wrapped sentences keep their lines, the bars their rows
     retranslateUi();
-}
-
-QSize AccumulationPanel::minimumSizeHint() const { return leastSizeAtWidth(this, QGroupBox::minimumSizeHint()); }
-
-void AccumulationPanel::resizeEvent(QResizeEvent *event)
-{
-    QGroupBox::resizeEvent(event);
-    if (event->oldSize().width() != event->size().width())
-        updateGeometry(); // the wrapped sentences' height at the new width
 }
 
 void AccumulationPanel::changeEvent(QEvent *event)

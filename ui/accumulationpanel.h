@@ -48,13 +48,8 @@ public:
     // How much classroom mode enlarges what it enlarges.
     static constexpr double kClassroomScale = 1.5;
 
-    // Its sentences wrap: at the width it has, their lines and the bars' rows all need room. A
-    // splitter knows only least sizes, and would otherwise take that room from the bars.
-    QSize minimumSizeHint() const override;
-
 protected:
     void changeEvent(QEvent *event) override;
-    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void retranslateUi();

@@ -13,7 +13,6 @@
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QResizeEvent>
 #include <QScrollBar>
 #include <QTextBrowser>
 #include <QTextFrame>
@@ -50,6 +49,7 @@ CodePanel::CodePanel(QWidget *parent) : QWidget(parent)
     layout->addLayout(head);
     layout->addWidget(m_caveat);
     layout->addWidget(m_view, 1);
+    keepRoomForWrappedText(this); // the caption and caveat keep their lines
     retranslateUi();
 }
 
@@ -94,15 +94,6 @@ QList<int> CodePanel::plantedLines() const
         if (m_listing.lines[i].planted)
             out.append(i);
     return out;
-}
-
-QSize CodePanel::minimumSizeHint() const { return leastSizeAtWidth(this, QWidget::minimumSizeHint()); }
-
-void CodePanel::resizeEvent(QResizeEvent *event)
-{
-    QWidget::resizeEvent(event);
-    if (event->oldSize().width() != event->size().width())
-        updateGeometry(); // the wrapped lines' height at the new width
 }
 
 void CodePanel::changeEvent(QEvent *event)

@@ -40,12 +40,8 @@ public:
     QList<int> plantedLines() const; // the planted bug's lines
     const LoopListing &listing() const { return m_listing; }
 
-    // Its caption and caveat wrap: room for their lines at the width it has (steadylabel.h).
-    QSize minimumSizeHint() const override;
-
 protected:
     void changeEvent(QEvent *event) override;
-    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void rebuild();

@@ -7,7 +7,6 @@
 #include "ui/localizedtext.h"
 #include "ui/steadylabel.h"
 
-#include <QResizeEvent>
 #include <QLocale>
 #include <QEvent>
 #include <QGridLayout>
@@ -82,16 +81,8 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     m_layerTable->verticalHeader()->setDefaultSectionSize(m_layerTable->fontMetrics().height() + 2);
     setMinimumLines(m_layerTable, 0, 4.3);
     layout->addWidget(m_layerTable, 1);
+    keepRoomForWrappedText(this); // the wrapped rows keep their lines
     retranslateUi();
-}
-
-QSize EquivalencePanel::minimumSizeHint() const { return leastSizeAtWidth(this, QGroupBox::minimumSizeHint()); }
-
-void EquivalencePanel::resizeEvent(QResizeEvent *event)
-{
-    QGroupBox::resizeEvent(event);
-    if (event->oldSize().width() != event->size().width())
-        updateGeometry(); // the wrapped rows' height at the new width
 }
 
 void EquivalencePanel::changeEvent(QEvent *event)

@@ -33,12 +33,9 @@ public:
     // the derivation, for the tooltip.
     QString describeBound(const EquivalenceResult &r) const;
     QString boundDerivation(const EquivalenceResult &r) const;
-    // Its wrapped rows get their lines at the width it has (steadylabel.h).
-    QSize minimumSizeHint() const override;
 
 protected:
     void changeEvent(QEvent *event) override;
-    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void retranslateUi();

@@ -92,8 +92,6 @@ void scaleAllFonts(QWidget *root, double ratio)
 
 int lines(const QWidget *w, double n) { return qRound(n * QFontMetricsF(w->font()).lineSpacing()); }
 
-QSize lines(const QWidget *w, double width, double height) { return {lines(w, width), lines(w, height)}; }
-
 namespace {
 
 const char *const kMinimumLines = "accumlabMinimumLines"; // a QSizeF of lines on the widget

@@ -7,7 +7,6 @@
 #include <QList>
 
 class QChart;
-class QSize;
 class QWidget;
 
 namespace accumlab::ui {
@@ -28,7 +27,6 @@ void scaleAllFonts(QWidget *root, double ratio);
 // with the zoom as the text it makes room for does, where one in pixels would let the zoomed
 // text outgrow it (Qt Charts then elides a tick label to "...", a painted label shrinks).
 int lines(const QWidget *w, double n);
-QSize lines(const QWidget *w, double width, double height);
 
 // Keeps `w`'s minimum size at `width` x `height` lines of its font (0: no minimum that way), now
 // and after each change of its font: a chart, table or plot keeps room for its zoomed text.

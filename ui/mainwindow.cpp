@@ -86,6 +86,13 @@ constexpr int kLessonOpenMinWidth = 1400;
 // A window's frame and the splitter's handle, before the window has its own.
 constexpr int kFrameAndHandle = 24;
 
+// The available area of the screen `w` stands on (the primary one before it has one).
+QRect availableArea(const QWidget *w)
+{
+    const QScreen *screen = w->screen() ? w->screen() : QGuiApplication::primaryScreen();
+    return screen ? screen->availableGeometry() : QRect(QPoint(), kDefaultSize);
+}
+
 // The pages' scroll area asks the splitter beside the controls for the page's least width
 // while the screen has room for it (the page then never scrolls sideways); past that room, a
 // page zoomed in on a projector scrolls inside the window instead of pushing the window past
@@ -236,12 +243,10 @@ void MainWindow::buildUi()
     // A page that needs more room than the window has (zoomed in on a projector) scrolls inside
     // the window instead of pushing the window past its screen.
     auto *pagesScroll = new PagesScroll([this] {
-        const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
         const int docked = m_lessonDock && m_lessonDock->isVisible() && !m_lessonDock->isFloating()
                                ? std::max(m_lessonDock->minimumSizeHint().width(), lines(m_lessonDock, kLessonDockLines))
                                : 0;
-        return (screen ? screen->availableGeometry().width() : kDefaultSize.width()) - m_controlsScroll->minimumWidth() -
-               docked - kFrameAndHandle;
+        return availableArea(this).width() - m_controlsScroll->minimumWidth() - docked - kFrameAndHandle;
     });
     m_pagesScroll = pagesScroll;
     pagesScroll->setObjectName(QStringLiteral("pagesScroll"));
@@ -287,7 +292,8 @@ void MainWindow::buildUi()
             if (m_lessonDock->isVisible() && m_lessonDock->width() < lines(m_lessonDock, kLessonDockLines))
                 resizeDocks({m_lessonDock}, {lines(m_lessonDock, kLessonDockLines)}, Qt::Horizontal);
         });
-    });    connect(m_lessonPanel, &LessonPanel::targetActivated, this, &MainWindow::showLessonTarget);
+    });
+    connect(m_lessonPanel, &LessonPanel::targetActivated, this, &MainWindow::showLessonTarget);
     m_navigator = new LessonNavigator(this);
     registerLessonTargets();
 }
@@ -700,8 +706,7 @@ void MainWindow::fitControlsColumn()
     // screen: a zoomed column scrolls sideways rather than pushing the window past its screen.
     constexpr int kScrollBarRoom = 24;
     constexpr double kMostOfTheScreen = 0.4;
-    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
-    const int most = screen ? int(screen->availableGeometry().width() * kMostOfTheScreen) : QWIDGETSIZE_MAX;
+    const int most = int(availableArea(this).width() * kMostOfTheScreen);
     m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most));
 }
 
@@ -835,8 +840,7 @@ void MainWindow::fitTheScreen()
     // The first start: the default size where the screen has room for it and its frame; on a
     // smaller screen (a projector's 1024x768) the screen's available area, maximised, so
     // nothing starts off-screen.
-    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
-    const QRect available = screen ? screen->availableGeometry() : QRect(QPoint(), kDefaultSize);
+    const QRect available = availableArea(this);
     const QSize frame(16, 48); // a title bar and borders, before the window has its own
     if (kDefaultSize.width() + frame.width() <= available.width() &&
         kDefaultSize.height() + frame.height() <= available.height()) {

@@ -3,6 +3,7 @@
 
 #include <QFontMetrics>
 #include <QLayout>
+#include <QResizeEvent>
 
 #include <algorithm>
 
@@ -33,11 +34,39 @@ int SteadyLabel::heightForWidth(int width) const
     return std::max(QLabel::heightForWidth(width), reservedHeight(width));
 }
 
-QSize leastSizeAtWidth(const QWidget *w, QSize least)
+namespace {
+
+void applyRoomForWrappedText(QWidget *w)
 {
-    if (w->layout() && w->layout()->hasHeightForWidth() && w->width() > 0)
-        least.setHeight(std::max(least.height(), w->layout()->totalMinimumHeightForWidth(w->width())));
-    return least;
+    const QLayout *layout = w->layout();
+    int least = 0; // none of its own: the widget's least size hint holds
+    if (layout && layout->hasHeightForWidth() && w->width() > 0)
+        least = std::max(w->minimumSizeHint().height(), layout->totalMinimumHeightForWidth(w->width()));
+    if (least != w->minimumHeight())
+        w->setMinimumHeight(least);
+}
+
+// Measures again on a new width and on a change of the layout's contents (a new sentence, a
+// font): the layout asks its widget to lay it out again with a LayoutRequest.
+class WrappedTextRoom : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        auto *w = static_cast<QWidget *>(watched);
+        if (event->type() == QEvent::LayoutRequest ||
+            (event->type() == QEvent::Resize && static_cast<QResizeEvent *>(event)->oldSize().width() != w->width()))
+            applyRoomForWrappedText(w);
+        return false;
+    }
+};
+
+} // namespace
+
+void keepRoomForWrappedText(QWidget *w)
+{
+    w->installEventFilter(new WrappedTextRoom(w));
+    applyRoomForWrappedText(w);
 }
 
 } // namespace accumlab::ui

@@ -27,11 +27,11 @@ private:
     QStringList m_reserved;
 };
 
-// `least` made as tall as `w`'s layout needs at the width `w` has, where that layout holds wrapped
-// text (height for width). A splitter or a tab widget asks only for least sizes, and would
-// otherwise take the wrapped lines' room from what else the layout holds (the buffer chart's
-// rows, a caption's last lines). A widget that returns this from minimumSizeHint() calls
-// updateGeometry() when its width changes.
-QSize leastSizeAtWidth(const QWidget *w, QSize least);
+// Keeps `w`'s least height at what its layout needs at the width `w` has, where that layout
+// holds wrapped text (height for width), again whenever that width or the layout's contents
+// change. A splitter or a tab widget asks only for least sizes, and would otherwise take the
+// wrapped lines' room from what else the layout holds (the buffer chart's rows, a caption's
+// last lines).
+void keepRoomForWrappedText(QWidget *w);
 
 } // namespace accumlab::ui
