@@ -315,6 +315,7 @@ json toJson(const SweepConfig &c)
             {"num_steps", c.numSteps},
             {"warmup_steps", c.warmupSteps},
             {"repeats", c.repeats},
+            {"equal_work", c.equalWork},
             {"optimizer", toString(c.base.optimizer.kind)},
             {"lr", c.base.optimizer.lr},
             {"clip_norm", c.base.optimizer.clipNorm},

@@ -116,6 +116,10 @@ public:
     // Before each timed block of a point (block 0 follows onSweepPointStarted); the onStep
     // calls that follow belong to that point.
     virtual void onSweepBlock(int64_t /*index*/, int64_t /*block*/) {}
+    // After each timed block of a point but its last: the point as its blocks so far measured
+    // it (its steps, samples/sec and blocks; no losses), so that a chart can draw it from its
+    // first block on and let it settle round by round. onSweepPoint follows its last block.
+    virtual void onSweepBlockDone(int64_t /*index*/, const SweepPoint & /*soFar*/) {}
     virtual void onSweepPoint(const SweepPoint &) {}
     // runLesson: before each phase starts.
     virtual void onPhase(LessonPhase) {}

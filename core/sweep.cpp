@@ -170,6 +170,25 @@ void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObs
         run.transientPeak = std::max(run.transientPeak.value_or(0), *peak - *before);
 }
 
+// The timing figures of what `run`'s blocks have timed so far: its steps, samples/sec over
+// their wall time and the median step.
+void summariseTiming(const PointRun &run, SweepPoint &p)
+{
+    p.steps = static_cast<int64_t>(run.stepMs.size());
+    p.samplesPerSec = p.wallS > 0.0 ? static_cast<double>(p.steps * p.effectiveBatch) / p.wallS : 0.0;
+    p.medianStepMs = median(run.stepMs);
+}
+
+// The point as its blocks so far measured it (EngineObserver::onSweepBlockDone), without its
+// losses: the steps streamed those.
+SweepPoint soFar(const PointRun &run)
+{
+    SweepPoint p = run.p;
+    p.losses.clear();
+    summariseTiming(run, p);
+    return p;
+}
+
 void finish(PointRun &run)
 {
     AccumEngine &engine = *run.engine;
@@ -179,7 +198,6 @@ void finish(PointRun &run)
     if (run.residentBytes && run.transientPeak)
         p.peakMemBytes = *run.residentBytes + *run.transientPeak;
     p.held = engine.heldBytes();
-    p.steps = static_cast<int64_t>(run.stepMs.size());
     p.syncCalls = engine.syncCalls() - run.syncBefore;
     p.microBatches = engine.microBatches() - run.microBefore;
     p.allreduceCalls = run.collectives.collectives;
@@ -194,8 +212,7 @@ void finish(PointRun &run)
         p.skippedWindows = s.skippedWindows;
         p.unscaleCalls = s.unscaleCalls;
     }
-    p.samplesPerSec = p.wallS > 0.0 ? static_cast<double>(p.steps * p.effectiveBatch) / p.wallS : 0.0;
-    p.medianStepMs = median(run.stepMs);
+    summariseTiming(run, p);
     double sum = 0.0;
     for (double l : p.losses)
         sum += l;
@@ -246,6 +263,8 @@ SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const 
                 if (observer)
                     observer->onSweepBlock(static_cast<int64_t>(i), b);
                 runBlock(run, config, steps, observer, cancel);
+                if (observer && b < blocks - 1 && !run.stopped)
+                    observer->onSweepBlockDone(static_cast<int64_t>(i), soFar(run));
             }
             if (b == blocks - 1) {
                 finish(run);
@@ -259,6 +278,13 @@ SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const 
     for (auto &run : runs)
         result.points.push_back(std::move(run.p));
     return result;
+}
+
+void useLabTiming(SweepConfig &config)
+{
+    config.equalWork = true;
+    config.repeats = kLabSweepBlocks;
+    config.phaseTiming = !isCudaName(resolveDevice(config.base.device));
 }
 
 SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps, EngineObserver *observer,

@@ -137,6 +137,16 @@ class GradSync;
 SweepResult runSweep(const SweepConfig &config, EngineObserver *observer = nullptr,
                      const CancelToken *cancel = nullptr, std::shared_ptr<GradSync> sync = nullptr);
 
+// The window's sweep (Run sweep, and `accumlab` without a display): a laptop must show the
+// lesson's shape there, where a handful of short blocks at N = 1 showed the machine's noise. So
+// every point does the same work (equalWork: numSteps is what the grid's largest accum_steps
+// runs), in kLabSweepBlocks interleaved blocks, each of which also measures the cost model's two
+// costs on the CPU (phaseTiming; on a GPU they would synchronize around every window's work).
+// The chart draws a point from its first block on (onSweepBlockDone), so the points appear one
+// by one in the first round and settle over the others.
+constexpr int64_t kLabSweepBlocks = 10;
+void useLabTiming(SweepConfig &config);
+
 // Runs one point of a sweep (a sweep of a one-entry grid).
 SweepPoint runSweepPoint(const SweepConfig &config, int64_t accumSteps,
                          EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr,

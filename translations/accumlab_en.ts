@@ -296,10 +296,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Steps per point</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Batch</source>
         <translation type="unfinished"></translation>
     </message>
@@ -453,6 +449,14 @@
     </message>
     <message>
         <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Steps at largest N</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed optimizer steps of the grid&apos;s largest accum_steps; each smaller one runs as many micro-batches (more steps), so every point does the same work</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -793,10 +797,6 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>timed optimizer step</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>loss</source>
         <translation type="unfinished"></translation>
     </message>
@@ -814,6 +814,10 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
     </message>
     <message>
         <source>Play/Step, batch %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>samples seen</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1660,13 +1664,6 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>effective batch %1 (accum %2 × micro %3)
-%4 samples/sec
-median step %5 ms
-%6 timing blocks: %7 to %8 samples/sec, median %9</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Throughput chart</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1676,6 +1673,14 @@ median step %5 ms
     </message>
     <message>
         <source>block spread</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>effective batch %1 (accum %2 × micro %3)
+%4 samples/sec
+median step %5 ms
+%6 timing blocks: %7 to %8 samples/sec, median %9
+the bar: the middle half of the blocks, %10 to %11</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -296,10 +296,6 @@
         <translation>نقاط پیمایش</translation>
     </message>
     <message>
-        <source>Steps per point</source>
-        <translation>گام در هر نقطه</translation>
-    </message>
-    <message>
         <source>Batch</source>
         <translation>دسته</translation>
     </message>
@@ -454,6 +450,14 @@
     <message>
         <source>Checked controls are hidden while classroom mode is on. Save a preset to keep the choice.</source>
         <translation>کنترل‌های علامت‌خورده تا وقتی حالت کلاس روشن است پنهان می‌مانند. برای نگه داشتن این انتخاب یک پیش‌تنظیم ذخیره کنید.</translation>
+    </message>
+    <message>
+        <source>Steps at largest N</source>
+        <translation>گام‌ها در بزرگ‌ترین N</translation>
+    </message>
+    <message>
+        <source>Timed optimizer steps of the grid&apos;s largest accum_steps; each smaller one runs as many micro-batches (more steps), so every point does the same work</source>
+        <translation>گام‌های زمان‌گیری‌شده‌ی بهینه‌ساز در بزرگ‌ترین accum_steps شبکه؛ هر N کوچک‌تر همان تعداد میکروبچ را اجرا می‌کند (با گام‌های بیشتر)، پس همه‌ی نقطه‌ها کار یکسانی انجام می‌دهند</translation>
     </message>
 </context>
 <context>
@@ -796,10 +800,6 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>زیان در هر گام بهینه‌ساز</translation>
     </message>
     <message>
-        <source>timed optimizer step</source>
-        <translation>گام زمان‌سنجی‌شده</translation>
-    </message>
-    <message>
         <source>loss</source>
         <translation>زیان</translation>
     </message>
@@ -818,6 +818,10 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
     <message>
         <source>Play/Step, batch %1</source>
         <translation>اجرا و یک گام، دسته‌ی %1</translation>
+    </message>
+    <message>
+        <source>samples seen</source>
+        <translation>نمونه‌های دیده‌شده</translation>
     </message>
 </context>
 <context>
@@ -1663,6 +1667,14 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <translation>واردشده: %1</translation>
     </message>
     <message>
+        <source>Throughput chart</source>
+        <translation>نمودار توان عملیاتی</translation>
+    </message>
+    <message>
+        <source>cost model</source>
+        <translation>مدل هزینه</translation>
+    </message>
+    <message>
         <source>block spread</source>
         <translation>پراکندگی بلوک‌ها</translation>
     </message>
@@ -1670,19 +1682,13 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>effective batch %1 (accum %2 × micro %3)
 %4 samples/sec
 median step %5 ms
-%6 timing blocks: %7 to %8 samples/sec, median %9</source>
+%6 timing blocks: %7 to %8 samples/sec, median %9
+the bar: the middle half of the blocks, %10 to %11</source>
         <translation>دسته‌ی مؤثر %1 (انباشت %2 × میکروبچ %3)‎
 %4 نمونه در ثانیه
 میانه‌ی زمان گام %5 میلی‌ثانیه
-%6 بلوک زمان‌گیری: %7 تا %8 نمونه در ثانیه، میانه %9</translation>
-    </message>
-    <message>
-        <source>Throughput chart</source>
-        <translation>نمودار توان عملیاتی</translation>
-    </message>
-    <message>
-        <source>cost model</source>
-        <translation>مدل هزینه</translation>
+%6 بلوک زمان‌گیری: %7 تا %8 نمونه در ثانیه، میانه %9
+میله: نیمه‌ی میانی بلوک‌ها، %10 تا %11</translation>
     </message>
 </context>
 <context>

@@ -279,7 +279,7 @@ QString ControlPanel::controlTitle(const QString &key) const
     if (key == QLatin1String("accumGrid"))
         return tr("Sweep grid");
     if (key == QLatin1String("numSteps"))
-        return tr("Steps per point");
+        return tr("Steps at largest N");
     return key;
 }
 
@@ -372,6 +372,8 @@ void ControlPanel::retranslateUi()
     m_modelCombo->setItemText(2, tr("Fixture MLP (%1)").arg(widths(ModelPreset::Fixture)));
     m_gridEdit->setToolTip(tr("Accumulation steps to sweep, comma-separated"));
     m_paceSlider->setToolTip(tr("Micro-batches per second while playing"));
+    m_stepsSpin->setToolTip(tr("Timed optimizer steps of the grid's largest accum_steps; each smaller one runs as many "
+                               "micro-batches (more steps), so every point does the same work"));
     updateValueLabels();
 }
 

@@ -19,6 +19,7 @@ EngineController::EngineController(QObject *parent) : QObject(parent)
     connect(m_worker, &EngineWorker::sweepPointStarted, this, &EngineController::sweepPointStarted);
     connect(m_worker, &EngineWorker::sweepBlockStarted, this, &EngineController::sweepBlockStarted);
     connect(m_worker, &EngineWorker::stepBatch, this, &EngineController::stepBatch);
+    connect(m_worker, &EngineWorker::sweepPointProgress, this, &EngineController::sweepPointProgress);
     connect(m_worker, &EngineWorker::sweepPointDone, this, &EngineController::sweepPointDone);
     connect(m_worker, &EngineWorker::sweepFinished, this, &EngineController::onSweepFinished);
     connect(m_worker, &EngineWorker::equivalenceFinished, this, &EngineController::equivalenceFinished);

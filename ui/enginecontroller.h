@@ -71,6 +71,7 @@ signals:
     void sweepPointStarted(int index, qint64 accumSteps);
     void sweepBlockStarted(int index, int block);
     void stepBatch(const accumlab::ui::StepBatchUpdate &update);
+    void sweepPointProgress(const accumlab::ui::SweepPointUpdate &update);
     void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);

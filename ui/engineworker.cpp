@@ -83,10 +83,18 @@ public:
         flush();
     }
 
+    void onSweepBlockDone(int64_t index, const SweepPoint &soFar) override
+    {
+        flush();
+        emit m_worker->sweepPointProgress(SweepPointUpdate{static_cast<int>(index), m_pointCount, soFar});
+    }
+
+    // Points complete in grid order, after their last block here and all at the end on rank
+    // processes (where no block is reported): the count of those done is the point's index.
     void onSweepPoint(const SweepPoint &p) override
     {
         flush();
-        emit m_worker->sweepPointDone(SweepPointUpdate{m_index, m_pointCount, p});
+        emit m_worker->sweepPointDone(SweepPointUpdate{m_pointsDone++, m_pointCount, p});
     }
 
 private:
@@ -104,6 +112,7 @@ private:
     EngineWorker *m_worker = nullptr;
     int m_pointCount = 0;
     int m_index = 0;
+    int m_pointsDone = 0;
     QVector<qint64> m_stepsInPoint; // per point, the timed steps reported so far
     QVector<qint64> m_effective;    // per point, its effective batch
     qint64 m_samplesPerAccumStep = 1; // micro-batch x world size
@@ -362,6 +371,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
         void onStep(const StepResult &r) override { inner->onStep(r); }
         void onSweepPointStarted(int64_t i, int64_t a) override { inner->onSweepPointStarted(i, a); }
         void onSweepBlock(int64_t i, int64_t b) override { inner->onSweepBlock(i, b); }
+        void onSweepBlockDone(int64_t i, const SweepPoint &p) override { inner->onSweepBlockDone(i, p); }
         void onSweepPoint(const SweepPoint &p) override
         {
             points.push_back(p);

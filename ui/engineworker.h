@@ -65,6 +65,9 @@ signals:
     void sweepPointStarted(int index, qint64 accumSteps);
     void sweepBlockStarted(int index, int block); // a timed block of that point (0 follows sweepPointStarted)
     void stepBatch(const accumlab::ui::StepBatchUpdate &update);
+    // A timed block of that point ended, not its last: the point as its blocks so far measured
+    // it (EngineObserver::onSweepBlockDone).
+    void sweepPointProgress(const accumlab::ui::SweepPointUpdate &update);
     void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
     void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
     void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);

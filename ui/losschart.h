@@ -1,5 +1,6 @@
-// Loss per optimizer step during a sweep, one series per effective batch, so a class sees the
-// larger effective batches train more smoothly; in teaching mode (Play and Step) one series of
+// Loss per optimizer step during a sweep, one series per effective batch, each step placed at
+// the samples seen once it is taken, so a class sees the larger effective batches train more
+// smoothly, in fewer steps over the same samples; in teaching mode (Play and Step) one series of
 // the lab's own windows, a point per optimizer step, until the next reset or sweep. Losses arrive in coalesced batches from the
 // worker; the chart collects them and redraws on a single-shot timer with one replace() per
 // series. Not mirrored in right-to-left layouts. GUI thread only.
@@ -44,9 +45,9 @@ public:
     static QColor curveColor(int index);
     QColor seriesColor(int pointIndex) const;
     qsizetype pointCount(int pointIndex) const { return m_points.value(pointIndex).size(); }
-    // Teaching mode's (step, loss) points, as the engine reported them.
+    // Teaching mode's (samples seen, loss) points, a point per window the engine reported.
     QList<QPointF> teachingPoints() const { return m_points.value(kTeachingSeries); }
-    // The dashed companion of a point's curve: the loss as the lesson's loop logs it
+    // The dashed companion of a point's curve (samples seen, logged loss): the loss as the lesson's loop logs it
     // (scaled.item() x accum_steps), on the raw curve with division, N times it without.
     QList<QPointF> loggedPoints(int pointIndex) const { return m_logged.value(pointIndex); }
 

@@ -10,7 +10,8 @@
 #include "ui/sweeptablemodel.h"
 #include "ui/throughputchart.h"
 
-#include "core/device.h"
+#include "core/sweep.h"
+
 
 namespace accumlab::ui {
 
@@ -21,6 +22,7 @@ SweepRunner::SweepRunner(const Parts &parts, QObject *parent)
     connect(c, &EngineController::sweepPointStarted, this, &SweepRunner::onPointStarted);
     connect(c, &EngineController::sweepBlockStarted, this, &SweepRunner::onBlockStarted);
     connect(c, &EngineController::stepBatch, m_parts.loss, &LossChart::appendLosses);
+    connect(c, &EngineController::sweepPointProgress, this, &SweepRunner::onPointProgress);
     connect(c, &EngineController::sweepPointDone, this, &SweepRunner::onPoint);
     connect(c, &EngineController::sweepFinished, this, &SweepRunner::onFinished);
 }
@@ -35,11 +37,8 @@ bool SweepRunner::run(QString *error)
     s.threads = p.threads;
     try {
         s.accumGrid = parseGrid(p.accumGrid.toStdString());
+        useLabTiming(s); // equal work, ten blocks, the cost model's costs on the CPU
         validate(s);
-        // The two costs of the throughput chart's model curve (SweepCostModel). A few clock
-        // reads per window on the CPU; on a GPU they would synchronize around every window's
-        // own work and slow what the chart measures, so the curve is drawn for the CPU only.
-        s.phaseTiming = !isCudaName(resolveDevice(s.base.device));
     } catch (const std::exception &ex) {
         if (error)
             *error = tr("The sweep settings are invalid: %1").arg(errorSentence(ex));
@@ -71,10 +70,15 @@ void SweepRunner::onBlockStarted(int index, int block)
     });
 }
 
+void SweepRunner::onPointProgress(const SweepPointUpdate &u)
+{
+    m_parts.throughput->showPoint(u.pointIndex, u.point);
+}
+
 void SweepRunner::onPoint(const SweepPointUpdate &u)
 {
     const SweepPoint &p = u.point;
-    m_parts.throughput->addPoint(p);
+    m_parts.throughput->showPoint(u.pointIndex, p);
     m_parts.loss->finishSeries(u.pointIndex, p);
     m_model->addPoint(p);
 }

@@ -53,6 +53,7 @@ signals:
 private:
     void onPointStarted(int index, qint64 accumSteps);
     void onBlockStarted(int index, int block);
+    void onPointProgress(const SweepPointUpdate &update); // a point's blocks so far
     void onPoint(const SweepPointUpdate &update);
     void onFinished(const SweepDoneUpdate &update);
 

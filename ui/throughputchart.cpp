@@ -194,9 +194,12 @@ void ThroughputChart::deleteSpread(Run &run)
     run.spread.clear();
 }
 
-void ThroughputChart::addPoint(const SweepPoint &point)
+void ThroughputChart::showPoint(int index, const SweepPoint &point)
 {
-    m_points.push_back(point);
+    if (index >= 0 && static_cast<size_t>(index) < m_points.size())
+        m_points[static_cast<size_t>(index)] = point;
+    else
+        m_points.push_back(point);
     refresh();
 }
 
@@ -211,7 +214,7 @@ void ThroughputChart::refresh()
         ms << QPointF(static_cast<double>(p.effectiveBatch), p.medianStepMs);
         best = std::max(best, p.samplesPerSec);
         m_msMax = std::max(m_msMax, p.medianStepMs);
-        m_yMax = std::max(m_yMax, std::max(p.samplesPerSec, p.blockMax()));
+        m_yMax = std::max(m_yMax, std::max(p.samplesPerSec, p.blockQuantile(0.75)));
     }
     // Error bars: the spread of the point's interleaved timing blocks, one series a point (a
     // line series cannot break), the first one named in the legend.
@@ -228,7 +231,7 @@ void ThroughputChart::refresh()
     for (size_t i = 0; i < m_points.size(); ++i) {
         const SweepPoint &p = m_points[i];
         const double x = static_cast<double>(p.effectiveBatch);
-        m_current.spread[static_cast<int>(i)]->replace({QPointF(x, p.blockMin()), QPointF(x, p.blockMax())});
+        m_current.spread[static_cast<int>(i)]->replace({QPointF(x, p.blockQuantile(0.25)), QPointF(x, p.blockQuantile(0.75))});
     }
     if (!m_current.spread.isEmpty())
         m_current.spread.front()->setName(LanguageManager::natural(tr("block spread")));
@@ -292,14 +295,16 @@ void ThroughputChart::onHovered(const QPointF &point, bool state)
         if (static_cast<double>(p.effectiveBatch) == point.x()) {
             QToolTip::showText(QCursor::pos(),
                                tr("effective batch %1 (accum %2 × micro %3)\n%4 samples/sec\nmedian step %5 ms\n"
-                                  "%6 timing blocks: %7 to %8 samples/sec, median %9")
+                                  "%6 timing blocks: %7 to %8 samples/sec, median %9\n"
+                                  "the bar: the middle half of the blocks, %10 to %11")
                                    .arg(count(p.effectiveBatch),
                                         count(p.accumSteps),
                                         count(p.microBatch),
                                         figure(p.samplesPerSec, ".0f"), figure(p.medianStepMs, ".3f"),
                                         count(p.blockSamplesPerSec.size()),
                                         figure(p.blockMin(), ".0f"), figure(p.blockMax(), ".0f"),
-                                        figure(p.blockMedian(), ".0f")),
+                                        figure(p.blockMedian(), ".0f"), figure(p.blockQuantile(0.25), ".0f"),
+                                        figure(p.blockQuantile(0.75), ".0f")),
                                this);
             return;
         }

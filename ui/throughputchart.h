@@ -1,5 +1,6 @@
-// Samples/sec against effective batch on a log2 axis, points appearing as each sweep point
-// completes; the median time per optimizer step on a second axis (and in each point's
+// Samples/sec against effective batch on a log2 axis, each point drawn from its first timing
+// block on and settling as its blocks come in, a bar through the middle half of its blocks;
+// the median time per optimizer step on a second axis (and in each point's
 // tooltip); earlier runs kept as faded series; the plateau (best samples/sec of the run)
 // marked; the cost model's prediction (N s / (N t_micro + t_window), from the costs the run
 // measured) drawn through the points, so that a curve that flattens early reads as this
@@ -26,7 +27,11 @@ public:
     explicit ThroughputChart(QWidget *parent = nullptr);
 
     void startRun();
-    void addPoint(const SweepPoint &point);
+    // Draws sweep point `index` (0-based, in grid order; the next one when it is beyond the
+    // last): a point as its blocks so far measured it replaces itself as more blocks come in,
+    // until the point is complete.
+    void showPoint(int index, const SweepPoint &point);
+    void addPoint(const SweepPoint &point) { showPoint(currentPointCount(), point); }
     int currentPointCount() const { return static_cast<int>(m_points.size()); }
     int fadedRunCount() const { return static_cast<int>(m_faded.size()); }
     // Overlays an imported accum-curve (ours or the lesson's) as a dashed series named after
@@ -46,7 +51,9 @@ private:
         QLineSeries *line = nullptr;
         QScatterSeries *dots = nullptr;
         QLineSeries *median = nullptr;
-        QList<QLineSeries *> spread; // one vertical bar a point: its slowest to its fastest block
+        // One vertical bar a point: the middle half of its blocks (25th to 75th percentile),
+        // the range the timing verdicts judge; one slow block does not stretch it.
+        QList<QLineSeries *> spread;
     };
     void deleteSpread(Run &run);
     // Previous runs kept for comparison, newest last.

@@ -117,6 +117,7 @@ struct SweepFlags {
     int64_t numSteps = LessonOptions{}.sweep.numSteps;
     int64_t warmupSteps = LessonOptions{}.sweep.warmupSteps;
     int64_t repeats = LessonOptions{}.sweep.repeats;
+    bool equalWork = LessonOptions{}.sweep.equalWork;
     int threads = LessonOptions{}.sweep.threads;
     bool noWrite = !LessonOptions{}.write;
     std::string outDir = LessonOptions{}.outDir.string();
@@ -341,6 +342,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
         o.sweep.numSteps = f.numSteps;
         o.sweep.warmupSteps = f.warmupSteps;
         o.sweep.repeats = f.repeats;
+        o.sweep.equalWork = f.equalWork;
         o.sweep.threads = f.threads;
     }
     std::string languages;
@@ -617,14 +619,20 @@ namespace {
     std::_Exit(code);
 }
 
-// What every rank of one run must share, keyed by the option that sets it: compared at the
-// rendezvous, so a rank started with another seed or width is refused before any collective.
-// Options only rank 0 uses (--out-dir, --no-write) and --threads (speed only) are left out.
+// "accum_grid" -> "--accum-grid": a key of core's records as the option that sets it.
+std::string optionOf(std::string key)
+{
+    std::replace(key.begin(), key.end(), '_', '-');
+    return "--" + key;
+}
+
 // What the ranks of one job must share, as a flat JSON object of option names ("--seed") and
-// values, compared in this order (the first difference is named). Every command (the main
-// job, `equivalence` and `train`)
-// take every setting of the run from core's one record of it, toJson(AccumConfig), so a new
-// setting cannot be left out here; `job` adds the command's own options first.
+// values, compared at the rendezvous in this order (the first difference is named), so a rank
+// started with another seed or width is refused before any collective. Every command (the main
+// job, `equivalence` and `train`) takes every setting of the run from core's one record of it,
+// toJson(AccumConfig), so a new setting cannot be left out here; `job` adds the command's own
+// options first. Options only rank 0 uses (--out-dir, --no-write) and --threads (speed only)
+// are left out.
 std::string rankSettings(nlohmann::ordered_json job, const AccumConfig &config)
 {
     const nlohmann::ordered_json record = toJson(config);
@@ -632,9 +640,7 @@ std::string rankSettings(nlohmann::ordered_json job, const AccumConfig &config)
         const std::string &key = it.key();
         if (key == "in_features" || key == "classes") // follow from --model
             continue;
-        std::string option = "--" + key;
-        std::replace(option.begin(), option.end(), '_', '-');
-        if (!job.contains(option))
+        if (const std::string option = optionOf(key); !job.contains(option))
             job[option] = it.value();
     }
     return job.dump();
@@ -647,16 +653,19 @@ std::string rankSettings(bool equivalence, const EquivalenceConfig &eq, const Sw
                              {"--big-batch", eq.bigBatch()},
                              {"--compare-split", eq.compareSplit ? toString(*eq.compareSplit) : "none"}},
                             eq.run);
-    // The sweep's own settings, then the run's (accum_steps is the grid's, point by point).
+    // The sweep's own settings from core's one record of a sweep (sweepSettingsJson, so that a
+    // new one cannot be left out here), then the run's (accum_steps is the grid's, point by
+    // point); --threads is speed only.
     AccumConfig base = sweep.base;
     base.accumSteps = 1;
-    return rankSettings({{"command", "main job"},
-                         {"--model", toString(base.preset)},
-                         {"--accum-grid", sweep.accumGrid},
-                         {"--num-steps", sweep.numSteps},
-                         {"--warmup-steps", sweep.warmupSteps},
-                         {"--repeats", sweep.repeats}},
-                        base);
+    nlohmann::ordered_json job{{"command", "main job"}, {"--model", toString(base.preset)}};
+    const nlohmann::ordered_json record = sweepSettingsJson(sweep);
+    for (auto it = record.begin(); it != record.end(); ++it) {
+        if (it.key() == "schema" || it.key() == "run" || it.key() == "threads")
+            continue;
+        job[optionOf(it.key())] = it.value();
+    }
+    return rankSettings(std::move(job), base);
 }
 
 // A rank's last word when a wait overstayed its bound or a library thread threw.
@@ -822,6 +831,9 @@ int accumlab::cli::run(int argc, char **argv)
     mainRun.push_back(app.add_option("--repeats", s.repeats, "timed blocks per point, interleaved across the grid (median and spread)")
                           ->transform(decimal<int64_t>())
                           ->capture_default_str());
+    mainRun.push_back(app.add_flag("--equal-work", s.equalWork,
+                                   "every point does the same work: --num-steps is what the grid's largest accum_steps "
+                                   "runs, a smaller N runs as many micro-batches (the window's sweep)"));
     mainRun.push_back(app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str());
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();

@@ -3,9 +3,11 @@
 
 #include "ui/controlpanel.h"
 #include "ui/language.h"
+#include "ui/session/preset.h"
 
 #include "core/config.h"
 #include "core/experiments.h"
+#include "core/sweep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +22,7 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     const QCommandLineOption autorun(QStringLiteral("autorun"), QStringLiteral("Run the sweep with the window attached."));
     const QCommandLineOption grid(QStringLiteral("accum-grid"), QStringLiteral("Accumulation steps to sweep, comma-separated."),
                                   QStringLiteral("list"));
-    const QCommandLineOption steps(QStringLiteral("num-steps"), QStringLiteral("Timed optimizer steps per sweep point."),
+    const QCommandLineOption steps(QStringLiteral("num-steps"), QStringLiteral("Timed optimizer steps of the grid's largest accum_steps (every point does the same work)."),
                                    QStringLiteral("n"));
     const QCommandLineOption micro(QStringLiteral("micro-batch"), QStringLiteral("Samples per micro-batch."), QStringLiteral("n"));
     const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("LibTorch intra-op threads (0 = default)."),
@@ -227,8 +229,8 @@ LessonOptions headlessLessonOptions(const Flags &f)
     LessonOptions o;
     if (!f.accumGrid.isEmpty())
         o.sweep.accumGrid = parseGrid(f.accumGrid.toStdString());
-    if (f.numSteps > 0)
-        o.sweep.numSteps = f.numSteps;
+    // The window's sweep, its defaults included: --num-steps means what it means there.
+    o.sweep.numSteps = f.numSteps > 0 ? f.numSteps : ui::Preset{}.numSteps;
     if (f.microBatch > 0)
         o.sweep.base.microBatch = f.microBatch;
     if (f.threads >= 0)
@@ -238,6 +240,7 @@ LessonOptions headlessLessonOptions(const Flags &f)
     if (f.lr)
         o.sweep.base.optimizer.lr = *f.lr;
     o.write = !f.noWrite;
+    useLabTiming(o.sweep);
     validate(o.sweep);
     return o;
 }

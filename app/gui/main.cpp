@@ -1,7 +1,8 @@
 // accumlab: the desktop app. Opens the window; `accumlab lesson.json` opens a preset.
 // The lesson's flags (--accum-grid, --num-steps, --micro-batch, --seed, --lr, --threads,
 // --no-write) preset the window's controls, and with no display they reach the terminal
-// lesson that runs instead, exactly as accumlab-cli reads them.
+// lesson that runs instead, with the window's sweep (useLabTiming: --num-steps is what the grid's
+// largest accum_steps runs, as accumlab-cli --equal-work --repeats 10 reads it).
 // Automation: accumlab --autorun [--accum-grid 1,2,4 --num-steps 10] --export-json FILE
 //             --screenshot FILE.png --quit
 //             accumlab --autorun --experiment no-division --screenshot FILE.png --quit

@@ -474,6 +474,8 @@ private slots:
         QTest::newRow("--num-steps") << sweep << QStringList{"--num-steps", "3"} << "--num-steps";
         QTest::newRow("--warmup-steps") << sweep << QStringList{"--warmup-steps", "2"} << "--warmup-steps";
         QTest::newRow("--repeats") << sweep << QStringList{"--repeats", "2"} << "--repeats";
+        // The sweep's settings come from core's record of a sweep: a new one reaches the check.
+        QTest::newRow("--equal-work") << sweep << QStringList{"--equal-work"} << "--equal-work";
         QTest::newRow("--scaling") << sweep << QStringList{"--scaling", "none"} << "--scaling";
         QTest::newRow("--labels") << sweep << QStringList{"--labels", "random"} << "--labels";
         QTest::newRow("--step-every-micro") << sweep << QStringList{"--step-every-micro"} << "--step-every-micro";

@@ -26,9 +26,11 @@ SweepConfig smallSweep()
 struct PointRecorder : EngineObserver {
     void onSweepPointStarted(int64_t index, int64_t accum) override { started.push_back({index, accum}); }
     void onSweepBlock(int64_t index, int64_t block) override { blocks.push_back({index, block}); }
+    void onSweepBlockDone(int64_t index, const SweepPoint &p) override { soFar.push_back({index, p}); }
     void onSweepPoint(const SweepPoint &p) override { points.push_back(p); }
     void onStep(const StepResult &) override { ++steps; }
     std::vector<std::pair<int64_t, int64_t>> started;
+    std::vector<std::pair<int64_t, SweepPoint>> soFar; // (point, as its blocks so far measured it)
     std::vector<std::pair<int64_t, int64_t>> blocks; // (point, block) in the order they ran
     std::vector<SweepPoint> points;
     int steps = 0;
@@ -199,6 +201,24 @@ private slots:
             QVERIFY(p.blockMin() <= p.blockQuantile(0.25) && p.blockQuantile(0.25) <= p.blockMedian());
             QVERIFY(p.blockMedian() <= p.blockQuantile(0.75) && p.blockQuantile(0.75) <= p.blockMax());
             QVERIFY(p.blockMin() > 0.0);
+        }
+        // Each block but a point's last shows the point as measured so far: its blocks up to
+        // there (the final point's first ones), its steps, samples/sec over them, no losses.
+        QCOMPARE(rec.soFar.size(), size_t(blocks - 1) * s.accumGrid.size());
+        for (size_t k = 0; k < rec.soFar.size(); ++k) {
+            const auto &[index, p] = rec.soFar[k];
+            const size_t block = k / s.accumGrid.size();
+            QCOMPARE(index, int64_t(k % s.accumGrid.size()));
+            const SweepPoint &final = r.points[size_t(index)];
+            QCOMPARE(p.effectiveBatch, final.effectiveBatch);
+            QCOMPARE(p.blockSamplesPerSec.size(), block + 1);
+            QVERIFY(std::equal(p.blockSamplesPerSec.begin(), p.blockSamplesPerSec.end(), final.blockSamplesPerSec.begin()));
+            int64_t timed = 0;
+            for (size_t b = 0; b <= block; ++b)
+                timed += final.steps / blocks + (int64_t(b) < final.steps % blocks ? 1 : 0);
+            QCOMPARE(p.steps, timed);
+            QVERIFY(p.samplesPerSec > 0.0 && p.medianStepMs > 0.0);
+            QVERIFY(p.losses.empty());
         }
         // Written and read back with the point.
         const CurveFile back = parseCurveJson(curveJson(r).dump());

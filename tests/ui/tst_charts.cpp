@@ -50,6 +50,7 @@ private slots:
     void memoryTimelineDrawsTheAllocatorsFigures();
     void bufferChartKeepsItsHeight_data();
     void bufferChartKeepsItsHeight();
+    void throughputPointSettles();
     void throughputDrawsTheCostModel_data();
     void throughputDrawsTheCostModel();
 };
@@ -86,13 +87,14 @@ void TestCharts::lossStepAxisEndsOnWholeSteps_data()
 {
     QTest::addColumn<int>("lastStep");
     QTest::addColumn<double>("expectedMax");
-    QTest::newRow("one step") << 0 << 4.0;
-    QTest::newRow("two steps") << 1 << 4.0;
-    QTest::newRow("exactly four") << 4 << 4.0;
-    QTest::newRow("five") << 5 << 8.0;
-    QTest::newRow("twenty-four") << 24 << 24.0;
-    QTest::newRow("twenty-five") << 25 << 28.0;
-    QTest::newRow("a long point") << 397 << 400.0;
+    // Steps of effective batch 6 at the samples seen once each is taken: step k at 6 (k + 1).
+    QTest::newRow("one step") << 0 << 8.0;
+    QTest::newRow("two steps") << 1 << 12.0;
+    QTest::newRow("five") << 4 << 32.0;
+    QTest::newRow("six") << 5 << 36.0;
+    QTest::newRow("twenty-four") << 23 << 144.0;
+    QTest::newRow("twenty-five") << 24 << 152.0;
+    QTest::newRow("a long point") << 397 << 2388.0;
 }
 
 void TestCharts::lossStepAxisEndsOnWholeSteps()
@@ -112,19 +114,28 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
 
     StepBatchUpdate u;
     u.pointIndex = 0;
-    u.effectiveBatch = 16;
+    u.effectiveBatch = 6;
     for (int i = 0; i <= lastStep; ++i)
         u.losses << QPointF(i, 2.0 - 0.001 * i);
-    chart.startSeries(0, 16);
+    chart.startSeries(0, 6);
     chart.appendLosses(u);
     // The chart redraws on its throttle timer; the loss axis gains its labels in that redraw.
     QTRY_VERIFY_WITH_TIMEOUT(scaleShown(loss), 2000);
     QCOMPARE(steps->max(), expectedMax);
     QCOMPARE(steps->min(), 0.0);
-    // Five ticks over [0, max]: each tick is a whole step.
+    // Five ticks over [0, max]: each tick is a whole number of samples.
     const double interval = steps->max() / (steps->tickCount() - 1);
     QCOMPARE(interval, std::round(interval));
     QVERIFY(loss->min() <= 2.0 - 0.001 * lastStep && loss->max() >= 2.0);
+    // The curve draws a stride of its points past 300 (a long equal-work point stalled the GUI
+    // thread at each redraw), its last one always.
+    auto *curve = qobject_cast<QLineSeries *>(chart.chart()->series().value(0));
+    QVERIFY(curve);
+    if (lastStep + 1 <= 300)
+        QCOMPARE(curve->count(), qsizetype(lastStep + 1));
+    else
+        QVERIFY2(curve->count() <= 300 && curve->count() >= 150, qPrintable(QString::number(curve->count())));
+    QCOMPARE(curve->at(curve->count() - 1), QPointF(6.0 * (lastStep + 1), 2.0 - 0.001 * lastStep));
 
     chart.clear();
     QCOMPARE(steps->max(), 4.0);
@@ -227,6 +238,44 @@ void TestCharts::bufferChartKeepsItsHeight()
 // The throughput chart draws the cost model's curve through the run's measured costs (the
 // SweepCostModel the sweep-flattening experiment judges by), at the grid's points and between
 // them, and names it in the legend; a run without phase timing (a GPU sweep) draws none.
+// A sweep point is drawn from its first block on and replaced as its blocks come in, not added
+// again; its bar spans the middle half of its blocks, so one slow block does not stretch it.
+void TestCharts::throughputPointSettles()
+{
+    ThroughputChart chart;
+    const auto pointWith = [](int64_t n, std::vector<double> blocks) {
+        SweepPoint p;
+        p.accumSteps = n;
+        p.microBatch = 4;
+        p.effectiveBatch = 4 * n;
+        p.blockSamplesPerSec = std::move(blocks);
+        p.samplesPerSec = p.blockMedian();
+        p.medianStepMs = 0.1 * static_cast<double>(n);
+        return p;
+    };
+    chart.showPoint(0, pointWith(1, {30000}));
+    chart.showPoint(1, pointWith(2, {31000}));
+    QCOMPARE(chart.currentPointCount(), 2);
+    // Block 2 of point 0: the same point, settled.
+    chart.showPoint(0, pointWith(1, {30000, 36000}));
+    QCOMPARE(chart.currentPointCount(), 2);
+    // Its last: one slow block of five leaves the bar on the middle half.
+    const SweepPoint final = pointWith(1, {30000, 36000, 35000, 5000, 34000});
+    chart.showPoint(0, final);
+    QCOMPARE(chart.currentPointCount(), 2);
+    QLineSeries *bar = nullptr;
+    for (QAbstractSeries *s : chart.chart()->series())
+        if (s->name() == LanguageManager::natural(QStringLiteral("block spread")))
+            bar = qobject_cast<QLineSeries *>(s);
+    QVERIFY(bar);
+    QCOMPARE(bar->count(), 2);
+    QCOMPARE(bar->at(0), QPointF(4.0, 30000.0));
+    QCOMPARE(bar->at(1), QPointF(4.0, 35000.0));
+    // Beyond the last point: the next one.
+    chart.showPoint(7, pointWith(4, {32000}));
+    QCOMPARE(chart.currentPointCount(), 3);
+}
+
 void TestCharts::throughputDrawsTheCostModel_data()
 {
     QTest::addColumn<bool>("phaseTiming");

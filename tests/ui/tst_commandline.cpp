@@ -5,6 +5,10 @@
 #include "app/gui/commandline.h"
 
 #include "ui/controlpanel.h"
+#include "ui/session/preset.h"
+
+#include "core/lesson.h"
+#include "core/sweep.h"
 
 #include <QtTest>
 
@@ -167,10 +171,15 @@ void TestCommandLine::headlessLessonTakesTheFlags()
     QCOMPARE(o.sweep.base.seed, uint64_t(9));
     QCOMPARE(o.sweep.base.optimizer.lr, 0.03); // the terminal lesson takes any rate
     QCOMPARE(o.sweep.threads, 1);
+    // The window's sweep: --num-steps is what the largest accum_steps runs, in as many blocks.
+    QVERIFY(o.sweep.equalWork);
+    QCOMPARE(o.sweep.repeats, kLabSweepBlocks);
+    QCOMPARE(o.sweep.stepsAt(1), int64_t(12));
 
     gui::Flags writes;
     QVERIFY(parse(QString(), writes, &error));
     QCOMPARE(gui::headlessLessonOptions(writes).write, true);
+    QCOMPARE(gui::headlessLessonOptions(writes).sweep.numSteps, int64_t(ui::Preset{}.numSteps));
     QVERIFY(!gui::presetsControls(writes));
 }
 

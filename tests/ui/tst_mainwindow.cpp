@@ -696,31 +696,49 @@ void TestMainWindow::cleanup()
 // point (40 steps in 5 blocks here; a block at N = 1 is a few milliseconds) it was "does not
 // hold" in 1 of 3 runs on a busy 2-core machine, where the experiment's equal work in 20
 // blocks concludes. Giving the lab's sweep that work is what remains of the live sweep.
+// The lab's Run sweep with the window's defaults, on this machine: every point does the same
+// work in ten interleaved blocks, the points are drawn from their first block on (all five
+// before any is complete), the cost model's curve goes through the measured costs, and the
+// shape, judged as the sweep-flattening experiment judges it, is never confidently wrong
+// ("inconclusive" is allowed: a loaded machine widens the spreads).
 void TestMainWindow::labSweepFollowsTheCostModel()
 {
     MainWindow w(false);
     Preset p = w.currentPreset();
-    p.accumGrid = QStringLiteral("1,2,4,8,16");
-    p.numSteps = 40;
-    w.applyPreset(p);
+    QCOMPARE(p.accumGrid, QStringLiteral("1,2,4,8,16"));
+    QCOMPARE(p.numSteps, Preset{}.numSteps);
     QSignalSpy finished(w.sweep(), &SweepRunner::finished);
+    QSignalSpy progress(w.controller(), &EngineController::sweepPointProgress);
+    int drawnAtFirstCompletion = -1;
+    connect(w.controller(), &EngineController::sweepPointDone, &w, [&] {
+        if (drawnAtFirstCompletion < 0)
+            drawnAtFirstCompletion = w.throughputChart()->currentPointCount();
+    });
     QString error;
     QVERIFY2(w.sweep()->run(&error), qPrintable(error));
     QVERIFY(finished.wait(kWaitMs));
     QVERIFY(w.sweep()->lastSweep().has_value());
     const SweepResult &sweep = *w.sweep()->lastSweep();
     QCOMPARE(sweep.points.size(), size_t(5));
-    for (const SweepPoint &point : sweep.points)
+    QVERIFY(sweep.config.equalWork);
+    QCOMPARE(sweep.config.blocks(), kLabSweepBlocks);
+    for (const SweepPoint &point : sweep.points) {
         QCOMPARE(point.blockMicroMs.size(), size_t(sweep.config.blocks()));
+        QCOMPARE(point.microBatches, sweep.config.numSteps * 16);
+    }
+    QCOMPARE(progress.size(), qsizetype(5 * (kLabSweepBlocks - 1)));
+    QCOMPARE(drawnAtFirstCompletion, 5);
+    QCOMPARE(w.throughputChart()->currentPointCount(), 5);
     auto *curve = w.throughputChart()->chart()->findChild<QLineSeries *>(QStringLiteral("predictedSeries"));
     QVERIFY(curve && curve->count() > 0);
     const SweepCostModel model = costModelOf(sweep.points);
     for (int i = 0; i < curve->count(); ++i)
         QCOMPARE(curve->at(i).y(), model.predictedMedian(curve->at(i).x() / model.samplesPerMicroBatch));
     const ExperimentResult judged = experiments::judgeSweepFlattening(sweep);
+    const std::string shape = judged.claim("follows-the-model").outcome();
     qInfo("t_micro %.4f ms, t_window %.4f ms, largest error %.1f%%: %s", judged.value("t_micro_ms"),
-          judged.value("t_window_ms"), 100 * judged.value("max_model_error"),
-          judged.claim("follows-the-model").outcome().c_str());
+          judged.value("t_window_ms"), 100 * judged.value("max_model_error"), shape.c_str());
+    QVERIFY2(shape == "holds" || shape == "inconclusive", shape.c_str());
 }
 
 void TestMainWindow::exportsWriteValidFiles()

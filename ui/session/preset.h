@@ -25,7 +25,10 @@ struct Preset {
     AccumConfig config = teachingDefaults();
     int pace = 4;                       // micro-batches per second in teaching mode
     QString accumGrid = QStringLiteral("1,2,4,8,16");
-    int numSteps = 25;                  // timed optimizer steps per sweep point
+    // Timed optimizer steps of the sweep grid's largest accum_steps (useLabTiming: every point
+    // runs as many micro-batches): 16 x 600 micro-batches of the lesson model, about a second a
+    // point on a laptop, points appearing one by one and settling over ten rounds.
+    int numSteps = 600;
     int warmupSteps = 2;
     int threads = 0;                    // LibTorch intra-op threads for sweeps, 0 = default
     bool classroomMode = false;
