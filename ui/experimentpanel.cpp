@@ -5,6 +5,7 @@
 #include "ui/enginecontroller.h"
 #include "ui/fontscale.h"
 #include "ui/localizedtext.h"
+#include "ui/steadylabel.h"
 
 #include <QChart>
 #include <QChartView>
@@ -57,10 +58,9 @@ constexpr int kClaimIdRole = Qt::UserRole;
 // Smallest heights that still show a few rows, lines or a readable plot, in lines of the
 // widget's font (fontscale.h), so that they grow with the zoom.
 constexpr double kMinTableLines = 3.2;
-// The claims and the explanation keep a few lines in view when the results scroll.
-constexpr double kMinClaimsLines = 6.4;
-constexpr double kMinExplanationLines = 5.3;
 constexpr double kMinChartLines = 15;
+// The verdict marks (✓ ✗ ? ·) against the claims' text.
+constexpr double kVerdictMarkScale = 1.5;
 // Room for the curves box's title and curve picker above its chart.
 constexpr double kCurvesBoxExtraLines = 3.2;
 // The curves and the values side by side from this width of the page up (820 pixels at the
@@ -215,7 +215,8 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     m_claimsTable->horizontalHeader()->setSectionResizeMode(kStatementColumn, QHeaderView::Stretch);
     m_claimsTable->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_claimsTable->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    setMinimumLines(m_claimsTable, 0, kMinClaimsLines);
+    m_claimsTable->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // every row shows: the page scrolls
+    keepRoomForEveryRow(m_claimsTable);
     m_timingNote = new QLabel(m_claimsBox);
     m_timingNote->setObjectName(QStringLiteral("timingNote"));
     m_timingNote->setWordWrap(true);
@@ -230,14 +231,10 @@ ExperimentPanel::ExperimentPanel(EngineController *controller, QWidget *parent)
     m_explanationLabel->setTextFormat(Qt::RichText); // see m_summaryLabel
     m_explanationLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_explanationLabel->setAlignment(Qt::AlignTop | Qt::AlignLeading);
-    auto *explanationScroll = new QScrollArea(m_explanationBox);
-    explanationScroll->setWidget(m_explanationLabel);
-    explanationScroll->setWidgetResizable(true);
-    explanationScroll->setFrameShape(QFrame::NoFrame);
-    explanationScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setMinimumLines(explanationScroll, 0, kMinExplanationLines);
+    // Whole, at the box's width: the page scrolls, not a box inside it.
     auto *explanationLayout = new QVBoxLayout(m_explanationBox);
-    explanationLayout->addWidget(explanationScroll);
+    explanationLayout->addWidget(m_explanationLabel);
+    keepRoomForWrappedText(m_explanationBox);
 
     m_valuesBox = new QGroupBox(this);
     m_valuesTable = new QTableWidget(0, 2, m_valuesBox);
@@ -492,8 +489,10 @@ void ExperimentPanel::showResult()
                                     ? tr("inconclusive: the difference lies within the measured timing spread")
                                 : c.holds ? tr("holds")
                                           : tr("does not hold"));
-            QFont bold = verdict->font();
+            // Read from the back of a room: bold and half as large again as the claim's words.
+            QFont bold = m_claimsTable->font();
             bold.setBold(true);
+            bold.setPointSizeF(bold.pointSizeF() * kVerdictMarkScale);
             verdict->setFont(bold);
             QString statement = localized(claimStatement(*m_result, c, contentStyle()));
             if (c.timing) {

@@ -1,9 +1,13 @@
 // The label that keeps its height while its sentence changes (steadylabel.h).
 #include "ui/steadylabel.h"
 
+#include <QAbstractItemModel>
 #include <QFontMetrics>
+#include <QHeaderView>
 #include <QLayout>
 #include <QResizeEvent>
+#include <QScrollBar>
+#include <QTableView>
 
 #include <algorithm>
 
@@ -38,12 +42,18 @@ namespace {
 
 void applyRoomForWrappedText(QWidget *w)
 {
-    const QLayout *layout = w->layout();
+    QLayout *layout = w->layout();
     int least = 0; // none of its own: the widget's least size hint holds
     if (layout && layout->hasHeightForWidth() && w->width() > 0)
         least = std::max(w->minimumSizeHint().height(), layout->totalMinimumHeightForWidth(w->width()));
-    if (least != w->minimumHeight())
-        w->setMinimumHeight(least);
+    if (least == w->minimumHeight())
+        return;
+    w->setMinimumHeight(least);
+    // A splitter can resize `w` to that height at once, inside this event, while its layout
+    // still waits to be laid out: it would keep its contents at the old height. Laid out again
+    // from the size it has now (the LayoutRequest this posts finds the same least height).
+    if (layout)
+        layout->invalidate();
 }
 
 // Measures again on a new width and on a change of the layout's contents (a new sentence, a
@@ -61,7 +71,53 @@ public:
     }
 };
 
+void applyRoomForEveryRow(QTableView *t)
+{
+    t->resizeRowsToContents();
+    const QHeaderView *header = t->horizontalHeader();
+    int least = 2 * t->frameWidth() + t->verticalHeader()->length();
+    if (!header->isHidden())
+        least += std::max(header->height(), header->sizeHint().height());
+    if (t->horizontalScrollBar()->isVisible())
+        least += t->horizontalScrollBar()->height();
+    if (least != t->minimumHeight())
+        t->setMinimumHeight(least);
+}
+
+// After the table's own handling of the event (its columns take the new width first), so
+// queued.
+void measureRowsLater(QTableView *t)
+{
+    QMetaObject::invokeMethod(t, [t] { applyRoomForEveryRow(t); }, Qt::QueuedConnection);
+}
+
+class EveryRowRoom : public QObject {
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        auto *t = static_cast<QTableView *>(watched);
+        if ((event->type() == QEvent::Resize && static_cast<QResizeEvent *>(event)->oldSize().width() != t->width()) ||
+            event->type() == QEvent::FontChange || event->type() == QEvent::Show)
+            measureRowsLater(t);
+        return false;
+    }
+};
+
 } // namespace
+
+void keepRoomForEveryRow(QTableView *table)
+{
+    table->installEventFilter(new EveryRowRoom(table));
+    QAbstractItemModel *model = table->model();
+    const auto later = [table] { measureRowsLater(table); };
+    QObject::connect(model, &QAbstractItemModel::rowsInserted, table, later);
+    QObject::connect(model, &QAbstractItemModel::rowsRemoved, table, later);
+    QObject::connect(model, &QAbstractItemModel::modelReset, table, later);
+    QObject::connect(model, &QAbstractItemModel::dataChanged, table, later);
+    QObject::connect(model, &QAbstractItemModel::layoutChanged, table, later);
+    applyRoomForEveryRow(table);
+}
 
 void keepRoomForWrappedText(QWidget *w)
 {

@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QStringList>
 
+class QTableView;
+
 namespace accumlab::ui {
 
 class SteadyLabel : public QLabel {
@@ -33,5 +35,11 @@ private:
 // wrapped lines' room from what else the layout holds (the buffer chart's rows, a caption's
 // last lines).
 void keepRoomForWrappedText(QWidget *w);
+
+// Keeps `table`'s least height at all its rows (their heights at the width the table has), its
+// header and its frame, again whenever that width or its rows change: inside a page that
+// scrolls, a table that scrolled too would be a scroll box inside a scroll box, showing three
+// of eight claims.
+void keepRoomForEveryRow(QTableView *table);
 
 } // namespace accumlab::ui
