@@ -1087,6 +1087,14 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <source>Lab, experiments and quiz</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Tabs take the lab&apos;s height</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Folds the buffers and the check away so that the charts, the memory and the code below them get the lab&apos;s whole height</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>

@@ -1090,6 +1090,14 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>Lab, experiments and quiz</source>
         <translation>آزمایشگاه، آزمایش‌ها و آزمون</translation>
     </message>
+    <message>
+        <source>&amp;Tabs take the lab&apos;s height</source>
+        <translation>زبانه‌ها تمام ارتفاع آزمایشگاه را بگیرند</translation>
+    </message>
+    <message>
+        <source>Folds the buffers and the check away so that the charts, the memory and the code below them get the lab&apos;s whole height</source>
+        <translation>بافرها و بررسی هم‌ارزی را جمع می‌کند تا نمودارها، حافظه و کد زیر آن‌ها تمام ارتفاع آزمایشگاه را بگیرند</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>

@@ -227,6 +227,14 @@ void MainWindow::buildUi()
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
     right->setChildrenCollapsible(false);
+    // The divider dragged down while the tabs fill the lab brings the buffers back.
+    connect(right, &QSplitter::splitterMoved, this, [this] {
+        if (m_tabsFillTheLab && m_labSplitter->sizes().value(0) > 0) {
+            m_tabsFillTheLab = false;
+            m_labSplitter->setCollapsible(0, false);
+            m_tabsFillLabAction->setChecked(false);
+        }
+    });
 
     // The lab, the guided experiments and the quiz share the space right of the controls, so
     // an experiment's settings show on the controls while its page is open.
@@ -382,6 +390,9 @@ void MainWindow::buildActions()
     m_zoomInAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)});
     m_zoomOutAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
     m_zoomResetAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_tabsFillLabAction = make("tabsFillLabAction", &MainWindow::setTabsFillTheLab);
+    m_tabsFillLabAction->setCheckable(true);
+    m_tabsFillLabAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
 
     // Space plays and pauses (one of the two is enabled at a time), Right steps, Ctrl+R resets,
     // Ctrl+Enter sweeps, Esc stops: every lab action has a key and a place in the Run menu.
@@ -442,6 +453,7 @@ void MainWindow::buildActions()
     m_viewMenu->addAction(m_zoomOutAction);
     m_viewMenu->addAction(m_zoomResetAction);
     m_viewMenu->addSeparator();
+    m_viewMenu->addAction(m_tabsFillLabAction);
     m_viewMenu->addAction(m_lessonDock->toggleViewAction());
 
     // The pages: a page bar would cost the lab its height, so the toolbar switches them.
@@ -596,6 +608,9 @@ void MainWindow::retranslateUi()
     m_zoomInAction->setText(tr("Zoom &in"));
     m_zoomOutAction->setText(tr("Zoom &out"));
     m_zoomResetAction->setText(tr("&Normal size"));
+    m_tabsFillLabAction->setText(tr("&Tabs take the lab's height"));
+    m_tabsFillLabAction->setToolTip(tr("Folds the buffers and the check away so that the charts, the memory and the "
+                                       "code below them get the lab's whole height"));
     m_restoreLabButton->setText(tr("Restore the lab's settings"));
     m_restoreLabButton->setToolTip(tr("Put back the settings the lab had before the experiment changed them"));
     m_fileMenu->setTitle(tr("&File"));
@@ -672,6 +687,7 @@ void MainWindow::applyClassroomLayout()
     if (on == m_classroomShown)
         return;
     m_classroomShown = on;
+    setTabsFillTheLab(false); // classroom mode shares the lab's height itself
     m_accumulationPanel->setClassroomMode(on);
     m_equivalencePanel->setClassroomMode(on);
     if (on)
@@ -679,6 +695,26 @@ void MainWindow::applyClassroomLayout()
     else if (!m_labSizesBeforeClassroom.isEmpty())
         m_labSplitter->setSizes(m_labSizesBeforeClassroom);
     shareClassroomRoom();
+}
+
+void MainWindow::setTabsFillTheLab(bool on)
+{
+    if (!m_tabsFillLabAction)
+        return;
+    m_tabsFillLabAction->setChecked(on);
+    if (on == m_tabsFillTheLab)
+        return;
+    m_tabsFillTheLab = on;
+    // Collapsed, not hidden: the panes keep their widths (a hidden pane changed the page's least
+    // width, and came back taller than it left). Folded by the action only, never by a drag.
+    m_labSplitter->setCollapsible(0, on);
+    if (on) {
+        m_labSizesBeforeTabsFill = m_labSplitter->sizes();
+        const int height = m_labSizesBeforeTabsFill.value(0) + m_labSizesBeforeTabsFill.value(1);
+        m_labSplitter->setSizes({0, height});
+    } else {
+        m_labSplitter->setSizes(m_labSizesBeforeTabsFill);
+    }
 }
 
 void MainWindow::shareClassroomRoom()

@@ -141,6 +141,10 @@ private:
     // Classroom mode's share of the room: the controls' column down to what is left in it, the
     // buffers and the verdict more of the lab's height. Needs the window laid out.
     void shareClassroomRoom();
+    // View → Tabs take the lab's height: the buffers and the check fold away above the tabs (a
+    // 768-pixel screen leaves the tabs about 200 pixels, less than one chart's least height,
+    // and the buffers cannot give more); off, or the divider dragged down, brings them back.
+    void setTabsFillTheLab(bool on);
     // The controls' column's least width: what the controls need, at most a share of the screen.
     void fitControlsColumn();
     // A preset on the widgets: the controls, the language, the memory budget, the experiment and
@@ -199,10 +203,13 @@ private:
     QAction *m_zoomInAction = nullptr;
     QAction *m_zoomOutAction = nullptr;
     QAction *m_zoomResetAction = nullptr;
+    QAction *m_tabsFillLabAction = nullptr;
     QPushButton *m_restoreLabButton = nullptr;
     QSplitter *m_mainSplitter = nullptr;
     QSplitter *m_labSplitter = nullptr; // the buffers and the check above the charts
     QList<int> m_labSizesBeforeClassroom;
+    QList<int> m_labSizesBeforeTabsFill;
+    bool m_tabsFillTheLab = false; // the buffers and the check folded away (setTabsFillTheLab)
     double m_zoom = 1.0;
     bool m_classroomShown = false;
     std::optional<Preset> m_labBeforeExperiment;

@@ -47,6 +47,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScreen>
+#include <QScrollBar>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
@@ -95,6 +97,17 @@ QString rectText(const QRectF &r)
 }
 
 // Whether `w` is the widget a scroll area scrolls (a child of its viewport).
+// Inside a pane folded away in its splitter (View → Tabs take the lab's height): where Qt keeps
+// a collapsed pane, out of sight, not a widget pushed out.
+bool folded(const QWidget *w)
+{
+    for (; w && !w->isWindow(); w = w->parentWidget())
+        if (const auto *splitter = qobject_cast<const QSplitter *>(w->parentWidget());
+            splitter && splitter->sizes().value(splitter->indexOf(const_cast<QWidget *>(w)), -1) == 0)
+            return true;
+    return false;
+}
+
 bool scrolls(const QWidget *w)
 {
     const QWidget *parent = w->parentWidget();
@@ -107,7 +120,7 @@ QStringList widgetProblems(QWidget *window)
 {
     QStringList out;
     for (QWidget *w : window->findChildren<QWidget *>()) {
-        if (w->isWindow() || !w->isVisibleTo(window) || scrolls(w))
+        if (w->isWindow() || !w->isVisibleTo(window) || scrolls(w) || folded(w))
             continue;
         const QWidget *parent = w->parentWidget();
         // A right-to-left QSplitter places its last pane one pixel past its edge (rounding in
@@ -505,6 +518,37 @@ private slots:
         QVERIFY2(width >= least, qPrintable(QStringLiteral("the lesson is %1 px wide, less than %2").arg(width).arg(least)));
         for (const QString &problem : found)
             qInfo().noquote() << problem;
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // At 1024x768 the lab's tabs get about 200 pixels, less than one chart's least height, and
+    // the buffers above cannot give more: View → Tabs take the lab's height (Ctrl+Shift+T)
+    // folds them away and both stacked charts are in view without scrolling; pressed again, the
+    // buffers come back at the height they had.
+    void tabsFillTheLabOnASmallScreen_data() { lessonHasRoomOnASmallScreen_data(); }
+    void tabsFillTheLabOnASmallScreen()
+    {
+        QFETCH(QString, language);
+        show(QSize(1024, 768), language, QStringLiteral("lab/0"));
+        auto *splitter = qobject_cast<QSplitter *>(m_window->findChild<QTabWidget *>()->parentWidget());
+        QVERIFY(splitter);
+        auto *charts = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("chartsScroll"));
+        QVERIFY(charts);
+        const QList<int> before = splitter->sizes();
+        QVERIFY2(charts->verticalScrollBar()->maximum() > 0, "the charts fit already: the test shows nothing");
+        m_window->activateWindow(); // the shortcut goes to the active window
+        QVERIFY(QTest::qWaitForWindowActive(m_window));
+        QTest::keyClick(m_window, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+        settle();
+        QCOMPARE(splitter->sizes().value(0), 0);
+        QVERIFY2(charts->verticalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("the charts still scroll by %1 px").arg(charts->verticalScrollBar()->maximum())));
+        const QStringList found = widgetProblems(m_window) + chartProblems(m_window);
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
+            m_window->grab().save(QDir(shots).filePath(QStringLiteral("tabs-fill-%1.png").arg(language)));
+        QTest::keyClick(m_window, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+        settle();
+        QCOMPARE(splitter->sizes(), before);
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
     }
 
