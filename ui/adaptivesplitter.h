@@ -17,6 +17,9 @@ public:
     // at least while stacked (0: its own least height), and the scroll area around the splitter
     // then scrolls. In lines, so that a zoomed window stacks sooner.
     void setWideWidth(double width, double stackedHeight);
+    // Side by side wherever the panes' least widths fit, each pane at its own least height
+    // when stacked: setWideWidth(0, 0), named.
+    void stackWhenPanesDoNotFit() { setWideWidth(0, 0); }
 
 protected:
     void resizeEvent(QResizeEvent *event) override;

@@ -188,7 +188,7 @@ void MainWindow::buildUi()
     top->addWidget(m_equivalencePanel);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
-    top->setWideWidth(0, 0);
+    top->stackWhenPanesDoNotFit();
 
     m_throughputChart = new ThroughputChart;
     m_lossChart = new LossChart;
