@@ -1138,6 +1138,18 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <source>fails here</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Live memory of the window running now (Play/Step)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>micro-batch of the window</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this window</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>

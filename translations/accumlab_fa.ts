@@ -1141,6 +1141,18 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>fails here</source>
         <translation>شکست در این نقطه</translation>
     </message>
+    <message>
+        <source>Live memory of the window running now (Play/Step)</source>
+        <translation>حافظه‌ی زنده‌ی پنجره‌ی در حال اجرا (اجرا و یک گام)</translation>
+    </message>
+    <message>
+        <source>micro-batch of the window</source>
+        <translation>میکروبچ پنجره</translation>
+    </message>
+    <message>
+        <source>this window</source>
+        <translation>این پنجره</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>

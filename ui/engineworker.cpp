@@ -7,7 +7,9 @@
 #include "core/checkpoint.h"
 #include "core/device.h"
 #include "core/distributed.h"
+#include "core/cpu_memory.h"
 #include "core/engine.h"
+#include "core/memory_timeline.h"
 #include "core/experiments.h"
 #include "core/thread_ranks.h"
 #include "core/training.h"
@@ -155,6 +157,9 @@ bool EngineWorker::ensureEngine()
     try {
         // Teaching mode's ranks are threads of this process; the sweep starts real rank
         // processes (runSweep below).
+        installCpuMemoryCounter(); // before the engine's first tensor: its floor is counted
+        m_memoryOrigin = cpuLiveBytes();
+        m_windowMemory.reset();
         m_ranks = std::make_unique<ThreadRanks>(m_config);
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
@@ -209,12 +214,35 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
     try {
         // A new window: the marker is the full-batch gradient of the window's samples, every
         // rank's. The bars and counters are rank 0's.
-        if (m_ranks->rank0().microIndex() == 0)
+        AccumEngine &engine = m_ranks->rank0();
+        const bool opens = engine.microIndex() == 0;
+        if (opens)
             m_reference = toQVector(m_ranks->referenceGradNorms());
+        // One rank on the CPU: the counting allocator sees this micro-batch's allocations (with
+        // rank threads their phases would interleave; a GPU's are not counted here).
+        std::optional<MemoryTimelineRecording> recording;
+        if (m_config.worldSize == 1 && engine.deviceName() == "cpu" && cpuMemoryCounted())
+            recording.emplace(m_memoryOrigin);
         TeachingObserver observer;
         m_ranks->microStep(&observer, cancel.get());
         MicroBatchUpdate u = toUpdate(observer.m_event);
         u.referenceNorms = m_reference;
+        if (recording) {
+            MemoryTimeline part = recording->finish();
+            auto window = std::make_shared<MemoryTimeline>(opens || !m_windowMemory ? MemoryTimeline{} : *m_windowMemory);
+            if (opens || !m_windowMemory) {
+                window->label = "this window (Play/Step)";
+                window->originBytes = m_memoryOrigin;
+                window->startBytes = part.startBytes;
+            }
+            window->events.insert(window->events.end(), part.events.begin(), part.events.end());
+            window->truncated = window->truncated || part.truncated;
+            window->microBatch = engine.config().microBatch;
+            window->accumSteps = engine.config().accumSteps;
+            window->floor = engine.heldBytes();
+            m_windowMemory = window;
+            u.memory = window;
+        }
         emitMicroThrottled(u);
         if (const auto &r = observer.m_step) {
             // One point per optimizer window (at most one per micro-batch, so at Play's
@@ -278,8 +306,12 @@ void EngineWorker::resumeSession(const AccumConfig &config, const QString &folde
     u.folder = folder;
     try {
         // As many ranks as the checkpoint has (config.worldSize), each loading its own file.
+        installCpuMemoryCounter();
+        const int64_t origin = cpuLiveBytes();
         auto ranks = std::make_unique<ThreadRanks>(config);
         ranks->loadCheckpoint(folder.toStdString());
+        m_memoryOrigin = origin;
+        m_windowMemory.reset();
         m_config = config;
         m_ranks = std::move(ranks);
         m_hasPending = false;

@@ -88,6 +88,11 @@ private:
     AccumConfig m_config;
     std::unique_ptr<ThreadRanks> m_ranks; // teaching mode's run
     QVector<double> m_reference;          // full-batch norms of the open window
+    // Teaching mode's memory timeline (MicroBatchUpdate::memory): recorded only while the engine
+    // runs a micro-batch, so the equivalence checks between them stay out; counted from the live
+    // bytes before the engine was built.
+    int64_t m_memoryOrigin = 0;
+    std::shared_ptr<const MemoryTimeline> m_windowMemory;
     QTimer *m_playTimer = nullptr;
     QTimer *m_flushTimer = nullptr;
     QElapsedTimer m_sinceEmit;

@@ -79,6 +79,8 @@ void LabRun::showMicroBatch()
         return;
     m_parts.accumulation->showMicroBatch(*m_pendingMicro);
     m_parts.code->showMicroBatch(*m_pendingMicro);
+    if (m_pendingMicro->memory)
+        m_parts.memory->showLiveWindow(*m_pendingMicro->memory);
     m_pendingMicro.reset();
 }
 

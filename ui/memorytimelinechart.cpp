@@ -6,6 +6,8 @@
 #include "ui/language.h"
 
 #include <QEvent>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -31,6 +33,39 @@ QList<QPointF> steps(const MemoryTimeline &t, double unit)
         if (e.refused)
             break; // nothing was allocated: the run ended there
         const double x = 100.0 * static_cast<double>(i + 1) / n;
+        points << QPointF(x, live / unit);
+        live = static_cast<double>(e.liveBytes);
+        points << QPointF(x, live / unit);
+    }
+    return points;
+}
+
+// A window as steps over its micro-batches: micro-batch k's events spread evenly over k to
+// k + 1 in their order, the window's own phases before the first (its samples, zero_grad) at 0
+// and after the last (the sync, the step) at `accumSteps`.
+QList<QPointF> stepsByMicroBatch(const MemoryTimeline &t, double unit)
+{
+    std::vector<size_t> perMicro;
+    for (const MemoryEvent &e : t.events)
+        if (e.micro >= 0) {
+            if (perMicro.size() <= static_cast<size_t>(e.micro))
+                perMicro.resize(static_cast<size_t>(e.micro) + 1, 0);
+            ++perMicro[static_cast<size_t>(e.micro)];
+        }
+    std::vector<size_t> seen(perMicro.size(), 0);
+    QList<QPointF> points;
+    double live = static_cast<double>(t.startBytes);
+    points << QPointF(0.0, live / unit);
+    bool afterMicroBatches = false;
+    for (const MemoryEvent &e : t.events) {
+        double x = 0.0;
+        if (e.micro >= 0) {
+            const auto m = static_cast<size_t>(e.micro);
+            x = static_cast<double>(m) + static_cast<double>(++seen[m]) / static_cast<double>(perMicro[m]);
+            afterMicroBatches = true;
+        } else if (afterMicroBatches || e.phase == MemoryPhase::Sync || e.phase == MemoryPhase::Step) {
+            x = static_cast<double>(std::max<int64_t>(t.accumSteps, static_cast<int64_t>(perMicro.size())));
+        }
         points << QPointF(x, live / unit);
         live = static_cast<double>(e.liveBytes);
         points << QPointF(x, live / unit);
@@ -93,6 +128,7 @@ void MemoryTimelineChart::setResult(const OomDemoResult &result)
 {
     if (result.fullBatchTimeline.events.empty() || result.accumulationTimeline.events.empty()) {
         m_result.reset();
+        m_live = false;
         for (QXYSeries *s : {static_cast<QXYSeries *>(m_full), static_cast<QXYSeries *>(m_accumulation),
                              static_cast<QXYSeries *>(m_floor), static_cast<QXYSeries *>(m_budget),
                              static_cast<QXYSeries *>(m_crossing)})
@@ -102,6 +138,9 @@ void MemoryTimelineChart::setResult(const OomDemoResult &result)
         return;
     }
     m_result = result;
+    m_live = false;
+    m_xAxis->setRange(0, 100);
+    m_xAxis->setTickCount(6);
     const MemoryTimeline &full = result.fullBatchTimeline;
     const MemoryTimeline &acc = result.accumulationTimeline;
     const double top = static_cast<double>(std::max({full.peakBytes(), acc.peakBytes(), result.budgetBytes}));
@@ -118,6 +157,30 @@ void MemoryTimelineChart::setResult(const OomDemoResult &result)
     m_yAxis->setRange(0, top / m_unit * 1.1);
     m_yAxis->applyNiceNumbers();
     showScale(m_yAxis, true);
+    retranslateUi();
+}
+
+void MemoryTimelineChart::setLiveWindow(const MemoryTimeline &window)
+{
+    m_result.reset();
+    m_live = true;
+    m_liveWindow = window;
+    m_liveMicroBatches = std::max<qint64>(window.accumSteps, 1);
+    const double floorBytes = static_cast<double>(window.floor.total());
+    const double top = std::max(static_cast<double>(window.peakBytes()), floorBytes);
+    m_unit = top >= 8.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
+    m_full->clear();
+    m_budget->clear();
+    m_crossing->clear();
+    m_accumulation->replace(stepsByMicroBatch(window, m_unit));
+    const auto n = static_cast<double>(m_liveMicroBatches);
+    m_floor->replace({QPointF(0, floorBytes / m_unit), QPointF(n, floorBytes / m_unit)});
+    m_xAxis->setRange(0, n);
+    // A tick per micro-batch up to eight of them, whole numbers beyond.
+    m_xAxis->setTickCount(static_cast<int>(m_liveMicroBatches <= 8 ? m_liveMicroBatches + 1 : 5));
+    m_yAxis->setRange(0, top / m_unit * 1.1);
+    m_yAxis->applyNiceNumbers();
+    showScale(m_yAxis, top > 0);
     retranslateUi();
 }
 
@@ -146,13 +209,19 @@ void MemoryTimelineChart::retranslateUi()
     setAccessibleName(tr("Memory timeline chart"));
     chart()->setLocale(locale());
     chart()->setLocalizeNumbers(true);
-    chart()->setTitle(LanguageManager::natural(tr("Live memory through one window, allocation by allocation")));
-    m_xAxis->setTitleText(LanguageManager::natural(tr("through the window, %")));
+    chart()->setTitle(LanguageManager::natural(m_live ? tr("Live memory of the window running now (Play/Step)")
+                                                      : tr("Live memory through one window, allocation by allocation")));
+    m_xAxis->setTitleText(LanguageManager::natural(m_live ? tr("micro-batch of the window") : tr("through the window, %")));
     m_yAxis->setTitleText(LanguageManager::natural(m_unit > 1024.0 ? tr("live, MiB") : tr("live, KiB")));
     // Short names, so that the legend is never elided; the figures are in the memory lab's
     // answer beside the chart.
     m_full->setName(LanguageManager::natural(tr("full batch in one pass")));
-    m_accumulation->setName(LanguageManager::natural(tr("micro-batches")));
+    m_accumulation->setName(LanguageManager::natural(m_live ? tr("this window") : tr("micro-batches")));
+    // Only the entries the picture has.
+    for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_full), static_cast<QAbstractSeries *>(m_budget),
+                               static_cast<QAbstractSeries *>(m_crossing)})
+        if (const auto markers = chart()->legend()->markers(s); !markers.isEmpty())
+            markers.first()->setVisible(!m_live);
     m_floor->setName(LanguageManager::natural(tr("resident floor")));
     m_budget->setName(LanguageManager::natural(tr("budget")));
     m_crossing->setName(LanguageManager::natural(tr("fails here")));

@@ -27,7 +27,14 @@ public:
 
     // The demo's timelines; a result without them (a CUDA run) clears the chart.
     void setResult(const OomDemoResult &result);
-    bool hasTimeline() const { return m_result.has_value(); }
+    // Teaching mode's open window as it runs (Play and Step): its micro-batches' hills on the
+    // resident floor, the x axis in micro-batches of the window (micro-batch k's events between
+    // k and k + 1, the window's opening at 0, its sync and step at accum_steps). Replaces the
+    // demo's picture until the demo runs again.
+    void setLiveWindow(const MemoryTimeline &window);
+    bool hasTimeline() const { return m_result.has_value() || m_live; }
+    bool showsLiveWindow() const { return m_live; }
+    const MemoryTimeline &liveWindow() const { return m_liveWindow; } // the one drawn, for tests
     // The drawn figures, for tests: each run's highest point (bytes) and where the full batch's
     // line crosses the budget (percent of its window), nullopt when it does not.
     qint64 drawnPeakBytes(int run) const;
@@ -48,6 +55,9 @@ private:
     QScatterSeries *m_crossing = nullptr;
     double m_unit = 1024.0; // bytes per unit on the value axis (KiB or MiB)
     std::optional<OomDemoResult> m_result;
+    bool m_live = false;
+    MemoryTimeline m_liveWindow;
+    qint64 m_liveMicroBatches = 0; // the live window's accum_steps
 };
 
 } // namespace accumlab::ui

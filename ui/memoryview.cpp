@@ -327,6 +327,12 @@ void MemoryView::registerLessonTargets(LessonNavigator &navigator)
     navigator.add(QStringLiteral("view/memoryBudget"), m_budgetSlider, m_budgetSlider);
 }
 
+void MemoryView::showLiveWindow(const MemoryTimeline &window)
+{
+    m_timeline->setLiveWindow(window);
+    m_timeline->setVisible(true);
+}
+
 void MemoryView::start(MemoryLabKind kind)
 {
     m_running = kind;

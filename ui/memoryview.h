@@ -52,6 +52,8 @@ public:
     MemoryLabRequest request(MemoryLabKind kind) const;
     TradeoffChart *tradeoffChart() const { return m_chart; }
     MemoryTimelineChart *timelineChart() const { return m_timeline; }
+    // Teaching mode's open window, as the counting allocator measured it so far (Play, Step).
+    void showLiveWindow(const MemoryTimeline &window);
     // The last out-of-memory demo that recorded its timelines (a CPU run), for the export;
     // null before one has.
     const OomDemoResult *lastRecordedDemo() const { return m_lastDemo ? &*m_lastDemo : nullptr; }

@@ -15,6 +15,7 @@
 #include <QStringList>
 #include <QVector>
 
+#include <memory>
 #include <optional>
 
 namespace accumlab::ui {
@@ -73,6 +74,10 @@ struct MicroBatchUpdate {
     // The lesson's statements this micro-batch ran, in order (core's LoopStatement values): the
     // code panel lights their lines.
     QVector<quint8> ran;
+    // The open window's memory timeline so far, every allocation and free the counting CPU
+    // allocator saw while its micro-batches ran (shared, never changed once sent); null with
+    // several ranks or on a GPU, where none is recorded.
+    std::shared_ptr<const MemoryTimeline> memory;
 };
 
 // Losses of optimizer steps during a sweep, coalesced by the worker (at most ~60 per second).

@@ -19,6 +19,8 @@
 #include "ui/updates.h"
 
 #include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <QtTest>
@@ -51,6 +53,7 @@ private slots:
     void bufferChartKeepsItsHeight_data();
     void bufferChartKeepsItsHeight();
     void throughputPointSettles();
+    void liveWindowByMicroBatch();
     void throughputDrawsTheCostModel_data();
     void throughputDrawsTheCostModel();
 };
@@ -238,6 +241,57 @@ void TestCharts::bufferChartKeepsItsHeight()
 // The throughput chart draws the cost model's curve through the run's measured costs (the
 // SweepCostModel the sweep-flattening experiment judges by), at the grid's points and between
 // them, and names it in the legend; a run without phase timing (a GPU sweep) draws none.
+// Teaching mode's open window on the memory timeline: micro-batch k's events spread over k to
+// k + 1 in their order, the window's opening at 0, its step at accum_steps; the demo's entries
+// (full batch, budget, where it fails) leave the legend, and the demo's picture comes back with it.
+void TestCharts::liveWindowByMicroBatch()
+{
+    MemoryTimeline t;
+    t.accumSteps = 2;
+    t.startBytes = 1000;
+    t.floor.weights = 1000;
+    const auto event = [&](int64_t delta, MemoryPhase phase, int64_t micro) {
+        const int64_t live = (t.events.empty() ? t.startBytes : t.events.back().liveBytes) + delta;
+        t.events.push_back(MemoryEvent{delta, live, phase, micro, false, 0});
+    };
+    event(+100, MemoryPhase::OpenWindow, -1);
+    event(+400, MemoryPhase::Forward, 0);
+    event(-400, MemoryPhase::Backward, 0);
+    event(+400, MemoryPhase::Forward, 1);
+    event(-400, MemoryPhase::Backward, 1);
+    event(+50, MemoryPhase::Step, -1);
+    MemoryTimelineChart chart;
+    chart.resize(900, 500);
+    chart.show(); // a legend marker of a hidden view is never visible
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setLiveWindow(t);
+    QVERIFY(chart.showsLiveWindow() && chart.hasTimeline());
+    auto *line = chart.chart()->findChild<QLineSeries *>(QStringLiteral("accumulationTimeline"));
+    QVERIFY(line);
+    // A step of two points per event after the start.
+    QCOMPARE(line->count(), 1 + 2 * 6);
+    const QList<double> xs{0, 0, 0, 0.5, 0.5, 1, 1, 1.5, 1.5, 2, 2, 2, 2};
+    for (int i = 0; i < line->count(); ++i)
+        QCOMPARE(line->at(i).x(), xs[i]);
+    QCOMPARE(chart.drawnPeakBytes(1), qint64(1500));
+    const auto horizontal = valueAxes(chart, Qt::Horizontal);
+    QCOMPARE(horizontal.size(), 1);
+    QCOMPARE(horizontal[0]->max(), 2.0);
+    for (const char *demoOnly : {"fullBatchTimeline"}) {
+        auto *s = chart.chart()->findChild<QLineSeries *>(QLatin1String(demoOnly));
+        QCOMPARE(s->count(), 0);
+        QVERIFY(!chart.chart()->legend()->markers(s).first()->isVisible());
+    }
+    // The demo replaces the live window.
+    MemoryLabConfig lab;
+    lab.effectiveBatch = 64;
+    lab.failsAfterSamples = 32;
+    chart.setResult(runOomDemo(lab));
+    QVERIFY(!chart.showsLiveWindow());
+    QCOMPARE(horizontal[0]->max(), 100.0);
+    QVERIFY(chart.chart()->legend()->markers(chart.chart()->findChild<QLineSeries *>(QStringLiteral("fullBatchTimeline"))).first()->isVisible());
+}
+
 // A sweep point is drawn from its first block on and replaced as its blocks come in, not added
 // again; its bar spans the middle half of its blocks, so one slow block does not stretch it.
 void TestCharts::throughputPointSettles()

@@ -22,6 +22,7 @@
 #include "ui/statusreporter.h"
 #include "ui/throughputchart.h"
 #include "ui/memoryview.h"
+#include "ui/memorytimelinechart.h"
 #include "ui/session/preset.h"
 #include "ui/quizwidget.h"
 #include "ui/tradeoffchart.h"
@@ -40,6 +41,7 @@
 #include <QChart>
 #include <QLineSeries>
 #include <QStackedWidget>
+#include <QDir>
 #include <QTabWidget>
 #include <QCheckBox>
 #include <QComboBox>
@@ -155,6 +157,7 @@ private slots:
     void ghostBarOnAFixedAxis_data();
     void ghostBarOnAFixedAxis();
     void lossChartGainsAPointPerStep();
+    void stepsFillTheMemoryTimeline();
     void ranksReachTheEquivalenceCheck();
     void ranksReachTeachingMode_data();
     void ranksReachTeachingMode();
@@ -1079,6 +1082,51 @@ void TestMainWindow::lossChartGainsAPointPerStep()
     // A reset starts the series again.
     w.lab()->applyConfigNow();
     QCOMPARE(chart->pointCount(LossChart::kTeachingSeries), 0);
+}
+
+// Step through windows of 4 micro-batches on the CPU: after each micro-batch the Memory tab's
+// timeline shows the open window as the counting allocator measured it, its line reaching that
+// micro-batch, its drawn peak the allocator's, each micro-batch's hill back down by its end;
+// the window's sync and step close it at 4, and the next Step starts a new window.
+void TestMainWindow::stepsFillTheMemoryTimeline()
+{
+    constexpr int kAccum = 4;
+    MainWindow w(false);
+    w.show();
+    w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->setValue(kAccum);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.accumSteps == kAccum; }));
+    MemoryTimelineChart *chart = w.memoryView()->timelineChart();
+    // On the Memory tab with the lab's height, as a class would watch it.
+    auto *tabs = w.findChild<QTabWidget *>();
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(w.memoryView());
+    w.resize(1366, 768);
+    w.findChild<QAction *>(QStringLiteral("tabsFillLabAction"))->trigger();
+    auto *line = chart->chart()->findChild<QLineSeries *>(QStringLiteral("accumulationTimeline"));
+    QVERIFY(line);
+    const auto lastX = [&] { return line->count() > 0 ? line->at(line->count() - 1).x() : -1.0; };
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    for (int k = 1; k <= kAccum + 1; ++k) {
+        step->trigger();
+        const int shown = (k - 1) % kAccum + 1; // micro-batches of the open window
+        QTRY_VERIFY2_WITH_TIMEOUT(chart->showsLiveWindow() && !chart->isHidden() && lastX() == shown,
+                                  qPrintable(QStringLiteral("after step %1 the line ends at %2").arg(k).arg(lastX())),
+                                  kWaitMs);
+        const MemoryTimeline &window = chart->liveWindow();
+        QCOMPARE(window.accumSteps, int64_t(kAccum));
+        QCOMPARE(chart->drawnPeakBytes(1), qint64(window.peakBytes()));
+        QVERIFY(window.peakBytes() > window.events.back().liveBytes); // the hill came back down
+        int64_t lastMicro = -1;
+        for (const MemoryEvent &e : window.events)
+            lastMicro = std::max(lastMicro, e.micro);
+        QCOMPARE(lastMicro, int64_t(shown - 1));
+        const bool closed = std::any_of(window.events.begin(), window.events.end(),
+                                        [](const MemoryEvent &e) { return e.phase == MemoryPhase::Step; });
+        QCOMPARE(closed, shown == kAccum);
+        // ACCUMLAB_SHOTS=<folder> keeps a picture of the Memory tab after each step.
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_SHOTS"); !shots.isEmpty())
+            w.memoryView()->grab().save(QDir(shots).filePath(QStringLiteral("memory-step-%1.png").arg(k)));
+    }
 }
 
 // The Ranks slider reaches the equivalence check: its configuration carries the ranks and
