@@ -41,8 +41,8 @@ QList<QPointF> steps(const MemoryTimeline &t, double unit)
 }
 
 // A window as steps over its micro-batches: micro-batch k's events spread evenly over k to
-// k + 1 in their order, the window's own phases before the first (its samples, zero_grad) at 0
-// and after the last (the sync, the step) at `accumSteps`.
+// k + 1 in their order, the window's opening (its samples, zero_grad) at 0, its sync and step at
+// `accumSteps`, and any other event outside a micro-batch where the last one ended.
 QList<QPointF> stepsByMicroBatch(const MemoryTimeline &t, double unit)
 {
     std::vector<size_t> perMicro;
@@ -56,15 +56,16 @@ QList<QPointF> stepsByMicroBatch(const MemoryTimeline &t, double unit)
     QList<QPointF> points;
     double live = static_cast<double>(t.startBytes);
     points << QPointF(0.0, live / unit);
-    bool afterMicroBatches = false;
+    const auto end = static_cast<double>(std::max<int64_t>(t.accumSteps, static_cast<int64_t>(perMicro.size())));
+    double ended = 0.0; // where the last micro-batch ended
     for (const MemoryEvent &e : t.events) {
-        double x = 0.0;
+        double x = ended;
         if (e.micro >= 0) {
             const auto m = static_cast<size_t>(e.micro);
             x = static_cast<double>(m) + static_cast<double>(++seen[m]) / static_cast<double>(perMicro[m]);
-            afterMicroBatches = true;
-        } else if (afterMicroBatches || e.phase == MemoryPhase::Sync || e.phase == MemoryPhase::Step) {
-            x = static_cast<double>(std::max<int64_t>(t.accumSteps, static_cast<int64_t>(perMicro.size())));
+            ended = static_cast<double>(m + 1);
+        } else if (e.phase == MemoryPhase::Sync || e.phase == MemoryPhase::Step) {
+            x = end;
         }
         points << QPointF(x, live / unit);
         live = static_cast<double>(e.liveBytes);

@@ -257,6 +257,7 @@ void TestCharts::liveWindowByMicroBatch()
     event(+100, MemoryPhase::OpenWindow, -1);
     event(+400, MemoryPhase::Forward, 0);
     event(-400, MemoryPhase::Backward, 0);
+    event(+10, MemoryPhase::Outside, -1); // between micro-batches: where micro-batch 0 ended
     event(+400, MemoryPhase::Forward, 1);
     event(-400, MemoryPhase::Backward, 1);
     event(+50, MemoryPhase::Step, -1);
@@ -269,11 +270,11 @@ void TestCharts::liveWindowByMicroBatch()
     auto *line = chart.chart()->findChild<QLineSeries *>(QStringLiteral("accumulationTimeline"));
     QVERIFY(line);
     // A step of two points per event after the start.
-    QCOMPARE(line->count(), 1 + 2 * 6);
-    const QList<double> xs{0, 0, 0, 0.5, 0.5, 1, 1, 1.5, 1.5, 2, 2, 2, 2};
+    QCOMPARE(line->count(), 1 + 2 * 7);
+    const QList<double> xs{0, 0, 0, 0.5, 0.5, 1, 1, 1, 1, 1.5, 1.5, 2, 2, 2, 2};
     for (int i = 0; i < line->count(); ++i)
         QCOMPARE(line->at(i).x(), xs[i]);
-    QCOMPARE(chart.drawnPeakBytes(1), qint64(1500));
+    QCOMPARE(chart.drawnPeakBytes(1), qint64(1510));
     const auto horizontal = valueAxes(chart, Qt::Horizontal);
     QCOMPARE(horizontal.size(), 1);
     QCOMPARE(horizontal[0]->max(), 2.0);
