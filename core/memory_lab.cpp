@@ -63,8 +63,9 @@ AccumConfig runConfig(const MemoryLabConfig &lab, int64_t micro)
 
 int64_t weightBytes(const AccumConfig &c) { return parameterCount(c.modelShape()) * bytesPerElement(c.dtype); }
 
-// `timeline`: where the windows' allocations go, recorded from the counting CPU allocator
-// (a CUDA run records none).
+// `timeline`: where the windows' allocations go, recorded from the counting CPU allocator, or on
+// CUDA from the caching allocator's history where the build has it (CudaMemoryHistory; a CUDA
+// run of another build records none).
 BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, int64_t windows, const CancelToken *cancel,
                     std::unique_ptr<AccumEngine> *keep, MemoryTimeline *timeline = nullptr)
 {
@@ -83,8 +84,11 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
         resetPeakMemory(device);
         ScopedBudget scope(device, budget, before);
         std::optional<MemoryTimelineRecording> recording;
+        std::optional<CudaMemoryHistory> history;
         if (timeline && !isCudaName(device))
             recording.emplace(before);
+        else if (timeline && CudaMemoryHistory::available())
+            history.emplace(device, before);
         try {
             for (int64_t w = 0; w < windows; ++w) {
                 const auto t0 = Clock::now();
@@ -100,8 +104,13 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
             run.memory.peakBytes = *peak - before;
         if (!run.outOfMemory)
             run.memory.held = engine->heldBytes();
-        if (recording) {
-            *timeline = recording->finish();
+        std::optional<MemoryTimeline> recorded;
+        if (recording)
+            recorded = recording->finish();
+        else if (history)
+            recorded = history->finish();
+        if (recorded) {
+            *timeline = std::move(*recorded);
             timeline->microBatch = config.microBatch;
             timeline->accumSteps = config.accumSteps;
             timeline->floor = engine->heldBytes();

@@ -3,12 +3,22 @@
 #include "core/memory_timeline.h"
 
 #include "core/cpu_memory.h"
+#include "core/gpu.h"
+
+#include <torch/version.h>
 
 #include <algorithm>
 #include <atomic>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
+
+// The caching allocator's history API in the form this code calls it (LibTorch 2.11).
+#if defined(ACCUMLAB_WITH_CUDA) && (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 11))
+#define ACCUMLAB_CUDA_HISTORY 1
+#include <c10/core/Device.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 namespace accumlab {
 
@@ -287,6 +297,74 @@ std::string memorySnapshotPickle(const std::vector<const MemoryTimeline *> &runs
     p.endList();
     p.endDict();
     return p.finish();
+}
+
+bool CudaMemoryHistory::available()
+{
+#ifdef ACCUMLAB_CUDA_HISTORY
+    return true;
+#else
+    return false;
+#endif
+}
+
+CudaMemoryHistory::CudaMemoryHistory(const std::string &device, int64_t originBytes) : m_origin(originBytes)
+{
+#ifdef ACCUMLAB_CUDA_HISTORY
+    namespace alloc = c10::cuda::CUDACachingAllocator;
+    const c10::Device d(device);
+    m_device = d.has_index() ? d.index() : 0;
+    m_start = currentMemoryBytes(device).value_or(0) - originBytes;
+    alloc::recordHistory(true, nullptr, kMaxMemoryEvents, alloc::RecordContext::NEVER, /*clearHistory=*/true, {});
+#else
+    (void)device;
+    m_finished = true;
+#endif
+}
+
+CudaMemoryHistory::~CudaMemoryHistory()
+{
+    if (!m_finished)
+        finish();
+}
+
+std::optional<MemoryTimeline> CudaMemoryHistory::finish()
+{
+    if (m_finished)
+        return std::nullopt;
+    m_finished = true;
+#ifdef ACCUMLAB_CUDA_HISTORY
+    namespace alloc = c10::cuda::CUDACachingAllocator;
+    using Action = c10::CachingDeviceAllocator::TraceEntry::Action;
+    const alloc::SnapshotInfo snapshot = alloc::snapshot();
+    alloc::recordHistory(false, nullptr, 0, alloc::RecordContext::NEVER, /*clearHistory=*/true, {});
+    MemoryTimeline t;
+    t.originBytes = m_origin;
+    t.startBytes = m_start;
+    if (static_cast<size_t>(m_device) >= snapshot.device_traces.size())
+        return t;
+    int64_t live = m_start;
+    for (const auto &entry : snapshot.device_traces[static_cast<size_t>(m_device)]) {
+        if (t.events.size() >= kMaxMemoryEvents) {
+            t.truncated = true;
+            break;
+        }
+        const auto size = static_cast<int64_t>(entry.size_);
+        if (entry.action_ == Action::ALLOC) {
+            live += size;
+            t.events.push_back({size, live, MemoryPhase::Outside, -1, false, static_cast<uint64_t>(entry.addr_)});
+        } else if (entry.action_ == Action::FREE_COMPLETED) {
+            live -= size;
+            t.events.push_back({-size, live, MemoryPhase::Outside, -1, false, static_cast<uint64_t>(entry.addr_)});
+        } else if (entry.action_ == Action::OOM) {
+            t.events.push_back({size, live, MemoryPhase::Outside, -1, true, 0});
+            break;
+        }
+    }
+    return t;
+#else
+    return std::nullopt;
+#endif
 }
 
 } // namespace accumlab

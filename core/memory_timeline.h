@@ -81,6 +81,30 @@ private:
     bool m_finished = false;
 };
 
+// The same timeline on CUDA, from the caching allocator's own history (its recordHistory and
+// snapshot, the API torch.cuda.memory._record_memory_history drives): while alive, every
+// allocation and free on `device` is kept; finish() turns the trace into events, live bytes
+// counted from `originBytes` (allocated bytes on the device before the engine was built), an
+// out-of-memory the allocator threw as the refused last event. The trace carries no phase of
+// the window (the events say Outside, micro-batch -1). Compiled where the build has a LibTorch
+// with CUDA of 2.11 or later (the API changed its signature across 2.x); elsewhere
+// available() is false and finish() returns nothing. Not yet run on a GPU.
+class CudaMemoryHistory {
+public:
+    CudaMemoryHistory(const std::string &device, int64_t originBytes);
+    ~CudaMemoryHistory();
+    CudaMemoryHistory(const CudaMemoryHistory &) = delete;
+    CudaMemoryHistory &operator=(const CudaMemoryHistory &) = delete;
+    static bool available();
+    std::optional<MemoryTimeline> finish(); // once; nothing where not available
+
+private:
+    int m_device = 0;
+    int64_t m_origin = 0;
+    int64_t m_start = 0;
+    bool m_finished = false;
+};
+
 // schema memory-timeline.v1: one object per run, its events as parallel arrays (delta, live,
 // phase, micro) so that a window of thousands of events stays a small file.
 nlohmann::json toJson(const MemoryTimeline &);

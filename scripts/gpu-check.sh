@@ -107,9 +107,18 @@ if ((dry)); then
     { cat "$out/oom-demo.err"; echo "gpu-check: without CUDA the OOM demo should refuse with exit 2, got $code" >&2; exit 1; }
   log "without CUDA it refuses, as it should: $(cat "$out/oom-demo.err")"
 else
-  "$cli" oom-demo --device cuda --model wide --fails-after 256 --effective-batch 4096 --json >"$out/oom-demo.json" ||
+  # With the caching allocator's history (core's CudaMemoryHistory, LibTorch 2.11 or later): the
+  # timeline and the snapshot for PyTorch's memory visualiser, on the GPU for the first time.
+  "$cli" oom-demo --device cuda --model wide --fails-after 256 --effective-batch 4096 --json \
+    --timeline "$out/memory-timeline-cuda.json" --snapshot "$out/memory-snapshot-cuda.pickle" >"$out/oom-demo.json" ||
     log "the OOM demo did not show the contrast"
   cat "$out/oom-demo.json"
+  "$python" - "$out/memory-timeline-cuda.json" <<'PY' || log "no CUDA timeline was recorded"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for run in d["runs"]:
+    print("timeline %s: %d events, peak %d bytes, refused at %s" % (run["label"], len(run["events"]["delta_bytes"]), run["peak_bytes"], run["refused_event"]))
+PY
   log "trade-off sweep and finder on CUDA (wide, effective 4096, fails after 256)"
   "$cli" tradeoff --device cuda --model wide --fails-after 256 --effective-batch 4096 --out-dir "$out/tradeoff" |
     tee "$out/tradeoff.txt" || log "the trade-off sweep failed"

@@ -874,10 +874,11 @@ int accumlab::cli::run(int argc, char **argv)
     addMemoryOptions(oomCmd);
     addRunOption(*oomCmd, m.run, R::MicroBatch, "samples per micro-batch with --budget (else --fails-after)");
     oomCmd->add_option("--timeline", m.timeline,
-                       "write the measured memory timeline of both runs here (memory-timeline.v1, CPU)");
+                       "write the measured memory timeline of both runs here (memory-timeline.v1; on CUDA where the "
+                       "build records the caching allocator's history)");
     oomCmd->add_option("--snapshot", m.snapshot,
                        "write both runs as a PyTorch memory snapshot (pickle) for torch.cuda._memory_viz and "
-                       "pytorch.org/memory_viz: device 0 the full batch, device 1 the accumulation (CPU)");
+                       "pytorch.org/memory_viz: device 0 the full batch, device 1 the accumulation (as --timeline)");
     auto *tradeoffCmd = app.add_subcommand(
         "tradeoff", "a fixed effective batch over micro-batches: time per step and measured peak memory; accum-tradeoff.json");
     addMemoryOptions(tradeoffCmd);
