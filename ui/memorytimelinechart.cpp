@@ -13,6 +13,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
 
 namespace accumlab::ui {
 
@@ -38,6 +39,17 @@ QList<QPointF> steps(const MemoryTimeline &t, double unit)
         points << QPointF(x, live / unit);
     }
     return points;
+}
+
+// The first of the highest points of a drawn run, where its peak is annotated: its figure to
+// one decimal of the axis's unit (the label prints the point's y as it is).
+QPointF peakOf(const QList<QPointF> &points)
+{
+    QPointF top = points.value(0);
+    for (const QPointF &p : points)
+        if (p.y() > top.y())
+            top = p;
+    return {top.x(), std::round(top.y() * 10.0) / 10.0};
 }
 
 // A window as steps over its micro-batches: micro-batch k's events spread evenly over k to
@@ -107,9 +119,18 @@ MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : QChartView(parent)
     m_crossing->setMarkerSize(16);
     m_crossing->setColor(colors::kOutOfMemory);
     m_crossing->setBorderColor(colors::kOutOfMemory);
+    m_peaks = new QScatterSeries;
+    m_peaks->setObjectName(QStringLiteral("peakMarks"));
+    m_peaks->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_peaks->setMarkerSize(8);
+    m_peaks->setColor(kFloorColor);
+    m_peaks->setBorderColor(kFloorColor);
+    m_peaks->setPointLabelsVisible(true);
+    m_peaks->setPointLabelsFormat(QStringLiteral("@yPoint")); // in the y axis's unit
+    m_peaks->setPointLabelsClipping(false);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_full), static_cast<QAbstractSeries *>(m_accumulation),
                                static_cast<QAbstractSeries *>(m_floor), static_cast<QAbstractSeries *>(m_budget),
-                               static_cast<QAbstractSeries *>(m_crossing)}) {
+                               static_cast<QAbstractSeries *>(m_crossing), static_cast<QAbstractSeries *>(m_peaks)}) {
         chart->addSeries(s);
         s->attachAxis(m_xAxis);
         s->attachAxis(m_yAxis);
@@ -132,7 +153,7 @@ void MemoryTimelineChart::setResult(const OomDemoResult &result)
         m_live = false;
         for (QXYSeries *s : {static_cast<QXYSeries *>(m_full), static_cast<QXYSeries *>(m_accumulation),
                              static_cast<QXYSeries *>(m_floor), static_cast<QXYSeries *>(m_budget),
-                             static_cast<QXYSeries *>(m_crossing)})
+                             static_cast<QXYSeries *>(m_crossing), static_cast<QXYSeries *>(m_peaks)})
             s->clear();
         showScale(m_yAxis, false);
         retranslateUi();
@@ -148,6 +169,7 @@ void MemoryTimelineChart::setResult(const OomDemoResult &result)
     m_unit = top >= 8.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
     m_full->replace(steps(full, m_unit));
     m_accumulation->replace(steps(acc, m_unit));
+    m_peaks->replace({peakOf(m_full->points()), peakOf(m_accumulation->points())});
     const double floor = static_cast<double>(acc.floor.total()) / m_unit;
     m_floor->replace({QPointF(0, floor), QPointF(100, floor)});
     const double budget = static_cast<double>(result.budgetBytes) / m_unit;
@@ -174,6 +196,7 @@ void MemoryTimelineChart::setLiveWindow(const MemoryTimeline &window)
     m_budget->clear();
     m_crossing->clear();
     m_accumulation->replace(stepsByMicroBatch(window, m_unit));
+    m_peaks->replace({peakOf(m_accumulation->points())});
     const auto n = static_cast<double>(m_liveMicroBatches);
     m_floor->replace({QPointF(0, floorBytes / m_unit), QPointF(n, floorBytes / m_unit)});
     m_xAxis->setRange(0, n);
@@ -226,6 +249,9 @@ void MemoryTimelineChart::retranslateUi()
     m_floor->setName(LanguageManager::natural(tr("resident floor")));
     m_budget->setName(LanguageManager::natural(tr("budget")));
     m_crossing->setName(LanguageManager::natural(tr("fails here")));
+    m_peaks->setName(QString());
+    if (const auto markers = chart()->legend()->markers(m_peaks); !markers.isEmpty())
+        markers.first()->setVisible(false); // each peak carries its figure
 }
 
 } // namespace accumlab::ui

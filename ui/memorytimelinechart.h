@@ -53,6 +53,7 @@ private:
     QLineSeries *m_floor = nullptr;
     QLineSeries *m_budget = nullptr;
     QScatterSeries *m_crossing = nullptr;
+    QScatterSeries *m_peaks = nullptr; // each drawn run's peak, labelled with its figure
     double m_unit = 1024.0; // bytes per unit on the value axis (KiB or MiB)
     std::optional<OomDemoResult> m_result;
     bool m_live = false;

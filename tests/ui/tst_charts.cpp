@@ -22,6 +22,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QScatterSeries>
 #include <QValueAxis>
 #include <QtTest>
 
@@ -275,6 +276,11 @@ void TestCharts::liveWindowByMicroBatch()
     for (int i = 0; i < line->count(); ++i)
         QCOMPARE(line->at(i).x(), xs[i]);
     QCOMPARE(chart.drawnPeakBytes(1), qint64(1510));
+    // The peak annotated with its figure, in the axis's unit (KiB) to one decimal.
+    auto *peaks = chart.chart()->findChild<QScatterSeries *>(QStringLiteral("peakMarks"));
+    QVERIFY(peaks && peaks->pointLabelsVisible());
+    QCOMPARE(peaks->count(), 1);
+    QCOMPARE(peaks->at(0), QPointF(1.5, 1.5)); // 1,510 bytes, first reached in micro-batch 1
     const auto horizontal = valueAxes(chart, Qt::Horizontal);
     QCOMPARE(horizontal.size(), 1);
     QCOMPARE(horizontal[0]->max(), 2.0);
@@ -290,6 +296,7 @@ void TestCharts::liveWindowByMicroBatch()
     chart.setResult(runOomDemo(lab));
     QVERIFY(!chart.showsLiveWindow());
     QCOMPARE(horizontal[0]->max(), 100.0);
+    QCOMPARE(peaks->count(), 2); // the full batch's and the micro-batches'
     QVERIFY(chart.chart()->legend()->markers(chart.chart()->findChild<QLineSeries *>(QStringLiteral("fullBatchTimeline"))).first()->isVisible());
 }
 

@@ -66,6 +66,13 @@ using namespace accumlab::ui;
 namespace {
 
 constexpr int kWaitMs = 30'000;
+// Built with a sanitizer (scripts/sanitize.sh): the engine's own code runs several times slower,
+// so a test that times runs its work smaller and judges no timing.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 using accumlab::ui::test::waitForEngine;
 
@@ -703,13 +710,18 @@ void TestMainWindow::cleanup()
 // work in ten interleaved blocks, the points are drawn from their first block on (all five
 // before any is complete), the cost model's curve goes through the measured costs, and the
 // shape, judged as the sweep-flattening experiment judges it, is never confidently wrong
-// ("inconclusive" is allowed: a loaded machine widens the spreads).
+// ("inconclusive" is allowed: a loaded machine widens the spreads). Under a sanitizer, a smaller
+// sweep whose shape is printed, not judged.
 void TestMainWindow::labSweepFollowsTheCostModel()
 {
     MainWindow w(false);
     Preset p = w.currentPreset();
     QCOMPARE(p.accumGrid, QStringLiteral("1,2,4,8,16"));
     QCOMPARE(p.numSteps, Preset{}.numSteps);
+    if (kSanitized) {
+        p.numSteps = 20;
+        w.applyPreset(p);
+    }
     QSignalSpy finished(w.sweep(), &SweepRunner::finished);
     QSignalSpy progress(w.controller(), &EngineController::sweepPointProgress);
     int drawnAtFirstCompletion = -1;
@@ -719,7 +731,7 @@ void TestMainWindow::labSweepFollowsTheCostModel()
     });
     QString error;
     QVERIFY2(w.sweep()->run(&error), qPrintable(error));
-    QVERIFY(finished.wait(kWaitMs));
+    QVERIFY(finished.wait(4 * kWaitMs)); // about 6 s on an idle 2-core machine
     QVERIFY(w.sweep()->lastSweep().has_value());
     const SweepResult &sweep = *w.sweep()->lastSweep();
     QCOMPARE(sweep.points.size(), size_t(5));
@@ -741,7 +753,8 @@ void TestMainWindow::labSweepFollowsTheCostModel()
     const std::string shape = judged.claim("follows-the-model").outcome();
     qInfo("t_micro %.4f ms, t_window %.4f ms, largest error %.1f%%: %s", judged.value("t_micro_ms"),
           judged.value("t_window_ms"), 100 * judged.value("max_model_error"), shape.c_str());
-    QVERIFY2(shape == "holds" || shape == "inconclusive", shape.c_str());
+    if (!kSanitized)
+        QVERIFY2(shape == "holds" || shape == "inconclusive", shape.c_str());
 }
 
 void TestMainWindow::exportsWriteValidFiles()
