@@ -107,8 +107,12 @@ private:
             return;
         m_pending.pointIndex = m_index;
         emit m_worker->stepBatch(m_pending);
-        m_pending.losses.clear();
-        m_pending.logged.clear();
+        // Fresh lists, not clear(): once the window has dropped its copy, clear() would keep
+        // this thread appending into the buffer the GUI thread just read (Qt checks the count of
+        // sharers with a relaxed load, so nothing orders that read before these writes; TSan
+        // reported it once the loss chart read each point).
+        m_pending.losses = {};
+        m_pending.logged = {};
     }
 
     EngineWorker *m_worker = nullptr;
