@@ -77,9 +77,10 @@ public:
 
     void onStep(const StepResult &r) override
     {
-        const auto step = static_cast<double>(m_stepsInPoint[m_index]++);
-        m_pending.losses.append(QPointF(step, r.loss));
-        m_pending.logged.append(QPointF(step, r.loggedLoss));
+        // At the samples seen once the step is taken (the loss chart's x).
+        const auto seen = static_cast<double>(++m_stepsInPoint[m_index] * m_effective.value(m_index));
+        m_pending.losses.append(QPointF(seen, r.loss));
+        m_pending.logged.append(QPointF(seen, r.loggedLoss));
         if (m_sinceEmit.isValid() && m_sinceEmit.elapsed() < kMinEmitIntervalMs)
             return;
         flush();
@@ -253,8 +254,9 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
             // bounded rate), the losses as the engine measured them.
             StepBatchUpdate step;
             step.effectiveBatch = m_ranks->rank0().config().effectiveBatch(); // micro x accum x ranks
-            step.losses.append(QPointF(static_cast<double>(r->step), r->loss));
-            step.logged.append(QPointF(static_cast<double>(r->step), r->loggedLoss));
+            const auto seen = static_cast<double>((r->step + 1) * step.effectiveBatch); // samples seen
+            step.losses.append(QPointF(seen, r->loss));
+            step.logged.append(QPointF(seen, r->loggedLoss));
             emit teachingStepDone(step);
         }
     } catch (const Cancelled &) {

@@ -28,18 +28,6 @@ constexpr QRgb kCurvePalette[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467
                                   0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
 constexpr int kPaletteSize = static_cast<int>(std::size(kCurvePalette));
 constexpr double kGoldenAngleTurns = 0.381966; // 137.5 degrees: each new hue far from the last ones
-// A step's point at the samples seen once it is taken: step k (0-based) of effective batch B at
-// (k + 1) B, so that curves of different effective batches that did the same work (the lab's
-// sweep gives every point the same micro-batches) span the same width.
-QList<QPointF> atSamplesSeen(const QList<QPointF> &steps, qint64 effectiveBatch)
-{
-    QList<QPointF> out;
-    out.reserve(steps.size());
-    for (const QPointF &p : steps)
-        out << QPointF((p.x() + 1) * static_cast<double>(effectiveBatch), p.y());
-    return out;
-}
-
 // What a series draws of its points: every k-th (and the last), at most kMaxDrawnPoints (a
 // point per two pixels or so of the chart), so that the equal-work sweep's 9,600 steps at N = 1
 // do not stall the GUI thread at every redraw (1,200 a series: 16-18 ms stalls; 300: 5-7 ms,
@@ -185,8 +173,8 @@ QString LossChart::seriesName(int pointIndex, qint64 effectiveBatch) const
 void LossChart::appendTeachingStep(const StepBatchUpdate &u)
 {
     seriesFor(kTeachingSeries, u.effectiveBatch);
-    m_points[kTeachingSeries].append(atSamplesSeen(u.losses, u.effectiveBatch));
-    m_logged[kTeachingSeries].append(atSamplesSeen(u.logged, u.effectiveBatch));
+    m_points[kTeachingSeries].append(u.losses);
+    m_logged[kTeachingSeries].append(u.logged);
     m_dirty.insert(kTeachingSeries);
     scheduleRedraw();
 }
@@ -221,8 +209,8 @@ void LossChart::startSeries(int pointIndex, qint64 effectiveBatch)
 void LossChart::appendLosses(const StepBatchUpdate &u)
 {
     seriesFor(u.pointIndex, u.effectiveBatch);
-    m_points[u.pointIndex].append(atSamplesSeen(u.losses, u.effectiveBatch));
-    m_logged[u.pointIndex].append(atSamplesSeen(u.logged, u.effectiveBatch));
+    m_points[u.pointIndex].append(u.losses);
+    m_logged[u.pointIndex].append(u.logged);
     m_dirty.insert(u.pointIndex);
     scheduleRedraw();
 }

@@ -84,8 +84,9 @@ struct MicroBatchUpdate {
 struct StepBatchUpdate {
     int pointIndex = 0;
     qint64 effectiveBatch = 0;
-    QVector<QPointF> losses;  // (timed step index, loss)
-    QVector<QPointF> logged;  // (timed step index, the loss as the lesson logs it: scaled x N)
+    // Each step at the samples seen once it is taken ((k + 1) x effective batch for step k).
+    QVector<QPointF> losses;  // (samples seen, loss)
+    QVector<QPointF> logged;  // (samples seen, the loss as the lesson logs it: scaled x N)
 };
 
 struct SweepPointUpdate {

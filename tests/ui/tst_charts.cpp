@@ -120,7 +120,7 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
     u.pointIndex = 0;
     u.effectiveBatch = 6;
     for (int i = 0; i <= lastStep; ++i)
-        u.losses << QPointF(i, 2.0 - 0.001 * i);
+        u.losses << QPointF(6.0 * (i + 1), 2.0 - 0.001 * i); // the worker places step i at the samples seen
     chart.startSeries(0, 6);
     chart.appendLosses(u);
     // The chart redraws on its throttle timer; the loss axis gains its labels in that redraw.
