@@ -77,8 +77,7 @@ public:
 
     void onStep(const StepResult &r) override
     {
-        // At the samples seen once the step is taken (the loss chart's x).
-        const auto seen = static_cast<double>(++m_stepsInPoint[m_index] * m_effective.value(m_index));
+        const double seen = samplesSeenAfterStep(m_stepsInPoint[m_index]++, m_effective.value(m_index));
         m_pending.losses.append(QPointF(seen, r.loss));
         m_pending.logged.append(QPointF(seen, r.loggedLoss));
         if (m_sinceEmit.isValid() && m_sinceEmit.elapsed() < kMinEmitIntervalMs)
@@ -108,10 +107,10 @@ private:
             return;
         m_pending.pointIndex = m_index;
         emit m_worker->stepBatch(m_pending);
-        // Fresh lists, not clear(): once the window has dropped its copy, clear() would keep
-        // this thread appending into the buffer the GUI thread just read (Qt checks the count of
-        // sharers with a relaxed load, so nothing orders that read before these writes; TSan
-        // reported it once the loss chart read each point).
+        // Fresh lists, not clear(): once the window has dropped its copy, clear() keeps the
+        // buffer and this thread would append into memory the GUI thread just read. Qt checks
+        // the count of sharers with a relaxed load, so nothing orders that read before these
+        // writes.
         m_pending.losses = {};
         m_pending.logged = {};
     }
@@ -254,7 +253,7 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
             // bounded rate), the losses as the engine measured them.
             StepBatchUpdate step;
             step.effectiveBatch = m_ranks->rank0().config().effectiveBatch(); // micro x accum x ranks
-            const auto seen = static_cast<double>((r->step + 1) * step.effectiveBatch); // samples seen
+            const double seen = samplesSeenAfterStep(r->step, step.effectiveBatch);
             step.losses.append(QPointF(seen, r->loss));
             step.logged.append(QPointF(seen, r->loggedLoss));
             emit teachingStepDone(step);

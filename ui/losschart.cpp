@@ -220,7 +220,7 @@ void LossChart::finishSeries(int pointIndex, const SweepPoint &p)
     seriesFor(pointIndex, p.effectiveBatch);
     QList<QPointF> pts;
     for (size_t i = 0; i < p.losses.size(); ++i)
-        pts << QPointF(static_cast<double>((static_cast<int64_t>(i) + 1) * p.effectiveBatch), p.losses[i]);
+        pts << QPointF(samplesSeenAfterStep(static_cast<qint64>(i), p.effectiveBatch), p.losses[i]);
     m_points[pointIndex] = pts;
     m_dirty.insert(pointIndex);
     scheduleRedraw();

@@ -12,7 +12,6 @@
 
 #include "core/sweep.h"
 
-
 namespace accumlab::ui {
 
 SweepRunner::SweepRunner(const Parts &parts, QObject *parent)

@@ -80,11 +80,18 @@ struct MicroBatchUpdate {
     std::shared_ptr<const MemoryTimeline> memory;
 };
 
+// The loss chart's x: step k (0-based) is drawn at the samples seen once it is taken,
+// (k + 1) x effective batch, so runs of different effective batch share one axis.
+inline double samplesSeenAfterStep(qint64 step, qint64 effectiveBatch)
+{
+    return static_cast<double>((step + 1) * effectiveBatch);
+}
+
 // Losses of optimizer steps during a sweep, coalesced by the worker (at most ~60 per second).
 struct StepBatchUpdate {
     int pointIndex = 0;
     qint64 effectiveBatch = 0;
-    // Each step at the samples seen once it is taken ((k + 1) x effective batch for step k).
+    // Each step at samplesSeenAfterStep.
     QVector<QPointF> losses;  // (samples seen, loss)
     QVector<QPointF> logged;  // (samples seen, the loss as the lesson logs it: scaled x N)
 };
