@@ -247,7 +247,10 @@ struct AccumEngine::Impl {
             end = stepWindow(lastMicro);                       // unscale_, clip, step, scheduler, update
         bugScheduleInLoop();                                   // (the bug: after every micro-batch)
         stopWindowWork(work);
-        reportMicro(observer, raw, lastMicro, synced, end);
+        {
+            const UnrecordedMemory ownReads; // the report's reads are not the lesson's loop
+            reportMicro(observer, raw, lastMicro, synced, end);
+        }
         ran.clear(); // the next report starts here (a window opened early, by referenceGradNorms, included)
         ++micro;
         if (!lastMicro)

@@ -34,8 +34,12 @@ std::mutex g_mutex; // guards g_recording and g_timeline
 bool g_recording = false;
 MemoryTimeline g_timeline;
 
+thread_local int t_unrecorded = 0; // UnrecordedMemory guards alive on this thread
+
 void record(int64_t deltaBytes, int64_t liveBytesAfter, const void *address, bool refused)
 {
+    if (t_unrecorded > 0)
+        return;
     const int64_t mark = g_mark.load(std::memory_order_relaxed);
     const std::lock_guard<std::mutex> lock(g_mutex);
     if (!g_recording)
@@ -62,6 +66,9 @@ std::string toString(MemoryPhase phase)
     }
     return "outside";
 }
+
+UnrecordedMemory::UnrecordedMemory() { ++t_unrecorded; }
+UnrecordedMemory::~UnrecordedMemory() { --t_unrecorded; }
 
 void markMemoryPhase(MemoryPhase phase, int64_t micro) { g_mark.store(pack(phase, micro), std::memory_order_relaxed); }
 

@@ -29,6 +29,19 @@ std::string toString(MemoryPhase);
 // The engine says where its window is, micro-batch `micro` (-1 for a phase of the whole window).
 void markMemoryPhase(MemoryPhase phase, int64_t micro = -1);
 
+// While alive, what this thread allocates and frees is left out of the timeline being
+// recorded: AccumLab's own reads for its reports (the buffer fills and norms the window draws
+// per micro-batch) are not the lesson's loop, and drawn they were the window's tallest hills.
+// Later events still carry the counter's live bytes, so whatever such a read keeps alive shows
+// as a step at the next recorded event. Costs a thread-local increment.
+class UnrecordedMemory {
+public:
+    UnrecordedMemory();
+    ~UnrecordedMemory();
+    UnrecordedMemory(const UnrecordedMemory &) = delete;
+    UnrecordedMemory &operator=(const UnrecordedMemory &) = delete;
+};
+
 struct MemoryEvent {
     int64_t deltaBytes = 0; // + allocated, - freed
     int64_t liveBytes = 0;  // counted bytes alive after it, from the recording's origin

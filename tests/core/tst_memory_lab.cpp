@@ -336,6 +336,39 @@ private slots:
         QCOMPARE(j.at("runs")[1].at("events").at("live_bytes").size(), acc.events.size());
     }
 
+    // Teaching mode's per-micro-batch report (the buffer fills and norms the window draws)
+    // leaves nothing in a timeline: a window recorded with an observer that asks for it has the
+    // same allocations, in the same phases, as one recorded without (its reads were the window's
+    // tallest hills before they were left out).
+    void reportsLeaveNoTraceInTheTimeline()
+    {
+        struct Detail : EngineObserver {
+            bool wantsMicroBatchDetail() const override { return true; }
+            int reports = 0;
+            void onMicroBatch(const MicroBatchEvent &) override { ++reports; }
+        };
+        const auto window = [](EngineObserver *observer) {
+            AccumConfig c = lessonLab(64, 8).base;
+            c.accumSteps = 4;
+            AccumEngine engine(c);
+            engine.step(observer); // the first window's one-time set-up stays out
+            MemoryTimelineRecording recording(cpuLiveBytes());
+            engine.step(observer);
+            MemoryTimeline t = recording.finish();
+            std::vector<std::tuple<int64_t, MemoryPhase, int64_t>> events;
+            for (const MemoryEvent &e : t.events)
+                events.emplace_back(e.deltaBytes, e.phase, e.micro);
+            return events;
+        };
+        Detail detail;
+        const auto reported = window(&detail);
+        QCOMPARE(detail.reports, 8); // two windows of four micro-batches, each reported
+        const auto quiet = window(nullptr);
+        QVERIFY(!quiet.empty());
+        QCOMPARE(reported.size(), quiet.size());
+        QVERIFY(reported == quiet);
+    }
+
     void finderFindsTheLargestThatFits_data()
     {
         QTest::addColumn<int>("failsAfter");
