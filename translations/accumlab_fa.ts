@@ -1153,6 +1153,18 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>this window</source>
         <translation>این پنجره</translation>
     </message>
+    <message>
+        <source>forward</source>
+        <translation>گذر رو به جلو</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>گذر رو به عقب</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>گام بهینه‌ساز</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryView</name>

@@ -3,17 +3,20 @@
 // on one axis of "how far through the window": the full batch's one tall hill and the
 // accumulation's one small hill per micro-batch on the resident floor (weights, gradient
 // buffers, optimizer state, the window's samples), the budget as a dashed line and a mark where
-// the full batch crosses it, the point where a real accelerator fails. Every figure is the
-// allocator's; nothing is estimated. Plots are not mirrored in Persian; titles and ticks follow
-// the window's language. GUI thread only.
+// the full batch crosses it, the point where a real accelerator fails. While a window runs in
+// teaching mode, its micro-batches' forward and backward are shaded behind its line. Every
+// figure is the allocator's; nothing is estimated. Plots are not mirrored in Persian; titles
+// and ticks follow the window's language. GUI thread only.
 #pragma once
 
 #include "core/memory_lab.h"
 
 #include <QChartView>
 
+#include <array>
 #include <optional>
 
+class QAreaSeries;
 class QLineSeries;
 class QScatterSeries;
 class QValueAxis;
@@ -28,9 +31,10 @@ public:
     // The demo's timelines; a result without them (a CUDA run) clears the chart.
     void setResult(const OomDemoResult &result);
     // Teaching mode's open window as it runs (Play and Step): its micro-batches' hills on the
-    // resident floor, the x axis in micro-batches of the window (micro-batch k's events between
-    // k and k + 1, the window's opening at 0, its sync and step at accum_steps). Replaces the
-    // demo's picture until the demo runs again.
+    // resident floor, the x axis in micro-batches of the window (micro-batch k's events, its
+    // sync and the step it ends the window with included, between k and k + 1; the window's
+    // opening at 0), forward, backward and the step shaded. Replaces the demo's picture until
+    // the demo runs again.
     void setLiveWindow(const MemoryTimeline &window);
     bool hasTimeline() const { return m_result.has_value() || m_live; }
     bool showsLiveWindow() const { return m_live; }
@@ -54,6 +58,8 @@ private:
     QLineSeries *m_budget = nullptr;
     QScatterSeries *m_crossing = nullptr;
     QScatterSeries *m_peaks = nullptr; // each drawn run's peak, labelled with its figure
+    // Where the live window ran forward, backward and its optimizer step, shaded.
+    std::array<QAreaSeries *, 3> m_bands{};
     double m_unit = 1024.0; // bytes per unit on the value axis (KiB or MiB)
     std::optional<OomDemoResult> m_result;
     bool m_live = false;

@@ -18,6 +18,7 @@
 #include "ui/throughputchart.h"
 #include "ui/updates.h"
 
+#include <QAreaSeries>
 #include <QChart>
 #include <QLegend>
 #include <QLegendMarker>
@@ -243,8 +244,9 @@ void TestCharts::bufferChartKeepsItsHeight()
 // SweepCostModel the sweep-flattening experiment judges by), at the grid's points and between
 // them, and names it in the legend; a run without phase timing (a GPU sweep) draws none.
 // Teaching mode's open window on the memory timeline: micro-batch k's events spread over k to
-// k + 1 in their order, the window's opening at 0, its step at accum_steps; the demo's entries
-// (full batch, budget, where it fails) leave the legend, and the demo's picture comes back with it.
+// k + 1 in their order, the window's opening at 0, its step at accum_steps, each micro-batch's
+// forward and backward shaded; the demo's entries (full batch, budget, where it fails) leave the
+// legend, and the demo's picture comes back with it.
 void TestCharts::liveWindowByMicroBatch()
 {
     MemoryTimeline t;
@@ -261,7 +263,7 @@ void TestCharts::liveWindowByMicroBatch()
     event(+10, MemoryPhase::Outside, -1); // between micro-batches: where micro-batch 0 ended
     event(+400, MemoryPhase::Forward, 1);
     event(-400, MemoryPhase::Backward, 1);
-    event(+50, MemoryPhase::Step, -1);
+    event(+50, MemoryPhase::Step, -1); // at accum_steps: it names no micro-batch
     MemoryTimelineChart chart;
     chart.resize(900, 500);
     chart.show(); // a legend marker of a hidden view is never visible
@@ -284,6 +286,27 @@ void TestCharts::liveWindowByMicroBatch()
     const auto horizontal = valueAxes(chart, Qt::Horizontal);
     QCOMPARE(horizontal.size(), 1);
     QCOMPARE(horizontal[0]->max(), 2.0);
+    // Each micro-batch's forward and backward shaded over the stretch its events take, up to
+    // the value axis's top; the events between micro-batches and the step are in no band.
+    const auto bands = [&](const char *name) {
+        auto *area = chart.chart()->findChild<QAreaSeries *>(QLatin1String(name));
+        QList<QPair<double, double>> stretches;
+        const auto top = valueAxes(chart, Qt::Vertical).first()->max();
+        const QList<QPointF> outline = area ? area->upperSeries()->points() : QList<QPointF>{};
+        for (qsizetype i = 0; i + 3 < outline.size(); i += 4) {
+            const bool shaped = outline[i].y() == 0 && outline[i + 1].y() == top && outline[i + 2].y() == top &&
+                                outline[i + 3].y() == 0 && outline[i].x() == outline[i + 1].x() &&
+                                outline[i + 2].x() == outline[i + 3].x();
+            stretches << (shaped ? qMakePair(outline[i].x(), outline[i + 2].x()) : qMakePair(-1.0, -1.0));
+        }
+        return stretches;
+    };
+    using Stretches = QList<QPair<double, double>>;
+    QCOMPARE(bands("forwardBand"), (Stretches{{0.0, 0.5}, {1.0, 1.5}}));
+    QCOMPARE(bands("backwardBand"), (Stretches{{0.5, 1.0}, {1.5, 2.0}}));
+    QCOMPARE(bands("stepBand"), Stretches{}); // it took no room on the axis
+    for (const char *band : {"forwardBand", "backwardBand", "stepBand"})
+        QVERIFY(chart.chart()->legend()->markers(chart.chart()->findChild<QAreaSeries *>(QLatin1String(band))).first()->isVisible());
     for (const char *demoOnly : {"fullBatchTimeline"}) {
         auto *s = chart.chart()->findChild<QLineSeries *>(QLatin1String(demoOnly));
         QCOMPARE(s->count(), 0);
@@ -297,6 +320,11 @@ void TestCharts::liveWindowByMicroBatch()
     QVERIFY(!chart.showsLiveWindow());
     QCOMPARE(horizontal[0]->max(), 100.0);
     QCOMPARE(peaks->count(), 2); // the full batch's and the micro-batches'
+    // The demo shades no phase (its two runs' phases fall at different places on its axis),
+    // and the phases leave the legend.
+    QVERIFY(bands("forwardBand").isEmpty() && bands("backwardBand").isEmpty() && bands("stepBand").isEmpty());
+    for (const char *band : {"forwardBand", "backwardBand", "stepBand"})
+        QVERIFY(!chart.chart()->legend()->markers(chart.chart()->findChild<QAreaSeries *>(QLatin1String(band))).first()->isVisible());
     QVERIFY(chart.chart()->legend()->markers(chart.chart()->findChild<QLineSeries *>(QStringLiteral("fullBatchTimeline"))).first()->isVisible());
 }
 

@@ -36,6 +36,7 @@
 
 #include <QAccessible>
 #include <QAction>
+#include <QAreaSeries>
 #include <QScopeGuard>
 #include <QMenu>
 #include <QChart>
@@ -1099,8 +1100,9 @@ void TestMainWindow::lossChartGainsAPointPerStep()
 
 // Step through windows of 4 micro-batches on the CPU: after each micro-batch the Memory tab's
 // timeline shows the open window as the counting allocator measured it, its line reaching that
-// micro-batch, its drawn peak the allocator's, each micro-batch's hill back down by its end;
-// the window's sync and step close it at 4, and the next Step starts a new window.
+// micro-batch, its drawn peak the allocator's, each micro-batch's hill back down by its end,
+// its forward and the step shaded; the window's sync and step close it at 4, and the next Step
+// starts a new window.
 void TestMainWindow::stepsFillTheMemoryTimeline()
 {
     constexpr int kAccum = 4;
@@ -1136,9 +1138,18 @@ void TestMainWindow::stepsFillTheMemoryTimeline()
         const bool closed = std::any_of(window.events.begin(), window.events.end(),
                                         [](const MemoryEvent &e) { return e.phase == MemoryPhase::Step; });
         QCOMPARE(closed, shown == kAccum);
-        // ACCUMLAB_SHOTS=<folder> keeps a picture of the Memory tab after each step.
-        if (const QString shots = qEnvironmentVariable("ACCUMLAB_SHOTS"); !shots.isEmpty())
+        // Shaded: a forward band per micro-batch so far, and the step's band once it ran.
+        const auto bands = [&](const char *name) {
+            auto *band = chart->chart()->findChild<QAreaSeries *>(QLatin1String(name));
+            return band ? band->upperSeries()->count() / 4 : -1; // four corners a band
+        };
+        QCOMPARE(bands("forwardBand"), shown);
+        QCOMPARE(bands("stepBand"), closed ? 1 : 0);
+        // ACCUMLAB_SHOTS=<folder> keeps a picture of the Memory tab and its timeline after each step.
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_SHOTS"); !shots.isEmpty()) {
             w.memoryView()->grab().save(QDir(shots).filePath(QStringLiteral("memory-step-%1.png").arg(k)));
+            chart->grab().save(QDir(shots).filePath(QStringLiteral("memory-timeline-step-%1.png").arg(k)));
+        }
     }
 }
 
