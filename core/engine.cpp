@@ -196,6 +196,7 @@ struct AccumEngine::Impl {
     {
         torch::NoGradGuard noGrad;
         scaler->noteUnscale();
+        did(LoopStatement::Unscale);
         optimizer->flatGrad().mul_(1.0 / scaler->scale());
         return buffersNonFinite();
     }
@@ -357,8 +358,10 @@ struct AccumEngine::Impl {
                 did(LoopStatement::Scheduler);
             }
         }
-        if (scaler)
+        if (scaler) {
             scaler->update(foundInf); // scaler.update(): once per optimizer window
+            did(LoopStatement::Update);
+        }
         return end;
     }
 
@@ -415,8 +418,10 @@ struct AccumEngine::Impl {
     {
         if (scalerBug() == ScalerBug::UnscaleEveryMicro)
             unscaleBuffers();
-        if (scalerBug() == ScalerBug::UpdateEveryMicro && !lastMicro)
+        if (scalerBug() == ScalerBug::UpdateEveryMicro && !lastMicro) {
             scaler->update(buffersNonFinite());
+            did(LoopStatement::Update);
+        }
     }
 
     // ---- Reports ------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ const std::pair<LoopStatement, const char *> kStatements[] = {
     {LoopStatement::ZeroGrad, "zero_grad"}, {LoopStatement::Forward, "forward"},   {LoopStatement::Backward, "backward"},
     {LoopStatement::Retry, "retry"},        {LoopStatement::NoSync, "no_sync"},    {LoopStatement::Sync, "sync"},
     {LoopStatement::Clip, "clip"},          {LoopStatement::Step, "step"},         {LoopStatement::Scheduler, "scheduler"},
+    {LoopStatement::Unscale, "unscale"},    {LoopStatement::Update, "update"},
 };
 
 LoopStatement statementFromString(const std::string &name)
@@ -28,7 +29,8 @@ LoopStatement statementFromString(const std::string &name)
 }
 
 // The tags a run's settings give its loop: the planted bug's name, no-division,
-// step-every-micro, clip (a max_norm, the configured one or the clip bug's) and ddp.
+// step-every-micro, clip (a max_norm, the configured one or the clip bug's), ddp and scaler (a
+// dynamic loss scaler).
 std::set<std::string> tagsOf(const AccumConfig &c, LoopForm form)
 {
     std::set<std::string> tags;
@@ -42,6 +44,8 @@ std::set<std::string> tagsOf(const AccumConfig &c, LoopForm form)
         tags.insert("clip");
     if (form == LoopForm::DataParallel || (c.worldSize > 1 && c.noSync))
         tags.insert("ddp");
+    if (c.lossScaler.enabled)
+        tags.insert("scaler");
     return tags;
 }
 
@@ -77,6 +81,22 @@ std::string optimizerCode(const OptimizerConfig &o)
                ", weight_decay=" + pythonNumber(o.adamWeightDecay) + ")";
     }
     return s;
+}
+
+// torch.amp.GradScaler("cpu"), with the arguments where the run's scaler differs from
+// PyTorch's defaults (which are the engine's: 65536, x2, x0.5, 2000).
+std::string scalerCode(const LossScalerConfig &s)
+{
+    std::string args = "\"cpu\"";
+    if (s.initScale != kDefaultInitScale)
+        args += ", init_scale=" + pythonNumber(s.initScale);
+    if (s.growthFactor != kDefaultGrowthFactor)
+        args += ", growth_factor=" + pythonNumber(s.growthFactor);
+    if (s.backoffFactor != kDefaultBackoffFactor)
+        args += ", backoff_factor=" + pythonNumber(s.backoffFactor);
+    if (s.growthInterval != kDefaultGrowthInterval)
+        args += ", growth_interval=" + std::to_string(s.growthInterval);
+    return "torch.amp.GradScaler(" + args + ")";
 }
 
 } // namespace
@@ -129,7 +149,8 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
         {"optimizer", optimizerCode(c.optimizer)},
         {"schedule", warmup > 0 ? "lambda k: min(1.0, (k + 1) / " + std::to_string(warmup) + ")" : "lambda k: 1.0"},
         {"max_norm", pythonNumber(effectiveClipNorm(c.optimizer, c.bug))},
-        {"accum_steps", std::to_string(c.accumSteps)}};
+        {"accum_steps", std::to_string(c.accumSteps)},
+        {"scaler", scalerCode(c.lossScaler)}};
     TextArgs noteArgs;
     putInteger(noteArgs, "micro_batch", c.microBatch);
     putInteger(noteArgs, "accum_steps", c.accumSteps);
@@ -154,8 +175,11 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
         add(line, true);
     for (const auto &line : file.at("loop"))
         add(line, false);
-    if (c.lossScaler.enabled || c.dtype == DType::Float16)
+    if (c.dtype == DType::Float16)
         out.caveat = renderLocalized(localizedText(file.at("float16")), {}, style);
+    else if (c.lossScaler.enabled &&
+             (c.bug != AccumBug::None || c.stepEveryMicro || c.lossScaler.bug != ScalerBug::None))
+        out.caveat = renderLocalized(localizedText(file.at("scaler-combined")), {}, style);
     else if (c.stepEveryMicro && c.bug == AccumBug::SkipLastMicro)
         out.caveat = renderLocalized(localizedText(file.at("combined")), {}, style);
     return out;

@@ -28,8 +28,9 @@ struct CodeLine {
 struct LoopListing {
     std::vector<CodeLine> lines;
     std::string variant; // "correct", or the planted bug's name ("no-division", "step-every-micro", ...)
-    // When the code cannot be the run's (a loss scaler, or a combination the loop above does not
-    // write), why, in the reader's language; the lines then show the float32 loop without it.
+    // When the code cannot be the run's (float16's per-layer casts, a loss scaler with a planted
+    // bug or pitfall, or a combination the loop above does not write), why, in the reader's
+    // language; the lines then show the loop without what it cannot write.
     std::string caveat;
     bool shownAsRun() const { return caveat.empty(); }
 };

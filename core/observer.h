@@ -36,11 +36,13 @@ enum class LoopStatement : uint8_t {
     NoSync,    // inside model.no_sync(): this backward's gradients are not all-reduced
     Sync,      // the window's all-reduce (data-parallel only)
     Clip,      // torch.nn.utils.clip_grad_norm_(...)
-    Step,      // optimizer.step()
-    Scheduler  // scheduler.step()
+    Step,      // optimizer.step() (scaler.step(optimizer) with a loss scaler)
+    Scheduler, // scheduler.step()
+    Unscale,   // the loss scaler's unscale_: explicit before clipping, else inside scaler.step
+    Update     // scaler.update()
 };
-// "zero_grad", "forward", "backward", "retry", "no_sync", "sync", "clip", "step", "scheduler":
-// the line ids of resources/content/code/loop.json.
+// "zero_grad", "forward", "backward", "retry", "no_sync", "sync", "clip", "step", "scheduler",
+// "unscale", "update": the line ids of resources/content/code/loop.json.
 const char *toString(LoopStatement);
 
 // After one micro-batch's backward.

@@ -561,8 +561,10 @@ int runLoopCodeCommand(const TrainFlags &f, const LoopCodeFlags &o)
     if (!o.record.empty()) {
         if (o.ranks != 1)
             throw UsageError("--record runs one rank: leave --ranks at 1 (--data-parallel gives the no_sync form)");
-        if ((c.dtype != DType::Float32 && c.dtype != DType::Float64) || c.lossScaler.enabled)
-            throw UsageError("--record needs --dtype float32 or float64 without a loss scaler (the code has none)");
+        if (c.dtype != DType::Float32 && c.dtype != DType::Float64)
+            throw UsageError("--record needs --dtype float32 or float64 (the code has no float16 casts)");
+        if (!listing.shownAsRun())
+            throw UsageError("--record records a run whose code the listing writes: " + listing.caveat);
         c.device = DeviceRequest::Cpu; // the samples are drawn on the CPU, as the record holds them
         StagedFile(o.record, recordLoopRun(c, f.plan.numSteps)).commit();
     }

@@ -169,6 +169,8 @@ private slots:
         QTest::newRow("loop-code in an unknown language") << QStringList{"loop-code", "--lang", "xx"};
         QTest::newRow("loop-code record of two ranks") << QStringList{"loop-code", "--ranks", "2", "--record", "run.safetensors"};
         QTest::newRow("loop-code record in bfloat16") << QStringList{"loop-code", "--dtype", "bfloat16", "--record", "run.safetensors"};
+        QTest::newRow("loop-code record of a scaler's pitfall")
+            << QStringList{"loop-code", "--loss-scaling", "--scaler-bug", "update-every-micro", "--record", "run.safetensors"};
         QTest::newRow("loop-code ranks 0") << QStringList{"loop-code", "--ranks", "0"};
         // Output folders that cannot be used.
         QTest::newRow("out-dir under a file") << QStringList{"--out-dir", "blocker/sub"};

@@ -88,39 +88,45 @@ private slots:
         QTest::addColumn<bool>("noDivision");
         QTest::addColumn<bool>("stepEveryMicro");
         QTest::addColumn<qint64>("ranks");
+        QTest::addColumn<bool>("scaler");
         QTest::addColumn<int>("steps");
         QTest::addColumn<QStringList>("lit");
         QTest::addColumn<QString>("planted");
         const QString loss = QStringLiteral("2:loss = criterion(model(x), y) / accum_steps");
         const QString backward = QStringLiteral("2:loss.backward()");
         QTest::newRow("correct, first micro-batch")
-            << "none" << false << false << qint64(1) << 1
+            << "none" << false << false << qint64(1) << false << 1
             << QStringList{"1:optimizer.zero_grad()", loss, backward} << QString();
         QTest::newRow("correct, second")
-            << "none" << false << false << qint64(1) << 2 << QStringList{loss, backward} << QString();
+            << "none" << false << false << qint64(1) << false << 2 << QStringList{loss, backward} << QString();
         QTest::newRow("correct, last: the window's step")
-            << "none" << false << false << qint64(1) << 4
+            << "none" << false << false << qint64(1) << false << 4
             << QStringList{loss, backward, "1:optimizer.step()", "1:scheduler.step()"} << QString();
         QTest::newRow("no division")
-            << "none" << true << false << qint64(1) << 2
+            << "none" << true << false << qint64(1) << false << 2
             << QStringList{"2:loss = criterion(model(x), y)", backward} << "2:loss = criterion(model(x), y)";
         QTest::newRow("step every micro-batch")
-            << "none" << false << true << qint64(1) << 2
+            << "none" << false << true << qint64(1) << false << 2
             << QStringList{loss, backward, "2:optimizer.step()", "2:scheduler.step()"} << "2:optimizer.step()";
         QTest::newRow("zero_grad in the loop")
-            << "zero-every-micro" << false << false << qint64(1) << 2
+            << "zero-every-micro" << false << false << qint64(1) << false << 2
             << QStringList{"2:optimizer.zero_grad()", loss, backward} << "2:optimizer.zero_grad()";
         QTest::newRow("scheduler in the loop")
-            << "schedule-every-micro" << false << false << qint64(1) << 2
+            << "schedule-every-micro" << false << false << qint64(1) << false << 2
             << QStringList{loss, backward, "2:scheduler.step()"} << "2:scheduler.step()";
+        QTest::newRow("loss scaler, last: unscale_ and step, update, the schedule after a step")
+            << "none" << false << false << qint64(1) << true << 4
+            << QStringList{loss, "2:scaler.scale(loss).backward()", "1:scaler.step(optimizer)", "1:scaler.update()",
+                           "2:scheduler.step()"}
+            << QString();
         QTest::newRow("two ranks: no_sync, then the sync")
-            << "none" << false << false << qint64(2) << 1
+            << "none" << false << false << qint64(2) << false << 1
             << QStringList{"1:optimizer.zero_grad()",
                            "2:with model.no_sync() if k < accum_steps - 1 else contextlib.nullcontext():",
                            "3:loss = criterion(model(x), y) / accum_steps", "3:loss.backward()"}
             << QString();
         QTest::newRow("two ranks, last micro-batch")
-            << "none" << false << false << qint64(2) << 4
+            << "none" << false << false << qint64(2) << false << 4
             << QStringList{"2:with model.no_sync() if k < accum_steps - 1 else contextlib.nullcontext():",
                            "3:loss = criterion(model(x), y) / accum_steps", "3:loss.backward()", "1:optimizer.step()",
                            "1:scheduler.step()"}
@@ -132,6 +138,7 @@ private slots:
         QFETCH(bool, noDivision);
         QFETCH(bool, stepEveryMicro);
         QFETCH(qint64, ranks);
+        QFETCH(bool, scaler);
         QFETCH(int, steps);
         QFETCH(QStringList, lit);
         QFETCH(QString, planted);
@@ -144,10 +151,11 @@ private slots:
         p.config.scaling = noDivision ? Scaling::None : Scaling::Divide;
         p.config.stepEveryMicro = stepEveryMicro;
         p.config.worldSize = ranks;
+        p.config.lossScaler.enabled = scaler;
         w.controlPanel()->setPreset(p);
         QVERIFY(waitForEngine(w, [&](const AccumConfig &c) {
             return c.accumSteps == 4 && toString(c.bug) == bug.toStdString() && (c.scaling == Scaling::None) == noDivision &&
-                   c.stepEveryMicro == stepEveryMicro && c.worldSize == ranks;
+                   c.stepEveryMicro == stepEveryMicro && c.worldSize == ranks && c.lossScaler.enabled == scaler;
         }));
         CodePanel *panel = w.codePanel();
         QVERIFY(panel->litLines().isEmpty()); // nothing ran yet
