@@ -756,6 +756,12 @@ void MainWindow::setZoom(double zoom)
     scaleAllFonts(this, zoom / m_zoom);
     // The widgets that follow the application font hear of it through posted events.
     QCoreApplication::sendPostedEvents(nullptr, QEvent::ApplicationFontChange);
+    // A page not on screen (another tab of the lab) kept its children where the old fonts put
+    // them: a Memory tab zoomed on the Code tab and back drew its children 145 pixels wider
+    // than itself, cut at the right. Every layout is invalidated; a hidden one is laid out
+    // again as it is shown.
+    for (QLayout *layout : findChildren<QLayout *>())
+        layout->invalidate();
     fitControlsColumn();
     m_zoom = zoom;
     updateActions();

@@ -274,7 +274,7 @@ void MemoryTimelineChart::setLiveWindow(const MemoryTimeline &window)
     m_xAxis->setTickCount(static_cast<int>(m_liveMicroBatches <= 8 ? m_liveMicroBatches + 1 : 5));
     m_yAxis->setRange(0, top / m_unit * 1.1);
     m_yAxis->applyNiceNumbers();
-    // Each micro-batch's forward raises its hill and its backward lowers it; the step comes once.
+    // Where each micro-batch ran forward and backward, and where the window stepped.
     for (size_t i = 0; i < m_bands.size(); ++i)
         m_bands[i]->upperSeries()->replace(phaseBands(window, xs, kBands[i].phase, m_yAxis->max()));
     showScale(m_yAxis, top > 0);
