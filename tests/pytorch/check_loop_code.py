@@ -8,8 +8,8 @@ the wheel's PyTorch.)
 
 For every variant the panel can show (the correct loop, the two teaching bugs, each bug of
 the zoo, clipping, a warmup schedule, momentum and AdamW, float64, the data-parallel form with
-model.no_sync(), the dynamic loss scaler), asks `accumlab-cli loop-code --json --record FILE` for the listing and a run
-of the engine with the same settings: its parameters before and after, its gradient buffers at
+model.no_sync(), the dynamic loss scaler), asks `accumlab-cli loop-code --json --record FILE`
+for the listing and a run of the engine with the same settings: its parameters before and after, its gradient buffers at
 the end, and the samples of every window as the model saw them. Builds the same model in
 torch.nn, loads the initial parameters, runs the listing's source exactly as the panel shows it
 (exec, in English and in Persian, whose comments differ), and compares the parameters and
@@ -57,8 +57,9 @@ VARIANTS = [
     ["--data-parallel"],
     ["--data-parallel", "--optimizer", "adamw", "--clip-norm", "0.5"],
     ["--accum-steps", "1", "--scaling", "none"],
-    # The scaler: float32 scales by powers of two, exactly, so these end where the loop without it
-    # ends unless a line is missing or misplaced (a scheduler stepped in a skipped window, ...).
+    # The scaler: float32 scales by powers of two, exactly, and nothing overflows, so these end
+    # where the loop without it ends unless a step, a schedule or a clip is out of place (a clip
+    # before unscale_ clips the scaled sum); an update() out of place only moves the scale.
     ["--loss-scaling", "--scaler-growth-interval", "1"],
     ["--loss-scaling", "--clip-norm", "0.5", "--lr-warmup", "3", "--optimizer", "adamw"],
     ["--loss-scaling", "--data-parallel", "--optimizer", "momentum", "--scaler-growth-interval", "2"],
@@ -72,6 +73,7 @@ def has_cpu_grad_scaler():
         return True
     except (AttributeError, TypeError, RuntimeError):
         return False
+
 
 DTYPES = {"F32": torch.float32, "F64": torch.float64, "I64": torch.int64}
 
