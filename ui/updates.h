@@ -94,6 +94,28 @@ struct StepBatchUpdate {
     // Each step at samplesSeenAfterStep.
     QVector<QPointF> losses;  // (samples seen, loss)
     QVector<QPointF> logged;  // (samples seen, the loss as the lesson logs it: scaled x N)
+
+    // A copy owns its points: it shares no buffer with the lists it was copied from. Qt hands
+    // a queued signal's value to the GUI thread as a copy made in the sending thread, and an
+    // implicitly shared list would hand over the worker's own buffer with no happens-before
+    // edge ThreadSanitizer can see (tests/sanitizers/tsan.supp); a deep copy made there is the
+    // GUI's alone. At most a few hundred points, at most ~60 times a second.
+    StepBatchUpdate() = default;
+    StepBatchUpdate(const StepBatchUpdate &o)
+        : pointIndex(o.pointIndex), effectiveBatch(o.effectiveBatch), losses(o.losses), logged(o.logged)
+    {
+        losses.detach();
+        logged.detach();
+    }
+    StepBatchUpdate &operator=(const StepBatchUpdate &o)
+    {
+        if (this != &o)
+            *this = StepBatchUpdate(o);
+        return *this;
+    }
+    StepBatchUpdate(StepBatchUpdate &&) = default;
+    StepBatchUpdate &operator=(StepBatchUpdate &&) = default;
+    ~StepBatchUpdate() = default;
 };
 
 struct SweepPointUpdate {
