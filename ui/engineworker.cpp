@@ -107,12 +107,11 @@ private:
             return;
         m_pending.pointIndex = m_index;
         emit m_worker->stepBatch(m_pending);
-        // Fresh lists, not clear(): once the window has dropped its copy, clear() keeps the
-        // buffer and this thread would append into memory the GUI thread just read. Qt checks
-        // the count of sharers with a relaxed load, so nothing orders that read before these
-        // writes.
-        m_pending.losses = {};
-        m_pending.logged = {};
+        // clear() keeps this buffer for the next batch: the queued signal carried a copy, and
+        // StepBatchUpdate's copy constructor gives a copy its own points (ui/updates.h), so the
+        // GUI thread never reads the memory this thread appends into.
+        m_pending.losses.clear();
+        m_pending.logged.clear();
     }
 
     EngineWorker *m_worker = nullptr;
