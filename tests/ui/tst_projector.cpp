@@ -30,6 +30,8 @@
 #include "ui/memoryview.h"
 #include "ui/throughputchart.h"
 
+#include "window_helpers.h"
+
 #include <QAbstractButton>
 #include <QAbstractSlider>
 #include <QComboBox>
@@ -332,31 +334,8 @@ private slots:
         // Something in every view: a sweep of six points (six loss curves, the throughput
         // chart's legend full), the equivalence check, the memory tab's three runs (the bars
         // measured, the trade-off chart) and an experiment with curves.
-        Preset p = m_window->currentPreset();
-        p.accumGrid = QStringLiteral("1,2,4,8,16,32");
-        p.numSteps = 2;
-        m_window->applyPreset(p);
-        QSignalSpy swept(m_window->sweep(), &SweepRunner::finished);
-        QString error;
-        QVERIFY2(m_window->sweep()->run(&error), qPrintable(error));
-        QVERIFY(swept.wait(kWaitMs));
-        m_window->lab()->requestEquivalenceNow();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence().has_value(), kWaitMs);
-        m_window->tabs()->setCurrentWidget(m_window->memoryView());
-        for (const char *button : {"oomDemoButton", "tradeoffButton", "finderButton"}) {
-            auto *b = m_window->memoryView()->findChild<QPushButton *>(QLatin1String(button));
-            QVERIFY(b);
-            QSignalSpy answered(m_window->controller(), &EngineController::memoryLabFinished);
-            b->click();
-            QVERIFY2(answered.wait(kWaitMs), button);
-        }
-        ExperimentPanel *experiments = m_window->experimentPanel();
-        QSignalSpy ran(experiments, &ExperimentPanel::experimentFinished);
-        m_window->showExperiment(QStringLiteral("linear-scaling"));
-        experiments->setQuickRun(true);
-        experiments->runCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(!ran.isEmpty(), kWaitMs);
-        QVERIFY(ran.first().at(1).toBool());
+        test::fillEveryView(m_window, QStringLiteral("1,2,4,8,16,32"), {"oomDemoButton", "tradeoffButton", "finderButton"},
+                            QStringLiteral("linear-scaling"), kWaitMs);
     }
 
     void cleanupTestCase()

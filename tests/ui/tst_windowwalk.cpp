@@ -19,6 +19,8 @@
 
 #include "core/content.h"
 
+#include "window_helpers.h"
+
 #include <QAbstractButton>
 #include <QAbstractItemModel>
 #include <QAbstractItemView>
@@ -52,10 +54,9 @@ using namespace accumlab::ui;
 
 namespace {
 
-constexpr int kWaitMs = 120'000;
 // The finder trains at every micro-batch it tries (doubling, then bisecting): about 60 s alone
 // on 2 cores, twice that beside another LibTorch test under `ctest -j2`. Waiting longer costs
-// nothing when it ends sooner.
+// nothing when it ends sooner. Every wait of the set-up takes this bound.
 constexpr int kFinderWaitMs = 400'000;
 
 void settle()
@@ -218,28 +219,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(m_window));
         // Something in every view: a short sweep (throughput chart, table, loss chart), the
         // equivalence check, the finder on the memory tab and one experiment's results.
-        Preset p = m_window->currentPreset();
-        p.accumGrid = QStringLiteral("1,2");
-        p.numSteps = 2;
-        m_window->applyPreset(p);
-        QSignalSpy swept(m_window->sweep(), &SweepRunner::finished);
-        QString error;
-        QVERIFY2(m_window->sweep()->run(&error), qPrintable(error));
-        QVERIFY(swept.wait(kWaitMs));
-        m_window->lab()->requestEquivalenceNow();
-        QTRY_VERIFY_WITH_TIMEOUT(m_window->lab()->lastEquivalence().has_value(), kWaitMs);
-        m_window->tabs()->setCurrentWidget(m_window->memoryView());
-        auto *finder = m_window->findChild<QPushButton *>(QStringLiteral("finderButton"));
-        QVERIFY(finder);
-        finder->click();
-        QTRY_VERIFY_WITH_TIMEOUT(finder->isEnabled(), kFinderWaitMs);
-        ExperimentPanel *experiments = m_window->experimentPanel();
-        QSignalSpy ran(experiments, &ExperimentPanel::experimentFinished);
-        m_window->showExperiment(QStringLiteral("no-division"));
-        experiments->setQuickRun(true);
-        experiments->runCurrent();
-        QTRY_VERIFY_WITH_TIMEOUT(!ran.isEmpty(), kWaitMs);
-        QVERIFY(ran.first().at(1).toBool());
+        test::fillEveryView(m_window, QStringLiteral("1,2"), {"finderButton"}, QStringLiteral("no-division"),
+                            kFinderWaitMs);
     }
 
     void cleanupTestCase()
