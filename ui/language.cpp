@@ -3,7 +3,9 @@
 
 #include "core/content.h"
 
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QEvent>
 #include <QFont>
@@ -205,6 +207,19 @@ void LanguageManager::applyLocale()
     // Windows resolve their locale when created; this hands the new one down to every widget.
     for (QWidget *w : QApplication::topLevelWidgets())
         w->unsetLocale();
+    // Qt keeps sizes it measured in the old words: a combo box its items' width from its first
+    // show, a spin box its digits' width. Both are measured again, or a window switched to
+    // Persian kept English widths (a bug combo 31 pixels narrower than its Persian names, a
+    // controls' column 56 pixels wider than a window opened in Persian).
+    for (QWidget *top : QApplication::topLevelWidgets()) {
+        for (QComboBox *combo : top->findChildren<QComboBox *>())
+            if (combo->sizeAdjustPolicy() == QComboBox::AdjustToContentsOnFirstShow)
+                combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        for (QAbstractSpinBox *spin : top->findChildren<QAbstractSpinBox *>()) {
+            QEvent measureAgain(QEvent::StyleChange); // what drops a spin box's measured sizes
+            QCoreApplication::sendEvent(spin, &measureAgain);
+        }
+    }
 }
 
 void LanguageManager::apply()

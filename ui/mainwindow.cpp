@@ -544,8 +544,11 @@ void MainWindow::syncLanguageActions()
 
 void MainWindow::changeEvent(QEvent *event)
 {
-    if (event->type() == QEvent::LanguageChange)
+    if (event->type() == QEvent::LanguageChange) {
         retranslateUi();
+        // The controls' least width follows their words, once the new texts are laid out.
+        QTimer::singleShot(0, this, &MainWindow::fitControlsColumn);
+    }
     // A QSplitter places its panes for the reading direction only when it is resized: after a
     // switch between Persian and English the panes kept the old order (the two charts stood
     // swapped against a window started in the new language) until the window was resized.
@@ -721,11 +724,6 @@ void MainWindow::shareClassroomRoom()
 {
     // The hidden controls' room goes to the pages: the column shrinks to what is left in it.
     fitControlsColumn();
-    const int controls = m_controlsScroll->minimumWidth();
-    const QList<int> sizes = m_mainSplitter->sizes();
-    const int total = sizes.value(0) + sizes.value(1);
-    if (total > controls)
-        m_mainSplitter->setSizes({controls, total - controls});
     if (!m_controls->classroomMode())
         return;
     // Two thirds of the lab's height for the enlarged buffers and verdict.
@@ -743,7 +741,24 @@ void MainWindow::fitControlsColumn()
     constexpr int kScrollBarRoom = 24;
     constexpr double kMostOfTheScreen = 0.4;
     const int most = int(availableArea(this).width() * kMostOfTheScreen);
-    m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most));
+    const int controls = std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most);
+    m_controlsScroll->setMinimumWidth(controls);
+    // The column takes the controls' preferred width, at least that and at most two fifths of
+    // the window, and the pages the rest: on the first show, after a zoom, a language switch, a
+    // move to another screen or a resize. A splitter grows a pane to its least width but never
+    // shrinks it back, and it placed a new window's panes by a size its scroll area had measured
+    // before the window was laid out: the column's width depended on the window's history (at
+    // 1024x768 in Persian 355 pixels when opened, 411 after zooming in and out, with the Memory
+    // tab's legend cut). A drag of the splitter holds until the next zoom, language, screen or
+    // resize.
+    if (!m_mainSplitter)
+        return;
+    const QList<int> sizes = m_mainSplitter->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    const int preferred = std::clamp(m_controls->sizeHint().width() + kScrollBarRoom, controls,
+                                     std::max(controls, int(total * kMostOfTheScreen)));
+    if (total > preferred)
+        m_mainSplitter->setSizes({preferred, total - preferred});
 }
 
 void MainWindow::setZoom(double zoom)
@@ -903,13 +918,25 @@ void MainWindow::showEvent(QShowEvent *event)
         // of it is measured again.
         if (QWindow *window = windowHandle())
             connect(window, &QWindow::screenChanged, this, &MainWindow::fitControlsColumn);
-        // A lesson that opens in classroom mode shares the room once the window has its size.
+        // Once the window has its size: the controls' column, and a lesson that opens in
+        // classroom mode shares the room.
         QTimer::singleShot(0, this, [this] {
             if (m_controls->classroomMode())
                 shareClassroomRoom();
+            else
+                fitControlsColumn();
         });
     }
     QMainWindow::showEvent(event);
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    // The column's share follows the window's width (moved from a wide screen to a projector's
+    // 1024 pixels, it kept the wide window's 429 pixels).
+    if (m_shownOnce)
+        fitControlsColumn();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -117,6 +117,7 @@ protected:
     void changeEvent(QEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     // Space (Play) and Right (Step) are window-wide only while the focused control has no use
     // for them: a focused slider, button, list, field or text keeps its keys.
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -145,7 +146,9 @@ private:
     // 768-pixel screen leaves the tabs about 200 pixels, less than one chart's least height,
     // and the buffers cannot give more); off, or the divider dragged down, brings them back.
     void setTabsFillTheLab(bool on);
-    // The controls' column's least width: what the controls need, at most a share of the screen.
+    // The controls' column: its least width what the controls need, at most a share of the
+    // screen, and its preferred width on the splitter (on the first show, after a zoom, a
+    // language switch, a new screen or a resize).
     void fitControlsColumn();
     // A preset on the widgets: the controls, the language, the memory budget, the experiment and
     // the page; the engine hears of it from applyPreset (or the constructor).

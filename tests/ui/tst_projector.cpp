@@ -827,6 +827,50 @@ private slots:
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
     }
 
+    // Zooming and moving between screens and back gives the pages the room a fresh window
+    // gives them: the controls' column is as wide as in a window opened at that size, and the
+    // charts' texts fit. A column left as wide as it was zoomed squeezed the Memory tab's
+    // timeline to 563 pixels at 1024x768, eliding its legend.
+    void zoomAndScreensGiveTheRoomBack_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("history"); // size@zoom steps, last: where it ends
+        for (const char *language : {"en", "fa"})
+            for (const char *history : {"1024@3 1024@0", "1366@0 1024@0", "1024@3 1366@3 1024@0", "1366@3 1366@0"})
+                QTest::addRow("%s %s", language, history)
+                    << QString::fromLatin1(language) << QString::fromLatin1(history);
+    }
+    void zoomAndScreensGiveTheRoomBack()
+    {
+        QFETCH(QString, language);
+        QFETCH(QString, history);
+        QSize size;
+        for (const QString &stop : history.split(QLatin1Char(' '))) {
+            const QStringList parts = stop.split(QLatin1Char('@'));
+            size = QSize(parts[0].toInt(), 768);
+            show(size, language, QStringLiteral("lab/1"), parts[1].toInt());
+        }
+        LanguageManager::instance()->setLanguage(language);
+        MainWindow fresh(false);
+        fresh.setWindowState(Qt::WindowNoState);
+        placeOn(&fresh, size);
+        fresh.resize(size);
+        fresh.show();
+        settle();
+        QTest::qWait(50);
+        settle();
+        const auto columns = [](MainWindow *w) { return qobject_cast<QSplitter *>(w->centralWidget())->sizes(); };
+        QVERIFY(qobject_cast<QSplitter *>(fresh.centralWidget()));
+        const QList<int> want = columns(&fresh), got = columns(m_window);
+        QVERIFY2(std::abs(got.value(0) - want.value(0)) <= 2,
+                 qPrintable(QStringLiteral("controls %1 px, pages %2 px; a fresh window: %3 and %4")
+                                .arg(got.value(0)).arg(got.value(1)).arg(want.value(0)).arg(want.value(1))));
+        const QStringList found = widgetProblems(m_window) + chartProblems(m_window);
+        for (const QString &problem : found)
+            qInfo().noquote() << problem;
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
     // The Memory tab's live timeline after Step has run one window (its line, the floor, and
     // forward, backward and the optimizer step shaded, five legend entries) fits at 1024x768
     // in both languages, at the normal size and zoomed three times. Last: the live window
