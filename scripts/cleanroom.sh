@@ -25,7 +25,7 @@ src=$PWD
 phase=${1:-all}
 [[ $phase =~ ^(all|prepare|finish)$ ]] || { echo "cleanroom: unknown phase '$phase' (all, prepare or finish)" >&2; exit 2; }
 top=$src/build-cleanroom
-suite=${ACCUMLAB_CLEANROOM_TESTS:-'^(portable\.|tst_config$|tst_translations$|tst_autorun$)'}
+suite=${ACCUMLAB_CLEANROOM_TESTS:-'^(portable\.|tst_translations$|tst_autorun$)'}
 stage_start=$SECONDS
 step_start=$SECONDS
 log() { echo "[cleanroom $(date +%H:%M:%S)] $*"; }

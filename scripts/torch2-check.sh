@@ -3,9 +3,9 @@
 # GPU machines carry) into the project's virtual environment .venv-torch2/ (ignored by git; pip
 # keeps the download in its cache), configures build-torch2/ against the wheel's LibTorch with
 # CUDA enabled, builds what compiles against LibTorch (target accumlab_torch2_suite: core, the
-# CLI, the CUDA paths, the NCCL process group, core's tests, the portable suite) and the desktop
-# app against Debian's Qt (the wheel uses the same C++11 ABI), and runs the tests labelled
-# torch2: core's Qt tests, the portable suite (which runs the CLI against the wheel) and the two
+# CLI, the CUDA paths, the NCCL process group, the portable suite) and the desktop app against
+# Debian's Qt (the wheel uses the same C++11 ABI), and runs the tests labelled torch2: the
+# portable suite (core's tests, and the CLI's run against the wheel) and the two
 # ui tests that run the app and its engine thread (tst_autorun, tst_enginecontroller); the other
 # ui tests include no LibTorch header. Then the wheel's torch.cuda._memory_viz reads the memory
 # snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py), and the safetensors package

@@ -13,15 +13,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -156,6 +160,75 @@ inline SweepConfig tinySweep(DeviceRequest device)
     s.numSteps = 3;
     s.warmupSteps = 1;
     return s;
+}
+
+// Whether `text` holds `part`.
+inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// Lines joined with newlines: a list of problems as one failure message.
+inline std::string joinLines(const std::vector<std::string> &lines)
+{
+    std::string out;
+    for (size_t i = 0; i < lines.size(); ++i)
+        out += (i ? "\n" : "") + lines[i];
+    return out;
+}
+
+// The code points of UTF-8 text, so that a check on characters sees characters, not bytes. A
+// byte that starts no valid sequence (a stray continuation byte, a truncated or overlong
+// sequence, a surrogate, a code point past U+10FFFF) reads as U+FFFD, as QString::fromStdString
+// reads it, and clears *valid.
+inline std::u32string codePoints(const std::string &text, bool *valid = nullptr)
+{
+    std::u32string out;
+    for (size_t i = 0; i < text.size();) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        const size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+        char32_t c = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+        bool ok = len != 0 && i + len <= text.size();
+        for (size_t k = 1; ok && k < len; ++k) {
+            const auto cont = static_cast<unsigned char>(text[i + k]);
+            ok = (cont & 0xC0) == 0x80;
+            c = (c << 6) | (cont & 0x3F);
+        }
+        static constexpr char32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
+        ok = ok && c >= kMinForLength[len] && c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF);
+        if (!ok && valid)
+            *valid = false;
+        out.push_back(ok ? c : U'\uFFFD');
+        i += ok ? len : 1;
+    }
+    return out;
+}
+
+// A table row's GoogleTest name from its label ("float32 sgd 4x4" -> "float32_sgd_4x4"): names
+// take letters, digits and underscores only.
+inline std::string caseName(std::string label)
+{
+    for (char &c : label)
+        if (!std::isalnum(static_cast<unsigned char>(c)))
+            c = '_';
+    return label;
+}
+
+// INSTANTIATE_TEST_SUITE_P's name generator for rows that carry their label in `name`:
+//   INSTANTIATE_TEST_SUITE_P(Rows, Suite, testing::ValuesIn(rows()), test::ByName());
+struct ByName {
+    template <class Row>
+    std::string operator()(const testing::TestParamInfo<Row> &info) const
+    {
+        return caseName(info.param.name);
+    }
+};
+
+// |actual - expected| <= rel * |expected|, naming both values when it fails:
+//   EXPECT_TRUE(relNear(measured, predicted, 1e-6));
+inline testing::AssertionResult relNear(double actual, double expected, double rel)
+{
+    if (std::abs(actual - expected) <= rel * std::abs(expected))
+        return testing::AssertionSuccess();
+    return testing::AssertionFailure() << std::setprecision(10) << actual << ", expected " << expected << " within "
+                                       << rel << " relative";
 }
 
 } // namespace accumlab::test

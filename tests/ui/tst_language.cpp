@@ -368,7 +368,7 @@ void TestLanguage::equivalenceCauseInTheWindowsLanguage()
     else if (bug == "tight-tolerance")
         c.fixedTolerance = 1e-12; // below float32's summation noise: a tolerance failure
     else if (bug == "adamw-near-eps") {
-        // tst_equivalence::adamwNearEpsGradient: the first seed whose check holds with
+        // gtest_equivalence::AdamwNearEpsGradient: the first seed whose check holds with
         // parameters more than 1e-4 apart
         c.run.optimizer.kind = OptimizerKind::AdamW;
         c.run.optimizer.lr = 0.05;

@@ -7,15 +7,19 @@
 #include "core/checkpoint.h"
 #include "core/engine.h"
 
-#include "common.h"
+#include "support.h"
 
-#include <QFile>
-#include <QTemporaryDir>
-#include <QtTest>
+#include <gtest/gtest.h>
 
+#include <filesystem>
+#include <ostream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace accumlab;
+namespace test = accumlab::test;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -52,91 +56,96 @@ struct Recorder : EngineObserver {
 };
 
 // One window of the group as teaching mode runs it: the marker first, then micro-batch by
-// micro-batch until the window closes.
+// micro-batch until the window closes. (A failed check returns from here.)
 void runWindow(ThreadRanks &ranks, Recorder &rec)
 {
     ranks.referenceGradNorms();
     for (int64_t i = 0; i < kAccum; ++i)
-        QCOMPARE(ranks.microStep(&rec), i == kAccum - 1);
+        ASSERT_EQ(ranks.microStep(&rec), i == kAccum - 1) << "micro-batch " << i;
 }
 
-} // namespace
+// ---- windowOfNRanksIsTheGlobalBatch ----------------------------------------------------------
 
-class TestThreadRanks : public QObject {
-    Q_OBJECT
-private slots:
-    void windowOfNRanksIsTheGlobalBatch_data();
-    void windowOfNRanksIsTheGlobalBatch();
-    void checkpointOfEveryRankResumes_data();
-    void checkpointOfEveryRankResumes();
-    void failedSaveLeavesTheGroupRunning();
-    void cancelStopsBeforeAnyRank();
-    void failingRankBreaksTheGroup();
+struct WorldRow {
+    std::string name;
+    int64_t world;
+    bool noSync;
 };
 
-void TestThreadRanks::windowOfNRanksIsTheGlobalBatch_data()
+void PrintTo(const WorldRow &row, std::ostream *os) { *os << row.name; } // the row label, not its bytes
+
+std::vector<WorldRow> worldRows()
 {
-    QTest::addColumn<qint64>("world");
-    QTest::addColumn<bool>("noSync");
-    for (qint64 n : {1, 2, 4}) {
-        QTest::addRow("%lld ranks no_sync on", static_cast<long long>(n)) << n << true;
-        QTest::addRow("%lld ranks no_sync off", static_cast<long long>(n)) << n << false;
+    std::vector<WorldRow> rows;
+    for (int64_t n : {1, 2, 4}) {
+        rows.push_back({std::to_string(n) + " ranks no_sync on", n, true});
+        rows.push_back({std::to_string(n) + " ranks no_sync off", n, false});
     }
+    return rows;
 }
 
-void TestThreadRanks::windowOfNRanksIsTheGlobalBatch()
+class WindowOfNRanksIsTheGlobalBatch : public testing::TestWithParam<WorldRow> {};
+
+TEST_P(WindowOfNRanksIsTheGlobalBatch, OfOneRank)
 {
-    QFETCH(qint64, world);
-    QFETCH(bool, noSync);
+    const int64_t world = GetParam().world;
+    const bool noSync = GetParam().noSync;
     const AccumConfig c = rankConfig(world, noSync);
     ThreadRanks ranks(c);
-    QCOMPARE(ranks.worldSize(), world);
+    EXPECT_EQ(ranks.worldSize(), world);
     AccumEngine one(oneRankOf(c));
     for (int64_t w = 0; w < kWindows; ++w) {
+        SCOPED_TRACE("window " + std::to_string(w));
         // The marker is the full batch of every rank's samples: the one rank's own.
         const std::vector<double> expected = one.referenceGradNorms();
         const std::vector<double> marker = ranks.referenceGradNorms();
-        QCOMPARE(marker.size(), expected.size());
+        ASSERT_EQ(marker.size(), expected.size());
         for (size_t i = 0; i < marker.size(); ++i)
-            ACCUMLAB_COMPARE_REL(marker[i], expected[i], 1e-5);
+            EXPECT_TRUE(test::relNear(marker[i], expected[i], 1e-5)) << "tensor " << i;
         Recorder rec;
         runWindow(ranks, rec);
         one.step();
-        QCOMPARE(qint64(rec.micro.size()), kAccum);
+        ASSERT_EQ(int64_t(rec.micro.size()), kAccum);
         // After the window's sync rank 0's buffers hold the mean: the bars end on the marker.
-        ACCUMLAB_COMPARE_REL(rec.micro.back().fillTotal, 1.0, 1e-5);
+        EXPECT_TRUE(test::relNear(rec.micro.back().fillTotal, 1.0, 1e-5));
         for (double f : rec.micro.back().fills)
-            ACCUMLAB_COMPARE_REL(f, 1.0, 1e-4);
+            EXPECT_TRUE(test::relNear(f, 1.0, 1e-4));
         for (const MicroBatchEvent &e : rec.micro)
-            QCOMPARE(e.synced, !noSync || e.microIndex == kAccum - 1);
+            EXPECT_EQ(e.synced, !noSync || e.microIndex == kAccum - 1) << "micro-batch " << e.microIndex;
     }
     for (int64_t r = 0; r < world; ++r) {
+        SCOPED_TRACE("rank " + std::to_string(r));
         AccumEngine &e = ranks.engine(r);
-        ACCUMLAB_VERIFY_BELOW(e.maxAbsParamDiff(one), 1e-5);
-        QCOMPARE(e.syncCalls(), noSync ? kWindows : kWindows * kAccum);
-        QCOMPARE(e.optimizerSteps(), kWindows);
-        QCOMPARE(e.microBatches(), kWindows * kAccum);
+        EXPECT_LT(e.maxAbsParamDiff(one), 1e-5);
+        EXPECT_EQ(e.syncCalls(), noSync ? kWindows : kWindows * kAccum);
+        EXPECT_EQ(e.optimizerSteps(), kWindows);
+        EXPECT_EQ(e.microBatches(), kWindows * kAccum);
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Rows, WindowOfNRanksIsTheGlobalBatch, testing::ValuesIn(worldRows()), test::ByName());
+
+// ---- checkpointOfEveryRankResumes ------------------------------------------------------------
 
 // Every rank saves at the same micro-batch (saveCheckpoint meets the others once); a new group
 // resumed from it ends where the uninterrupted one does, bit for bit.
-void TestThreadRanks::checkpointOfEveryRankResumes_data()
-{
-    QTest::addColumn<qint64>("world");
-    QTest::addColumn<qint64>("savedAt"); // micro-batches done
-    QTest::newRow("2 ranks mid-window") << qint64(2) << qint64(kAccum + 1);
-    QTest::newRow("4 ranks at a window's end") << qint64(4) << qint64(kAccum);
-}
+struct SavedAtRow {
+    const char *name;
+    int64_t world;
+    int64_t savedAt; // micro-batches done
+};
 
-void TestThreadRanks::checkpointOfEveryRankResumes()
+void PrintTo(const SavedAtRow &row, std::ostream *os) { *os << row.name; }
+
+class CheckpointOfEveryRankResumes : public testing::TestWithParam<SavedAtRow> {};
+
+TEST_P(CheckpointOfEveryRankResumes, BitForBit)
 {
-    QFETCH(qint64, world);
-    QFETCH(qint64, savedAt);
+    const int64_t world = GetParam().world;
+    const int64_t savedAt = GetParam().savedAt;
     const AccumConfig c = rankConfig(world, true);
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const std::filesystem::path path = dir.path().toStdString();
+    test::TempDir dir; // throws where QTemporaryDir::isValid() was false
+    const fs::path path = dir.path();
     ThreadRanks straight(c);
     for (int64_t i = 0; i < savedAt; ++i)
         straight.microStep();
@@ -146,59 +155,64 @@ void TestThreadRanks::checkpointOfEveryRankResumes()
 
     ThreadRanks resumed(c);
     const CheckpointSummary found = resumed.loadCheckpoint(path);
-    QCOMPARE(found.microBatches, savedAt);
-    QCOMPARE(found.worldSize, world);
+    EXPECT_EQ(found.microBatches, savedAt);
+    EXPECT_EQ(found.worldSize, world);
     for (int64_t r = 0; r < world; ++r)
-        QCOMPARE(resumed.engine(r).microBatches(), savedAt);
+        EXPECT_EQ(resumed.engine(r).microBatches(), savedAt) << "rank " << r;
     for (int64_t i = savedAt; i < kWindows * kAccum; ++i)
         resumed.microStep();
     for (int64_t r = 0; r < world; ++r)
-        QCOMPARE(resumed.engine(r).paramsSha256(), straight.engine(r).paramsSha256());
+        EXPECT_EQ(resumed.engine(r).paramsSha256(), straight.engine(r).paramsSha256()) << "rank " << r;
 }
+
+INSTANTIATE_TEST_SUITE_P(Rows, CheckpointOfEveryRankResumes,
+                         testing::ValuesIn(std::vector<SavedAtRow>{{"2 ranks mid-window", 2, kAccum + 1},
+                                                                   {"4 ranks at a window's end", 4, kAccum}}),
+                         test::ByName());
+
+// ---- Single cases ----------------------------------------------------------------------------
 
 // A save that cannot write (its folder would be inside a file) is refused in words, and the
 // ranks go on in step: their next window is the one an unsaved group runs.
-void TestThreadRanks::failedSaveLeavesTheGroupRunning()
+TEST(ThreadRanks, FailedSaveLeavesTheGroupRunning)
 {
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString file = dir.filePath(QStringLiteral("a-file"));
-    QFile f(file);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.close();
+    test::TempDir dir;
+    const fs::path file = dir / "a-file";
+    test::writeFile(file, "");
+    ASSERT_TRUE(fs::is_regular_file(file)) << file;
     const AccumConfig c = rankConfig(2, true);
     ThreadRanks ranks(c);
     ThreadRanks unsaved(c);
     ranks.microStep();
     unsaved.microStep();
-    QVERIFY_THROWS_EXCEPTION(CheckpointError, ranks.saveCheckpoint(std::filesystem::path(file.toStdString()) / "run"));
+    EXPECT_THROW(ranks.saveCheckpoint(file / "run"), CheckpointError);
     for (int64_t i = 1; i < kAccum; ++i) {
         ranks.microStep();
         unsaved.microStep();
     }
-    QCOMPARE(ranks.rank0().optimizerSteps(), 1);
-    QCOMPARE(ranks.rank0().paramsSha256(), unsaved.rank0().paramsSha256());
+    EXPECT_EQ(ranks.rank0().optimizerSteps(), 1);
+    EXPECT_EQ(ranks.rank0().paramsSha256(), unsaved.rank0().paramsSha256());
 }
 
 // The token is read once, before any rank starts: a cancelled step runs no rank at all, and the
 // group goes on afterwards in step.
-void TestThreadRanks::cancelStopsBeforeAnyRank()
+TEST(ThreadRanks, CancelStopsBeforeAnyRank)
 {
     ThreadRanks ranks(rankConfig(3, true));
     ranks.microStep();
     CancelToken cancel;
     cancel.cancel();
-    QVERIFY_THROWS_EXCEPTION(Cancelled, ranks.microStep(nullptr, &cancel));
+    EXPECT_THROW(ranks.microStep(nullptr, &cancel), Cancelled);
     for (int64_t r = 0; r < 3; ++r)
-        QCOMPARE(ranks.engine(r).microBatches(), 1);
-    QVERIFY(!ranks.microStep());
-    QVERIFY(ranks.microStep());
-    QCOMPARE(ranks.rank0().syncCalls(), 1);
+        EXPECT_EQ(ranks.engine(r).microBatches(), 1) << "rank " << r;
+    EXPECT_FALSE(ranks.microStep());
+    EXPECT_TRUE(ranks.microStep());
+    EXPECT_EQ(ranks.rank0().syncCalls(), 1);
 }
 
 // A rank that fails while the others wait for it in a collective: the others stop, the failing
 // rank's own error comes back (not their stop), and the broken group says so again later.
-void TestThreadRanks::failingRankBreaksTheGroup()
+TEST(ThreadRanks, FailingRankBreaksTheGroup)
 {
     ThreadRanks ranks(rankConfig(3, true));
     auto job = [](AccumEngine &e) {
@@ -206,15 +220,14 @@ void TestThreadRanks::failingRankBreaksTheGroup()
             throw std::runtime_error("rank 2 failed");
         e.rendezvous(); // waits for rank 2
     };
-    QVERIFY_THROWS_EXCEPTION(std::runtime_error, ranks.onEveryRank(job));
+    EXPECT_THROW(ranks.onEveryRank(job), std::runtime_error);
     try {
         ranks.microStep();
-        QFAIL("a broken group ran a micro-batch");
+        FAIL() << "a broken group ran a micro-batch";
     } catch (const std::runtime_error &e) {
-        QCOMPARE(QString::fromUtf8(e.what()), QStringLiteral("rank 2 failed"));
+        EXPECT_EQ(std::string(e.what()), "rank 2 failed");
     }
-    QCOMPARE(ranks.rank0().microBatches(), 0);
+    EXPECT_EQ(ranks.rank0().microBatches(), 0);
 }
 
-QTEST_GUILESS_MAIN(TestThreadRanks)
-#include "tst_thread_ranks.moc"
+} // namespace

@@ -1,0 +1,417 @@
+// core/distributed: torchrun's environment, ports, the local launcher's supervision, and
+// runSweepOnLocalRanks (the desktop app's entry point for a world-size > 1 sweep).
+#include "core/distributed.h"
+#include "core/export.h"
+
+#include "support.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+using namespace accumlab;
+namespace test = accumlab::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *const kTorchrunVars[] = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
+
+// Sets torchrun's variables from "NAME=VALUE" entries for one test, unsetting the others.
+class ScopedEnv {
+public:
+    explicit ScopedEnv(const std::vector<std::string> &vars)
+    {
+        for (const char *v : kTorchrunVars)
+            ::unsetenv(v);
+        for (const std::string &kv : vars) {
+            const size_t eq = kv.find('=');
+            const std::string name = kv.substr(0, eq);
+            const std::string value = eq == std::string::npos ? std::string() : kv.substr(eq + 1);
+            ::setenv(name.c_str(), value.c_str(), 1);
+        }
+    }
+    ~ScopedEnv()
+    {
+        for (const char *v : kTorchrunVars)
+            ::unsetenv(v);
+    }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+};
+
+fs::path sh() { return "/bin/sh"; }
+
+using test::contains;
+
+// QString::trimmed: without the whitespace at either end.
+std::string trimmed(const std::string &s)
+{
+    const char *const space = " \t\n\v\f\r";
+    const size_t from = s.find_first_not_of(space);
+    if (from == std::string::npos)
+        return {};
+    return s.substr(from, s.find_last_not_of(space) - from + 1);
+}
+
+// QDir(folder).entryList(QDir::Files): the plain files in `folder`, hidden ones left out, sorted by name.
+std::vector<std::string> fileNames(const fs::path &folder)
+{
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(folder, ec)) {
+        const std::string name = e.path().filename().string();
+        if (e.is_regular_file() && name.rfind('.', 0) != 0)
+            names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// Milliseconds since `start` (QElapsedTimer::elapsed).
+long long elapsedMs(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+// ---- torchrun's environment ------------------------------------------------------------------
+
+TEST(Distributed, EnvAbsentMeansOneProcess)
+{
+    ScopedEnv env({});
+    EXPECT_FALSE(distributedOptionsFromEnv().has_value());
+}
+
+TEST(Distributed, EnvParsed)
+{
+    ScopedEnv env({"RANK=3", "WORLD_SIZE=4", "LOCAL_RANK=1", "MASTER_ADDR=10.0.0.7", "MASTER_PORT=29511"});
+    const auto o = distributedOptionsFromEnv(/*timeoutS=*/7.5);
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(o->rank, 3);
+    EXPECT_EQ(o->worldSize, 4);
+    EXPECT_EQ(o->localRank, 1);
+    EXPECT_EQ(o->masterAddr, "10.0.0.7");
+    EXPECT_EQ(o->masterPort, 29511);
+    EXPECT_DOUBLE_EQ(o->timeoutS, 7.5);
+}
+
+TEST(Distributed, EnvDefaults)
+{
+    ScopedEnv env({"RANK=1", "WORLD_SIZE=2"});
+    const auto o = distributedOptionsFromEnv();
+    ASSERT_TRUE(o.has_value());
+    EXPECT_EQ(o->localRank, 1);
+    EXPECT_EQ(o->masterAddr, "127.0.0.1");
+    EXPECT_EQ(o->masterPort, kDefaultMasterPort);
+    EXPECT_DOUBLE_EQ(o->timeoutS, kDefaultDistTimeoutS);
+}
+
+struct EnvRejectedRow {
+    const char *name;
+    std::vector<std::string> vars;
+    std::string mentions;
+};
+
+void PrintTo(const EnvRejectedRow &row, std::ostream *os) { *os << row.name; } // the row label, not its bytes
+
+class EnvRejected : public testing::TestWithParam<EnvRejectedRow> {};
+
+TEST_P(EnvRejected, InWords)
+{
+    ScopedEnv env(GetParam().vars);
+    try {
+        distributedOptionsFromEnv();
+        FAIL() << "accepted";
+    } catch (const ConfigError &e) {
+        EXPECT_TRUE(contains(e.what(), GetParam().mentions)) << e.what();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, EnvRejected,
+    testing::ValuesIn(std::vector<EnvRejectedRow>{
+        {"rank == world", {"RANK=2", "WORLD_SIZE=2"}, "outside the world of 2"},
+        {"world 65", {"RANK=0", "WORLD_SIZE=65"}, "between 1 and 64"},
+        {"world 0", {"RANK=0", "WORLD_SIZE=0"}, "between 1 and 64"},
+        {"rank only", {"RANK=0"}, "WORLD_SIZE is not"},
+        {"world only", {"WORLD_SIZE=2"}, "RANK is not"},
+        {"rank text", {"RANK=one", "WORLD_SIZE=2"}, "RANK='one'"},
+        {"trailing junk", {"RANK=1x", "WORLD_SIZE=2"}, "RANK='1x'"},
+        {"port 0", {"RANK=0", "WORLD_SIZE=2", "MASTER_PORT=0"}, "master port"},
+        {"empty addr", {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR="}, "MASTER_ADDR"},
+    }),
+    test::ByName());
+
+// ---- Ports -----------------------------------------------------------------------------------
+
+TEST(Distributed, Ports)
+{
+    const int port = pickFreePort();
+    EXPECT_TRUE(port > 0 && port < 65536) << port;
+    requirePortFree("127.0.0.1", port); // nothing holds it now
+
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons(static_cast<uint16_t>(port));
+    ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa), 0);
+    ASSERT_EQ(::listen(fd, 1), 0);
+    EXPECT_THROW(requirePortFree("127.0.0.1", port), ConfigError);
+    ::close(fd);
+    EXPECT_THROW(requirePortFree("127.0.0.1", 0), ConfigError);
+}
+
+// ---- settingsDifference ----------------------------------------------------------------------
+
+// The rendezvous's settings check: the first key that differs, named with both values, in
+// the order the settings were written; agreement gives "".
+struct SettingsRow {
+    const char *name;
+    std::string mine;
+    std::string theirs;
+    std::string expected;
+};
+
+void PrintTo(const SettingsRow &row, std::ostream *os) { *os << row.name; }
+
+class SettingsDifference : public testing::TestWithParam<SettingsRow> {};
+
+TEST_P(SettingsDifference, NamesTheFirstKeyThatDiffers)
+{
+    const SettingsRow &row = GetParam();
+    EXPECT_EQ(accumlab::settingsDifference(row.mine, 1, row.theirs, 0), row.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, SettingsDifference,
+    testing::ValuesIn(std::vector<SettingsRow>{
+        {"equal", R"({"--seed":1,"--lr":0.05})", R"({"--seed":1,"--lr":0.05})", ""},
+        {"a number", R"({"--seed":1,"--lr":0.05})", R"({"--seed":2,"--lr":0.05})",
+         "--seed is 1 on rank 1 but 2 on rank 0"},
+        {"the first written wins", R"({"--model":"wide","--hidden":64})", R"({"--model":"lesson","--hidden":128})",
+         "--model is wide on rank 1 but lesson on rank 0"},
+        {"a real that differs in the last bit", R"({"--lr":0.05})", R"({"--lr":0.05000000000000001})",
+         "--lr is 0.05 on rank 1 but 0.05000000000000001 on rank 0"},
+        {"a key only one side has", R"({"--seed":1})", R"({"--seed":1,"--scaling":"none"})",
+         "--scaling is (not set) on rank 1 but none on rank 0"},
+        {"not JSON", "garbage", R"({"--seed":1})",
+         "rank 1 sent settings that are not a JSON object (another program's rank?)"},
+    }),
+    test::ByName());
+
+// ---- The local launcher ----------------------------------------------------------------------
+
+// Every rank gets torchrun's variables; the launcher waits for all of them.
+TEST(Distributed, LauncherSetsTorchrunEnvironment)
+{
+    test::TempDir dir;
+    LaunchOptions o;
+    o.worldSize = 3;
+    o.masterPort = pickFreePort();
+    const std::string script = "echo \"$RANK $LOCAL_RANK $WORLD_SIZE $MASTER_ADDR $MASTER_PORT\" > \"$0/r$RANK\"; "
+                               "echo $ACCUMLAB_RUN_ID > \"$0/id$RANK\"";
+    std::vector<std::string> ids;
+    for (int launch = 0; launch < 2; ++launch) {
+        const LaunchResult r = launchLocalRanks(sh(), {"-c", script, dir.path().string()}, o);
+        EXPECT_EQ(r.exitCode, 0);
+        EXPECT_EQ(r.failedRank, -1);
+        for (int rank = 0; rank < 3; ++rank) {
+            const fs::path env = dir / ("r" + std::to_string(rank));
+            ASSERT_TRUE(fs::exists(env)) << env;
+            EXPECT_EQ(trimmed(test::readFile(env)), std::to_string(rank) + " " + std::to_string(rank) +
+                                                        " 3 127.0.0.1 " + std::to_string(o.masterPort));
+            const fs::path id = dir / ("id" + std::to_string(rank));
+            ASSERT_TRUE(fs::exists(id)) << id;
+            ids.push_back(trimmed(test::readFile(id)));
+        }
+    }
+    // One launch id for the ranks of a launch, a fresh one for the next launch.
+    EXPECT_EQ(ids[0].size(), 16u);
+    EXPECT_EQ(ids[1], ids[0]);
+    EXPECT_EQ(ids[2], ids[0]);
+    EXPECT_EQ(ids[4], ids[3]);
+    EXPECT_NE(ids[3], ids[0]);
+}
+
+// A rank that gave up on a peer (exit 3) is not blamed while another rank is stopped or
+// still running: the launcher names that one. A rank that exits 3 alone is itself named.
+struct BlameRow {
+    const char *name;
+    std::string rank1;
+    int blamed;
+    std::string mentions;
+};
+
+void PrintTo(const BlameRow &row, std::ostream *os) { *os << row.name; }
+
+class LauncherBlamesTheSilentRank : public testing::TestWithParam<BlameRow> {};
+
+TEST_P(LauncherBlamesTheSilentRank, NotTheOneThatGaveUp)
+{
+    const BlameRow &row = GetParam();
+    LaunchOptions o;
+    o.worldSize = 2;
+    const std::string script = "if [ $RANK = 0 ]; then sleep 0.2; exit 3; fi; " + row.rank1;
+    const auto start = std::chrono::steady_clock::now();
+    const LaunchResult r = launchLocalRanks(sh(), {"-c", script}, o);
+    EXPECT_EQ(r.exitCode, 3);
+    EXPECT_EQ(r.failedRank, row.blamed);
+    EXPECT_TRUE(contains(r.failure, row.mentions)) << r.failure;
+    EXPECT_LT(elapsedMs(start), 10000);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, LauncherBlamesTheSilentRank,
+    testing::ValuesIn(std::vector<BlameRow>{
+        {"rank 1 stopped", "kill -STOP $$", 1, "rank 1 stopped answering (it was stopped by a signal"},
+        {"rank 1 still running", "sleep 60", 1, "rank 1 stopped answering (it was still running"},
+        {"rank 1 gave up too", "sleep 0.3; exit 3", 0, "rank 0 exited with code 3"},
+        {"rank 1 ended well", "exit 0", 0, "rank 0 exited with code 3"},
+    }),
+    test::ByName());
+
+// One rank fails: the launcher reports it (with its log's last line) and stops the others
+// well before their 60 s sleep ends, SIGKILLing one that ignores SIGTERM.
+struct SurvivorsRow {
+    const char *name;
+    std::string script;
+    int exitCode;
+    std::string mentions;
+};
+
+void PrintTo(const SurvivorsRow &row, std::ostream *os) { *os << row.name; }
+
+class LauncherStopsSurvivors : public testing::TestWithParam<SurvivorsRow> {};
+
+TEST_P(LauncherStopsSurvivors, AndReportsTheFailure)
+{
+    const SurvivorsRow &row = GetParam();
+    test::TempDir dir;
+    LaunchOptions o;
+    o.worldSize = 3;
+    o.logDir = (dir / "logs").string();
+    const auto start = std::chrono::steady_clock::now();
+    const LaunchResult r = launchLocalRanks(sh(), {"-c", row.script}, o);
+    const long long elapsed = elapsedMs(start);
+    EXPECT_TRUE(elapsed < 15000) << elapsed;
+    EXPECT_EQ(r.exitCode, row.exitCode);
+    EXPECT_TRUE(contains(r.failure, row.mentions)) << r.failure;
+    EXPECT_EQ(fileNames(dir / "logs"), (std::vector<std::string>{"rank-0.log", "rank-1.log", "rank-2.log"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, LauncherStopsSurvivors,
+    testing::ValuesIn(std::vector<SurvivorsRow>{
+        {"rank 1 exits 7", R"(if [ "$RANK" = 1 ]; then echo "boom on rank 1" >&2; exit 7; fi; exec sleep 60)", 7,
+         "rank 1 exited with code 7: boom on rank 1; the other ranks were stopped"},
+        {"rank 2 killed, survivors ignore SIGTERM",
+         R"(trap "" TERM; if [ "$RANK" = 2 ]; then kill -9 $$; fi; exec sleep 60)", 3, "rank 2 was killed by signal 9"},
+    }),
+    test::ByName());
+
+TEST(Distributed, LauncherCancels)
+{
+    CancelToken cancel;
+    cancel.cancel();
+    LaunchOptions o;
+    o.worldSize = 2;
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_THROW(launchLocalRanks(sh(), {"-c", "sleep 60"}, o, &cancel), Cancelled);
+    EXPECT_LT(elapsedMs(start), 10000);
+}
+
+// ---- runSweepOnLocalRanks --------------------------------------------------------------------
+
+// What the desktop app calls: a 2-rank sweep through accumlab-cli, points parsed back
+// with their collective counters.
+struct NoSyncRow {
+    const char *name;
+    bool noSync;
+};
+
+void PrintTo(const NoSyncRow &row, std::ostream *os) { *os << row.name; }
+
+class SweepOnLocalRanks : public testing::TestWithParam<NoSyncRow> {};
+
+TEST_P(SweepOnLocalRanks, PointsComeBackWithTheirCollectives)
+{
+    ASSERT_NO_FATAL_FAILURE(test::requireCli());
+    const bool noSync = GetParam().noSync;
+    test::TempDir dir;
+    SweepConfig c;
+    c.base.worldSize = 2;
+    c.base.noSync = noSync;
+    c.base.optimizer.lr = 0.03;
+    // The ranks take the sweep's settings from its record: a planted bug and a width the
+    // presets do not have reach them too (an argument list once dropped the bug).
+    c.base.bug = noSync ? AccumBug::None : AccumBug::DivideByNPlusOne;
+    c.base.shape = ModelShape{64, 40, 16};
+    c.accumGrid = {1, 4};
+    c.numSteps = 4;
+    c.warmupSteps = 1;
+    c.threads = 1;
+    struct Count : EngineObserver {
+        int points = 0;
+        void onSweepPoint(const SweepPoint &) override { ++points; }
+    } observer;
+    const SweepResult r = runSweepOnLocalRanks(test::cliPath(), c, dir.path(), /*timeoutS=*/20.0, &observer);
+    EXPECT_EQ(observer.points, 2);
+    EXPECT_EQ(r.points.size(), size_t(2));
+    for (const SweepPoint &p : r.points) {
+        SCOPED_TRACE("accum " + std::to_string(p.accumSteps));
+        EXPECT_EQ(p.worldSize, 2);
+        EXPECT_EQ(p.effectiveBatch, c.base.microBatch * p.accumSteps * 2);
+        ASSERT_EQ(p.steps, c.numSteps);
+        ASSERT_EQ(p.allreduceCalls, noSync ? p.steps : p.steps * p.accumSteps); // divides below
+        EXPECT_EQ(p.allreduceCalls, p.syncCalls);
+        EXPECT_TRUE(p.allreduceBytes > 0 && p.allreduceBytes % p.allreduceCalls == 0) << p.allreduceBytes;
+        EXPECT_EQ(p.losses.size(), size_t(c.numSteps));
+    }
+    // The settings reached the ranks: the config rank 0 wrote says so.
+    const fs::path curve = dir / "accum-curve.json";
+    ASSERT_TRUE(fs::exists(curve)) << curve;
+    const auto config = parseCurveJson(test::readFile(curve)).raw.at("config");
+    EXPECT_DOUBLE_EQ(config.at("lr").get<double>(), 0.03);
+    EXPECT_EQ(config.at("bug").get<std::string>(), toString(c.base.bug));
+    EXPECT_EQ(config.at("hidden").get<int64_t>(), int64_t(40));
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, SweepOnLocalRanks,
+                         testing::ValuesIn(std::vector<NoSyncRow>{{"no-sync on", true}, {"no-sync off", false}}),
+                         test::ByName());
+
+TEST(Distributed, SweepOnLocalRanksReportsFailure)
+{
+    ASSERT_NO_FATAL_FAILURE(test::requireCli());
+    test::TempDir dir;
+    SweepConfig c;
+    c.base.worldSize = 2;
+    c.accumGrid = {2};
+    c.numSteps = 20;
+    c.warmupSteps = 0;
+    ::setenv("ACCUMLAB_FAULT_RANK", "1", 1);
+    ::setenv("ACCUMLAB_FAULT_AFTER", "3", 1);
+    try {
+        runSweepOnLocalRanks(test::cliPath(), c, dir.path(), 5.0);
+        ::unsetenv("ACCUMLAB_FAULT_RANK");
+        FAIL() << "a killed rank went unnoticed";
+    } catch (const DistributedError &e) {
+        ::unsetenv("ACCUMLAB_FAULT_RANK");
+        EXPECT_TRUE(contains(e.what(), "rank 1 was killed by signal 9")) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(dir / "accum-curve.json"));
+}
+
+} // namespace

@@ -1,0 +1,534 @@
+// float16 and the dynamic loss scaler in the engine's window: GradScaler's update rule, one
+// unscale per window, skip-and-halve on an Inf/NaN with the optimizer's state and the LR
+// schedule held, growth after the interval, which float16 path ran (against a float16 matmul
+// tried here), each pitfall's measured consequence, and the counters in accum-curve.json.
+// Also the divergence watch `accumlab-cli train` judges a run by (a non-finite loss, a collapsed
+// scale, no step at all), on planted windows and on the engine driven to divergence.
+#include "core/curve_io.h"
+#include "core/divergence.h"
+#include "core/engine.h"
+#include "core/loss_scaler.h"
+
+#include <torch/torch.h>
+
+#include "support.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace accumlab;
+namespace test = accumlab::test;
+
+namespace {
+
+AccumConfig float16Config(int64_t accum, OptimizerKind kind = OptimizerKind::Sgd)
+{
+    AccumConfig c;
+    c.preset = ModelPreset::Fixture;
+    c.microBatch = 4;
+    c.accumSteps = accum;
+    c.optimizer.kind = kind;
+    c.device = DeviceRequest::Cpu;
+    c.dtype = DType::Float16;
+    c.lossScaler.enabled = true;
+    c.seed = 3;
+    return c;
+}
+
+// Whether a float16 matmul runs on the CPU, tried here independently of the engine's probe.
+bool halfMatmulWorks()
+{
+    try {
+        auto a = torch::ones({2, 2}, torch::kHalf);
+        (void)torch::mm(a, a);
+        return true;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
+// torch.cuda.amp.GradScaler.update(): x0.5 on an Inf, x2 after `interval` clean steps.
+struct UpdateRuleRow {
+    const char *name;
+    friend void PrintTo(const UpdateRuleRow &row, std::ostream *os) { *os << row.name; }
+    int interval;
+    std::string steps; // "c" clean, "i" Inf/NaN
+    double scale;
+    int tracker;
+    int growths;
+    int backoffs;
+};
+class UpdateRule : public testing::TestWithParam<UpdateRuleRow> {};
+
+TEST_P(UpdateRule, FollowsGradScaler)
+{
+    const UpdateRuleRow &row = GetParam();
+    LossScalerConfig c;
+    c.enabled = true;
+    c.growthInterval = row.interval;
+    LossScaler s(c);
+    for (char step : row.steps)
+        s.update(step == 'i');
+    EXPECT_DOUBLE_EQ(s.scale(), row.scale);
+    EXPECT_EQ(s.state().growthTracker, int64_t(row.tracker));
+    EXPECT_EQ(s.state().growths, int64_t(row.growths));
+    EXPECT_EQ(s.state().backoffs, int64_t(row.backoffs));
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, UpdateRule,
+                         testing::ValuesIn(std::vector<UpdateRuleRow>{
+                             {"one clean", 2000, "c", 65536.0, 1, 0, 0},
+                             {"inf halves", 2000, "i", 32768.0, 0, 0, 1},
+                             {"grows at the interval", 2, "cc", 131072.0, 0, 1, 0},
+                             {"inf restarts the count", 2, "cicc", 65536.0, 0, 1, 1},
+                             {"two infs", 2, "ii", 16384.0, 0, 0, 2},
+                             {"grows twice", 1, "cc", 262144.0, 0, 2, 0},
+                         }),
+                         test::ByName());
+
+// PyTorch: "unscale_() has already been called on this optimizer since the last update()".
+TEST(LossScaler, SecondUnscaleRaises)
+{
+    LossScaler s(LossScalerConfig{});
+    s.noteUnscale();
+    try {
+        s.noteUnscale();
+        FAIL() << "a second unscale_() before update() did not raise";
+    } catch (const ScalerError &e) {
+        EXPECT_EQ(e.code(), "engine/unscale-twice");
+        EXPECT_NE(std::string(e.what()).find("unscale_() has already been called"), std::string::npos) << e.what();
+    }
+    s.update(false);
+    s.noteUnscale(); // a new window
+    EXPECT_EQ(s.state().unscaleCalls, int64_t(2));
+}
+
+struct InvalidConfigRow {
+    const char *name;
+    friend void PrintTo(const InvalidConfigRow &row, std::ostream *os) { *os << row.name; }
+    double init;
+    double growth;
+    double backoff;
+    int interval;
+};
+class InvalidConfigRefused : public testing::TestWithParam<InvalidConfigRow> {};
+
+TEST_P(InvalidConfigRefused, Throws)
+{
+    const InvalidConfigRow &row = GetParam();
+    AccumConfig c = float16Config(2);
+    c.lossScaler.initScale = row.init;
+    c.lossScaler.growthFactor = row.growth;
+    c.lossScaler.backoffFactor = row.backoff;
+    c.lossScaler.growthInterval = row.interval;
+    EXPECT_THROW(validate(c), ConfigError);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, InvalidConfigRefused,
+                         testing::ValuesIn(std::vector<InvalidConfigRow>{
+                             {"zero scale", 0.0, 2.0, 0.5, 10},
+                             {"nan scale", std::nan(""), 2.0, 0.5, 10},
+                             {"growth 1", 1.0, 1.0, 0.5, 10},
+                             {"backoff 1", 1.0, 2.0, 1.0, 10},
+                             {"interval 0", 1.0, 2.0, 0.5, 0},
+                         }),
+                         test::ByName());
+
+// Clean windows: one unscale per window whatever N, no skip, the scale kept, and the path
+// that ran named.
+struct OneUnscaleRow {
+    const char *name;
+    friend void PrintTo(const OneUnscaleRow &row, std::ostream *os) { *os << row.name; }
+    int accum;
+    OptimizerKind optimizer;
+};
+class OneUnscalePerWindow : public testing::TestWithParam<OneUnscaleRow> {};
+
+TEST_P(OneUnscalePerWindow, CleanWindows)
+{
+    const OneUnscaleRow &row = GetParam();
+    AccumEngine e(float16Config(row.accum, row.optimizer));
+    const std::string path = halfMatmulWorks() ? "float16" : "float16-emulated";
+    for (int w = 1; w <= 3; ++w) {
+        const StepResult r = e.step();
+        EXPECT_TRUE(r.lossScaling);
+        EXPECT_FALSE(r.stepSkipped);
+        EXPECT_TRUE(r.finite);
+        EXPECT_EQ(r.scalerState.unscaleCalls, int64_t(w));
+        EXPECT_EQ(r.scalerState.skippedWindows, int64_t(0));
+        EXPECT_DOUBLE_EQ(r.lossScale, kDefaultInitScale);
+        EXPECT_EQ(r.optimizerStateStep, int64_t(w));
+        EXPECT_EQ(r.float16Path, path);
+    }
+    EXPECT_EQ(e.float16Path(), path);
+    EXPECT_EQ(e.microBatches(), int64_t(3 * row.accum));
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, OneUnscalePerWindow,
+                         testing::ValuesIn(std::vector<OneUnscaleRow>{
+                             {"N=1 sgd", 1, OptimizerKind::Sgd},
+                             {"N=4 sgd", 4, OptimizerKind::Sgd},
+                             {"N=8 adamw", 8, OptimizerKind::AdamW},
+                         }),
+                         test::ByName());
+
+TEST(LossScaler, Float32HasNoFloat16Path)
+{
+    AccumConfig c = float16Config(2);
+    c.dtype = DType::Float32;
+    c.lossScaler.enabled = false;
+    AccumEngine e(c);
+    const StepResult r = e.step();
+    EXPECT_TRUE(r.float16Path.empty());
+    EXPECT_FALSE(r.lossScaling);
+    EXPECT_TRUE(e.float16Path().empty());
+}
+
+// The scaled window's gradient, unscaled once, is the float16 window's without a scaler (the
+// scale is a power of two: scaling and unscaling are exact where nothing underflows).
+TEST(LossScaler, UnscaledOnceMatchesUnscaledRun)
+{
+    AccumConfig c = float16Config(4);
+    AccumEngine scaled(c);
+    c.lossScaler.enabled = false;
+    AccumEngine plain(c);
+    const StepResult a = scaled.step(), b = plain.step();
+    EXPECT_TRUE(test::relNear(a.gradNorm, b.gradNorm, 1e-3));
+    EXPECT_LT(scaled.maxAbsParamDiff(plain), 1e-6);
+}
+
+// An Inf anywhere in the window: the step is skipped (parameters, optimizer state and LR
+// schedule stay), the scale halves once, and the next window steps at the schedule's first rate.
+struct OverflowRow {
+    const char *name;
+    friend void PrintTo(const OverflowRow &row, std::ostream *os) { *os << row.name; }
+    int spikeMicro;
+    OptimizerKind optimizer;
+};
+class OverflowSkipsTheWindow : public testing::TestWithParam<OverflowRow> {};
+
+TEST_P(OverflowSkipsTheWindow, SkipsAndHalves)
+{
+    const OverflowRow &row = GetParam();
+    AccumConfig c = float16Config(4, row.optimizer);
+    c.optimizer.lrWarmup = 4;
+    AccumEngine untouched(c);
+    c.lossScaler.spikeWindow = 0;
+    c.lossScaler.spikeMicro = row.spikeMicro;
+    AccumEngine e(c);
+    const StepResult r = e.step();
+    EXPECT_TRUE(r.stepSkipped);
+    EXPECT_TRUE(r.finite); // a skipped window is not a divergence
+    EXPECT_EQ(e.maxAbsParamDiff(untouched), 0.0);
+    EXPECT_EQ(r.optimizerStateStep, int64_t(0));
+    EXPECT_EQ(r.optimizerSteps, int64_t(0));
+    EXPECT_EQ(r.schedulerSteps, int64_t(0));
+    EXPECT_DOUBLE_EQ(r.scalerState.scale, kDefaultInitScale / 2.0);
+    EXPECT_EQ(r.scalerState.backoffs, int64_t(1));
+    EXPECT_EQ(r.scalerState.skippedWindows, int64_t(1));
+    EXPECT_EQ(r.scalerState.unscaleCalls, int64_t(1));
+    const StepResult next = e.step();
+    EXPECT_FALSE(next.stepSkipped);
+    EXPECT_EQ(next.optimizerStateStep, int64_t(1));
+    EXPECT_EQ(next.schedulerSteps, int64_t(1));
+    EXPECT_DOUBLE_EQ(next.lr, scheduledLr(c.optimizer, 0, 4)); // the schedule's first rate, not its second
+    EXPECT_DOUBLE_EQ(next.lossScale, kDefaultInitScale / 2.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, OverflowSkipsTheWindow,
+                         testing::ValuesIn(std::vector<OverflowRow>{
+                             {"first micro, sgd", 0, OptimizerKind::Sgd},
+                             {"middle micro, momentum", 2, OptimizerKind::Momentum},
+                             {"last micro, adamw", 3, OptimizerKind::AdamW},
+                         }),
+                         test::ByName());
+
+struct GrowsRow {
+    const char *name;
+    friend void PrintTo(const GrowsRow &row, std::ostream *os) { *os << row.name; }
+    int interval;
+    int windows;
+    double scale;
+};
+class GrowsAfterTheInterval : public testing::TestWithParam<GrowsRow> {};
+
+TEST_P(GrowsAfterTheInterval, Scale)
+{
+    const GrowsRow &row = GetParam();
+    AccumConfig c = float16Config(4);
+    c.lossScaler.growthInterval = row.interval;
+    AccumEngine e(c);
+    for (int w = 0; w < row.windows; ++w)
+        e.step();
+    EXPECT_DOUBLE_EQ(e.lossScalerState().scale, row.scale);
+    EXPECT_DOUBLE_EQ(e.lastStep().scalerState.scale, row.scale);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, GrowsAfterTheInterval,
+                         testing::ValuesIn(std::vector<GrowsRow>{
+                             {"2 windows of 2", 2, 2, kDefaultInitScale * 2},
+                             {"3 windows of 2", 2, 3, kDefaultInitScale * 2},
+                             {"4 windows of 2", 2, 4, kDefaultInitScale * 4},
+                             {"3 windows of 5", 5, 3, kDefaultInitScale},
+                         }),
+                         test::ByName());
+
+// Each pitfall with its measured consequence.
+struct UnscaleEveryMicroRow {
+    const char *name;
+    friend void PrintTo(const UnscaleEveryMicroRow &row, std::ostream *os) { *os << row.name; }
+    int accum;
+    int raisesAtMicroBatches; // 0: never
+};
+class UnscaleEveryMicroRaises : public testing::TestWithParam<UnscaleEveryMicroRow> {};
+
+TEST_P(UnscaleEveryMicroRaises, RaisesAt)
+{
+    const UnscaleEveryMicroRow &row = GetParam();
+    AccumConfig c = float16Config(row.accum);
+    c.lossScaler.bug = ScalerBug::UnscaleEveryMicro;
+    AccumEngine e(c);
+    int raisedAt = 0;
+    try {
+        e.step();
+        e.step();
+    } catch (const ScalerError &err) {
+        EXPECT_EQ(err.code(), "engine/unscale-twice");
+        raisedAt = int(e.microBatches());
+    }
+    EXPECT_EQ(raisedAt, row.raisesAtMicroBatches);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, UnscaleEveryMicroRaises,
+                         testing::ValuesIn(std::vector<UnscaleEveryMicroRow>{
+                             {"N=1: one unscale per window", 1, 0},
+                             {"N=4: the second micro-batch raises", 4, 2},
+                         }),
+                         test::ByName());
+
+TEST(LossScaler, UpdateEveryMicroGrowsEarly)
+{
+    AccumConfig c = float16Config(4);
+    c.lossScaler.growthInterval = 2;
+    AccumEngine right(c);
+    c.lossScaler.bug = ScalerBug::UpdateEveryMicro;
+    AccumEngine wrong(c);
+    right.step();
+    wrong.step();
+    EXPECT_DOUBLE_EQ(right.lossScalerState().scale, kDefaultInitScale);       // 1 clean window of 2
+    EXPECT_DOUBLE_EQ(wrong.lossScalerState().scale, kDefaultInitScale * 4.0); // 4 micro-batches: 2 growths
+    // The first micro-batches were scaled by less than they were unscaled by: a different step.
+    EXPECT_GT(wrong.maxAbsParamDiff(right), 0.0);
+}
+
+TEST(LossScaler, SkipOverflowedMicroStepsAPartialWindow)
+{
+    AccumConfig c = float16Config(4);
+    AccumEngine untouched(c);
+    c.lossScaler.spikeWindow = 0;
+    c.lossScaler.spikeMicro = 1;
+    c.lossScaler.bug = ScalerBug::SkipOverflowedMicro;
+    AccumEngine e(c);
+    const StepResult r = e.step();
+    EXPECT_FALSE(r.stepSkipped);
+    EXPECT_EQ(r.optimizerStateStep, int64_t(1)); // it stepped on 3 of 4 micro-batches
+    EXPECT_EQ(r.scalerState.skippedWindows, int64_t(0));
+    EXPECT_DOUBLE_EQ(r.scalerState.scale, kDefaultInitScale / 2.0);
+    EXPECT_GT(e.maxAbsParamDiff(untouched), 0.0);
+}
+
+TEST(LossScaler, LogScaledLossIsScaleTimesTooLarge)
+{
+    AccumConfig c = float16Config(4);
+    AccumEngine right(c);
+    c.lossScaler.bug = ScalerBug::LogScaledLoss;
+    AccumEngine wrong(c);
+    const StepResult a = right.step(), b = wrong.step();
+    EXPECT_TRUE(test::relNear(a.loggedLoss, a.loss, 1e-6));
+    EXPECT_TRUE(test::relNear(b.loggedLoss, b.loss * kDefaultInitScale, 1e-6));
+}
+
+TEST(LossScaler, NamesRoundTrip)
+{
+    for (const std::string &name : scalerBugNames())
+        EXPECT_EQ(toString(scalerBugFromString(name)), name);
+    EXPECT_THROW(scalerBugFromString("no-such-bug"), ConfigError);
+    EXPECT_EQ(toString(dtypeFromString("float16")), std::string("float16"));
+    EXPECT_DOUBLE_EQ(dtypeEpsilon(DType::Float16), std::ldexp(1.0, -10));
+}
+
+// accum-curve.v1 carries the counters where they ran and reads files without them.
+struct CurveFieldsRow {
+    const char *name;
+    friend void PrintTo(const CurveFieldsRow &row, std::ostream *os) { *os << row.name; }
+    bool scaling;
+};
+class CurveFieldsRoundTrip : public testing::TestWithParam<CurveFieldsRow> {};
+
+TEST_P(CurveFieldsRoundTrip, Counters)
+{
+    const bool scaling = GetParam().scaling;
+    SweepPoint p;
+    p.effectiveBatch = 16;
+    p.accumSteps = 4;
+    p.microBatch = 4;
+    p.samplesPerSec = 100.0;
+    p.medianStepMs = 1.0;
+    p.steps = 2;
+    p.dtype = "float16";
+    p.float16Path = scaling ? "float16-emulated" : "";
+    p.lossScaling = scaling;
+    p.lossScale = 32768.0;
+    p.skippedWindows = 3;
+    p.unscaleCalls = 7;
+    nlohmann::json file = nlohmann::json::object();
+    file["schema"] = kCurveSchema;
+    file["points"] = nlohmann::json::array();
+    file["points"].push_back(toJson(p));
+    const CurveFile read = parseCurveJson(file.dump());
+    const SweepPoint &q = read.points.at(0);
+    EXPECT_EQ(q.lossScaling, scaling);
+    EXPECT_EQ(q.float16Path, p.float16Path);
+    EXPECT_DOUBLE_EQ(q.lossScale, scaling ? 32768.0 : 0.0);
+    EXPECT_EQ(q.skippedWindows, int64_t(scaling ? 3 : 0));
+    EXPECT_EQ(q.unscaleCalls, int64_t(scaling ? 7 : 0));
+    EXPECT_EQ(file["points"][0].contains("loss_scale"), scaling);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, CurveFieldsRoundTrip,
+                         testing::ValuesIn(std::vector<CurveFieldsRow>{
+                             {"with the scaler", true},
+                             {"without", false},
+                         }),
+                         test::ByName());
+
+// DivergenceWatch on planted windows, one letter each:
+//   c clean (loss 1, stepped, scale 65536)    s skipped by the scaler (loss 1, scale 32768)
+//   n NaN loss, skipped                       m NaN loss, stepped (no scaler)
+//   i +Inf loss, skipped                      u no micro-batch ran (NaN loss, not measured)
+//   z skipped, scale 0                        t skipped, scale 2^-25 (under the floor)
+//   f skipped, scale 2^-24 (at the floor)     q skipped, scale NaN
+//   x NaN loss and scale 0 in one window
+struct DivergenceWatchRow {
+    const char *name;
+    friend void PrintTo(const DivergenceWatchRow &row, std::ostream *os) { *os << row.name; }
+    std::string windows;
+    int carriedWindows; // a resumed run's windows before its checkpoint
+    int carriedStepped;
+    std::string reason;
+    int atStep;
+    int stepped;
+};
+class DivergenceWatchOnPlantedWindows : public testing::TestWithParam<DivergenceWatchRow> {};
+
+TEST_P(DivergenceWatchOnPlantedWindows, Verdict)
+{
+    const DivergenceWatchRow &row = GetParam();
+    const double nan = std::nan("");
+    const auto in = [](std::string_view letters, char k) { return letters.find(k) != std::string_view::npos; };
+    DivergenceWatch watch;
+    watch.carryOver(row.carriedWindows, row.carriedStepped);
+    int64_t step = row.carriedWindows;
+    for (const char k : row.windows) {
+        WindowOutcome w;
+        w.step = ++step;
+        w.loss = in("nmux", k) ? nan : k == 'i' ? INFINITY : 1.0;
+        w.lossMeasured = k != 'u';
+        w.stepped = in("cmu", k);
+        w.lossScale = k == 'c'                ? kDefaultInitScale
+                      : in("zx", k)           ? 0.0
+                      : k == 't'              ? std::ldexp(1.0, -25)
+                      : k == 'f'              ? std::ldexp(1.0, -24)
+                      : k == 'q'              ? nan
+                      : k == 'm' || k == 'u' ? 1.0 // no scaler
+                                              : kDefaultInitScale / 2.0;
+        watch.observe(w);
+    }
+    watch.finish();
+    EXPECT_EQ(toString(watch.reason()), row.reason);
+    EXPECT_EQ(watch.diverged(), row.reason != "none");
+    EXPECT_EQ(watch.atStep(), int64_t(row.atStep));
+    EXPECT_EQ(watch.steppedWindows(), int64_t(row.stepped));
+    EXPECT_EQ(watch.windows(), int64_t(row.carriedWindows + int64_t(row.windows.size())));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, DivergenceWatchOnPlantedWindows,
+    testing::ValuesIn(std::vector<DivergenceWatchRow>{
+        {"healthy", "cccc", 0, 0, "none", -1, 4},
+        {"skips, then steps: the scaler at work", "sscc", 0, 0, "none", -1, 2},
+        {"NaN loss at window 2", "cnnn", 0, 0, "loss-not-finite", 2, 1},
+        {"NaN loss, stepped", "ccm", 0, 0, "loss-not-finite", 3, 3},
+        {"Inf loss", "ci", 0, 0, "loss-not-finite", 2, 1},
+        {"never stepped", "sss", 0, 0, "never-stepped", 1, 0},
+        {"scale reached 0", "cz", 0, 0, "loss-scale-collapsed", 2, 1},
+        {"scale under the floor", "cst", 0, 0, "loss-scale-collapsed", 3, 1},
+        {"scale at the floor holds", "cf", 0, 0, "none", -1, 1},
+        {"NaN scale", "cq", 0, 0, "loss-scale-collapsed", 2, 1},
+        {"loss before scale in one window", "cx", 0, 0, "loss-not-finite", 2, 1},
+        {"the first reason stands", "czn", 0, 0, "loss-scale-collapsed", 2, 1},
+        {"a window without a loss is not judged", "uu", 0, 0, "none", -1, 2},
+        {"resumed after stepped windows", "ss", 3, 3, "none", -1, 3},
+        {"resumed, none ever stepped", "ss", 2, 0, "never-stepped", 3, 0},
+        {"resumed, NaN after the checkpoint", "cn", 4, 4, "loss-not-finite", 6, 5},
+    }),
+    test::ByName());
+
+// The engine driven to divergence, as `accumlab-cli train --lr 1000 --dtype float16
+// --loss-scaling --accum-steps 1 --micro-batch 1` drives it: the first window steps, its
+// update leaves the parameters non-finite, every later window's loss is NaN and skipped. At
+// the lesson's rate the same run holds.
+struct EngineDivergenceRow {
+    const char *name;
+    friend void PrintTo(const EngineDivergenceRow &row, std::ostream *os) { *os << row.name; }
+    double lr;
+    bool diverges;
+};
+class DivergenceWatchOnTheEngine : public testing::TestWithParam<EngineDivergenceRow> {};
+
+TEST_P(DivergenceWatchOnTheEngine, Verdict)
+{
+    const EngineDivergenceRow &row = GetParam();
+    AccumConfig c = float16Config(1);
+    c.preset = AccumConfig{}.preset;
+    c.microBatch = 1;
+    c.optimizer.lr = row.lr;
+    const int64_t windows = 12;
+    AccumEngine e(c);
+    DivergenceWatch watch;
+    for (int64_t i = 0; i < windows; ++i) {
+        const StepResult r = e.step();
+        watch.observe({r.step + 1, r.loss, true, !r.stepSkipped, r.scalerState.scale});
+    }
+    watch.finish();
+    EXPECT_EQ(watch.windows(), windows);
+    EXPECT_EQ(watch.diverged(), row.diverges);
+    if (!row.diverges) {
+        // Every window stepped but those the scaler skipped for an overflow (a scale that
+        // starts too high halves once or twice): skipping is the scaler working, not divergence.
+        EXPECT_EQ(watch.steppedWindows(), windows - e.lossScalerState().skippedWindows);
+        EXPECT_GT(watch.steppedWindows(), windows / 2);
+        EXPECT_EQ(watch.atStep(), int64_t(-1));
+        return;
+    }
+    EXPECT_EQ(toString(watch.reason()), std::string("loss-not-finite"));
+    EXPECT_TRUE(std::isnan(e.lastStep().loss));
+    EXPECT_EQ(watch.steppedWindows(), windows - e.lossScalerState().skippedWindows);
+    EXPECT_EQ(divergenceSentence(watch, windows),
+              "diverged at step " + std::to_string(watch.atStep()) + " of 12 (loss-not-finite); " +
+                  std::to_string(watch.steppedWindows()) + " of 12 windows stepped");
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, DivergenceWatchOnTheEngine,
+                         testing::ValuesIn(std::vector<EngineDivergenceRow>{
+                             {"lr 1000 diverges", 1000.0, true},
+                             {"the default rate holds", AccumConfig{}.optimizer.lr, false},
+                         }),
+                         test::ByName());
+
+} // namespace
