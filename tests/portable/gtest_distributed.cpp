@@ -246,7 +246,9 @@ TEST(Distributed, LauncherSetsTorchrunEnvironment)
 }
 
 // A rank that gave up on a peer (exit 3) is not blamed while another rank is stopped or
-// still running: the launcher names that one. A rank that exits 3 alone is itself named.
+// still running: the launcher names that one. A rank that exits 3 alone is itself named; of
+// two that give up, the first. Rank 0 leaves its process id in $PEER, so that rank 1 can give
+// up after it in order of events, not of time: once the launcher has reaped rank 0.
 struct BlameRow {
     const char *name;
     std::string rank1;
@@ -263,7 +265,11 @@ TEST_P(LauncherBlamesTheSilentRank, NotTheOneThatGaveUp)
     const BlameRow &row = GetParam();
     LaunchOptions o;
     o.worldSize = 2;
-    const std::string script = "if [ $RANK = 0 ]; then sleep 0.2; exit 3; fi; " + row.rank1;
+    const test::TempDir dir;
+    const std::string script = "PEER='" + (dir / "rank0.pid").string() +
+                               "'; if [ $RANK = 0 ]; then echo $$ > \"$PEER.tmp\"; mv \"$PEER.tmp\" \"$PEER\"; sleep 0.2; "
+                               "exit 3; fi; " +
+                               row.rank1;
     const auto start = std::chrono::steady_clock::now();
     const LaunchResult r = launchLocalRanks(sh(), {"-c", script}, o);
     EXPECT_EQ(r.exitCode, 3);
@@ -277,7 +283,9 @@ INSTANTIATE_TEST_SUITE_P(
     testing::ValuesIn(std::vector<BlameRow>{
         {"rank 1 stopped", "kill -STOP $$", 1, "rank 1 stopped answering (it was stopped by a signal"},
         {"rank 1 still running", "sleep 60", 1, "rank 1 stopped answering (it was still running"},
-        {"rank 1 gave up too", "sleep 0.3; exit 3", 0, "rank 0 exited with code 3"},
+        {"rank 1 gave up too",
+         R"sh(until [ -s "$PEER" ]; do sleep 0.01; done; while kill -0 "$(cat "$PEER")" 2>/dev/null; do sleep 0.01; done; exit 3)sh",
+         0, "rank 0 exited with code 3"},
         {"rank 1 ended well", "exit 0", 0, "rank 0 exited with code 3"},
     }),
     test::ByName());
