@@ -85,6 +85,10 @@ constexpr double kLessonDockLines = 18;
 constexpr int kLessonOpenMinWidth = 1400;
 // A window's frame and the splitter's handle, before the window has its own.
 constexpr int kFrameAndHandle = 24;
+// The controls' column: room for its vertical scroll bar, and the most of the screen (for its
+// least width) and of the window (for its width) it takes.
+constexpr int kScrollBarRoom = 24;
+constexpr double kMostForControls = 0.4;
 
 // The available area of the screen `w` stands on (the primary one before it has one).
 QRect availableArea(const QWidget *w)
@@ -738,11 +742,14 @@ void MainWindow::fitControlsColumn()
 {
     // As wide as the controls need (and a vertical scroll bar), but at most two fifths of the
     // screen: a zoomed column scrolls sideways rather than pushing the window past its screen.
-    constexpr int kScrollBarRoom = 24;
-    constexpr double kMostOfTheScreen = 0.4;
-    const int most = int(availableArea(this).width() * kMostOfTheScreen);
-    const int controls = std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most);
-    m_controlsScroll->setMinimumWidth(controls);
+    const int most = int(availableArea(this).width() * kMostForControls);
+    m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most));
+    shareControlsColumn();
+}
+
+void MainWindow::shareControlsColumn()
+{
+    const int controls = m_controlsScroll->minimumWidth();
     // The column takes the controls' preferred width, at least that and at most two fifths of
     // the window, and the pages the rest: on the first show, after a zoom, a language switch, a
     // move to another screen or a resize. A splitter grows a pane to its least width but never
@@ -756,7 +763,7 @@ void MainWindow::fitControlsColumn()
     const QList<int> sizes = m_mainSplitter->sizes();
     const int total = sizes.value(0) + sizes.value(1);
     const int preferred = std::clamp(m_controls->sizeHint().width() + kScrollBarRoom, controls,
-                                     std::max(controls, int(total * kMostOfTheScreen)));
+                                     std::max(controls, int(total * kMostForControls)));
     if (total > preferred)
         m_mainSplitter->setSizes({preferred, total - preferred});
 }
@@ -936,7 +943,7 @@ void MainWindow::resizeEvent(QResizeEvent *event)
     // The column's share follows the window's width (moved from a wide screen to a projector's
     // 1024 pixels, it kept the wide window's 429 pixels).
     if (m_shownOnce)
-        fitControlsColumn();
+        shareControlsColumn();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -147,9 +147,12 @@ private:
     // and the buffers cannot give more); off, or the divider dragged down, brings them back.
     void setTabsFillTheLab(bool on);
     // The controls' column: its least width what the controls need, at most a share of the
-    // screen, and its preferred width on the splitter (on the first show, after a zoom, a
-    // language switch, a new screen or a resize).
+    // screen (on the first show, after a zoom, a language switch or a new screen), then
+    // shareControlsColumn.
     void fitControlsColumn();
+    // The column's preferred width on the splitter and the pages the rest (also after a resize,
+    // which leaves the least width as it was).
+    void shareControlsColumn();
     // A preset on the widgets: the controls, the language, the memory budget, the experiment and
     // the page; the engine hears of it from applyPreset (or the constructor).
     void showPreset(const Preset &preset);
