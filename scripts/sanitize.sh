@@ -16,7 +16,7 @@ supp=$PWD/tests/sanitizers
 # -O1 keeps the instrumented code fast enough; -g1 (line tables) is all a report's stack needs.
 flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1")
 # Every test whose window or panel starts the engine's worker thread.
-tsan_tests=(tst_enginecontroller tst_mainwindow tst_mainwindow_faults tst_experimentpanel tst_language tst_autorun)
+tsan_tests=(tst_handover tst_enginecontroller tst_mainwindow tst_mainwindow_faults tst_experimentpanel tst_language tst_autorun)
 log() { echo "[sanitize $(date +%H:%M:%S)] $*"; }
 source scripts/lib/build-env.sh
 

@@ -1,6 +1,7 @@
 // The GUI thread's handle on the engine: owns the worker thread and the EngineWorker in it.
 // Threading contract: an EngineController lives in and is called from the GUI thread only.
-// It talks to the worker through queued invocations carrying value copies, and cancels
+// It talks to the worker through calls carrying value copies, posted to a Handover in the
+// worker thread (m_toWorker), and hears back through another in its own (m_toGui); it cancels
 // through a shared CancelToken (atomic) that every queued job captures; cancel() cancels the
 // running job and everything queued behind it. The destructor cancels, quit()s and wait()s.
 #pragma once
@@ -18,6 +19,7 @@
 namespace accumlab::ui {
 
 class EngineWorker;
+class Handover;
 
 class EngineController : public QObject {
     Q_OBJECT
@@ -88,9 +90,14 @@ private:
     void onPlayingChanged(bool playing);
     void onExperimentFinished(const ExperimentUpdate &update);
     void onMemoryLabFinished(const MemoryLabUpdate &update);
+    void onSessionFinished(const SessionUpdate &update);
+    template <typename... Args, typename Then>
+    void relay(void (EngineWorker::*signal)(Args...), Then then);
 
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
+    Handover *m_toWorker = nullptr; // lives in m_thread, a child of m_worker
+    Handover *m_toGui = nullptr;    // lives in this thread, a child of this
     std::shared_ptr<CancelToken> m_token = std::make_shared<CancelToken>();
     AccumConfig m_config;
     std::optional<EngineInfo> m_engineInfo;

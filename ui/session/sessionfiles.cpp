@@ -219,17 +219,14 @@ void SessionFiles::writeInBackground(QList<FileToWrite> files, std::function<QSt
                 break;
             }
         // Back on the GUI thread, where the sentences and the status bar are.
-        QMetaObject::invokeMethod(
-            this,
-            [this, failedPath, failure, said] {
-                --m_writing;
-                if (failure)
-                    m_parts.status->showError(writeFailure(failedPath, failure));
-                else
-                    m_parts.status->say(said);
-                emit filesWritten(!failure);
-            },
-            Qt::QueuedConnection);
+        m_toGui.post([this, failedPath, failure, said] {
+            --m_writing;
+            if (failure)
+                m_parts.status->showError(writeFailure(failedPath, failure));
+            else
+                m_parts.status->say(said);
+            emit filesWritten(!failure);
+        });
     });
 }
 

@@ -11,6 +11,7 @@
 #include "ui/session/preset.h"
 
 #include "core/memory_lab.h"
+#include "ui/handover.h"
 #include "ui/updates.h"
 
 #include <QList>
@@ -130,6 +131,7 @@ private:
 
     Parts m_parts;
     int m_writing = 0;
+    Handover m_toGui; // the background write's answer, back in the GUI thread
     // Declared last, so that it is destroyed first: its end waits for the write in flight.
     QThreadPool m_writer;
 };
