@@ -19,7 +19,7 @@
 #include <QDialogButtonBox>
 #include <QGridLayout>
 #include <QEvent>
-#include <QFormLayout>
+#include <QResizeEvent>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -101,8 +101,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     auto *layout = new QVBoxLayout(this);
 
     m_batchBox = new QGroupBox;
-    auto *batchForm = new QFormLayout(m_batchBox);
-    batchForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    const int batchForm = addForm(m_batchBox);
     m_microSlider = makeSlider(1, kMaxMicroBatchSlider);
     m_microSlider->setObjectName(QStringLiteral("microBatchSlider"));
     stepInDoublings(m_microSlider);
@@ -124,12 +123,11 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     big.setPointSizeF(big.pointSizeF() * 1.15);
     m_identityLabel->setFont(big);
     m_identityLabel->setWordWrap(true);
-    batchForm->addRow(m_identityLabel);
+    m_forms[batchForm].rows.append(FormRow{nullptr, m_identityLabel}); // across the box
     layout->addWidget(m_batchBox);
 
     m_trainingBox = new QGroupBox;
-    auto *trainForm = new QFormLayout(m_trainingBox);
-    trainForm->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    const int trainForm = addForm(m_trainingBox);
     m_lrSlider = makeSlider(0, static_cast<int>(kLearningRates.size()) - 1);
     m_lrSlider->setObjectName(QStringLiteral("lrSlider"));
     m_lrValue = new QLabel;
@@ -188,7 +186,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     layout->addWidget(m_trainingBox);
 
     m_teachingBox = new QGroupBox;
-    auto *teachForm = new QFormLayout(m_teachingBox);
+    const int teachForm = addForm(m_teachingBox);
     m_paceSlider = makeSlider(1, kMaxPace);
     m_paceSlider->setObjectName(QStringLiteral("paceSlider"));
     m_paceValue = new QLabel;
@@ -197,7 +195,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
 
     m_sweepBox = new QGroupBox;
     m_sweepBox->setObjectName(QStringLiteral("sweepBox"));
-    auto *sweepForm = new QFormLayout(m_sweepBox);
+    const int sweepForm = addForm(m_sweepBox);
     m_gridEdit = new QLineEdit;
     m_gridEdit->setObjectName(QStringLiteral("accumGridEdit"));
     // Latin, Persian and Arabic-Indic digits, the comma and the Arabic comma: a Persian
@@ -211,6 +209,11 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     addRow(sweepForm, QStringLiteral("numSteps"), m_stepsSpin);
     layout->addWidget(m_sweepBox);
     layout->addStretch(1);
+    // The panel's least width is minimumSizeHint's (the names above their controls), not its
+    // layout's, which is that of the arrangement in place: the column may be narrower than
+    // the names beside their controls need, and then they stand above (resizeEvent).
+    layout->setSizeConstraint(QLayout::SetNoConstraint);
+    arrangeRows(false);
 
     setPreset(Preset{});
 
@@ -299,15 +302,119 @@ QWidget *ControlPanel::rowFocusWidget(const QString &key) const
     return field->findChild<QSlider *>();
 }
 
-void ControlPanel::addRow(QFormLayout *form, const QString &key, QWidget *field)
+int ControlPanel::addForm(QGroupBox *box)
+{
+    m_forms.append(Form{box, {}});
+    return static_cast<int>(m_forms.size()) - 1;
+}
+
+void ControlPanel::addRow(int form, const QString &key, QWidget *field)
 {
     auto *label = new QLabel;
-    form->addRow(label, field);
+    m_forms[form].rows.append(FormRow{label, field});
     m_rowLabels.insert(key, label);
     m_rowFields.insert(key, field);
-    m_rowForms.insert(key, form);
     // The label names the control that takes the focus (a slider inside its row).
     label->setBuddy(rowFocusWidget(key));
+}
+
+void ControlPanel::arrangeRows(bool namesAbove)
+{
+    // Each box gets a new grid: beside, the names in the first column and the controls in the
+    // second, every control starting at the same edge; above, each name on its own line over
+    // its control. A row classroom mode hides is two hidden widgets, which a grid folds away
+    // (spacing included). The old grid goes; the widgets stay the box's children.
+    m_namesAbove = namesAbove;
+    for (const Form &form : std::as_const(m_forms)) {
+        delete form.box->layout();
+        auto *grid = new QGridLayout(form.box);
+        if (namesAbove) // a name close over its control, a wider gap before the next name
+            grid->setVerticalSpacing(std::max(1, grid->verticalSpacing() / 3));
+        int line = 0;
+        for (const FormRow &row : form.rows) {
+            if (row.name)
+                row.name->setContentsMargins(0, namesAbove && line > 0 ? row.name->fontMetrics().height() / 2 : 0, 0, 0);
+            if (!row.name) {
+                grid->addWidget(row.field, line++, 0, 1, 2);
+            } else if (namesAbove) {
+                grid->addWidget(row.name, line++, 0, 1, 2);
+                grid->addWidget(row.field, line++, 0, 1, 2);
+            } else {
+                grid->addWidget(row.name, line, 0);
+                grid->addWidget(row.field, line++, 1);
+            }
+        }
+        grid->setColumnStretch(1, 1);
+    }
+    updateGeometry();
+}
+
+int ControlPanel::formsWidth(bool namesAbove, bool preferred) const
+{
+    const auto width = [preferred](QWidget *w) {
+        const QWidgetItem item(w); // the layout's view: hidden is 0, a set minimum counts
+        return preferred ? item.sizeHint().width() : item.minimumSize().width();
+    };
+    const QMargins panel = layout() ? layout()->contentsMargins() : QMargins();
+    int widest = 0;
+    for (const Form &form : m_forms) {
+        if (form.box->isHidden())
+            continue; // every row hidden in classroom mode
+        const QMargins box = form.box->contentsMargins(); // its frame and title
+        const QMargins grid = form.box->layout() ? form.box->layout()->contentsMargins() : QMargins();
+        const int spacing = std::max(0, form.box->layout() ? static_cast<QGridLayout *>(form.box->layout())->horizontalSpacing() : 0);
+        int name = 0, field = 0, across = 0;
+        for (const FormRow &row : form.rows) {
+            if (!row.name) {
+                across = std::max(across, width(row.field));
+                continue;
+            }
+            const int n = QWidgetItem(row.name).sizeHint().width(); // a name is never cut
+            const int f = width(row.field);
+            if (n == 0 && f == 0)
+                continue; // hidden in classroom mode
+            name = std::max(name, n);
+            field = std::max(field, f);
+        }
+        const int rows = namesAbove ? std::max(name, field) : name + spacing + field;
+        widest = std::max(widest, std::max(rows, across) + box.left() + box.right() + grid.left() + grid.right());
+    }
+    return widest + panel.left() + panel.right();
+}
+
+QSize ControlPanel::minimumSizeHint() const
+{
+    return {formsWidth(/*namesAbove=*/true, /*preferred=*/false), QWidget::minimumSizeHint().height()};
+}
+
+QSize ControlPanel::sizeHint() const
+{
+    return {formsWidth(/*namesAbove=*/false, /*preferred=*/true), QWidget::sizeHint().height()};
+}
+
+void ControlPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    chooseArrangement();
+}
+
+bool ControlPanel::event(QEvent *event)
+{
+    const bool done = QWidget::event(event);
+    // A name or a control changed its size (a language switch, a zoom, a new text): the width
+    // the names beside their controls need changed with it, the panel's own width did not.
+    if (event->type() == QEvent::LayoutRequest)
+        chooseArrangement();
+    return done;
+}
+
+void ControlPanel::chooseArrangement()
+{
+    // Names beside their controls where they fit, above them where the panel is narrower
+    // (zoomed, or a small screen): the column never scrolls sideways, and no control is cut.
+    const bool above = width() < formsWidth(/*namesAbove=*/false, /*preferred=*/false);
+    if (above != m_namesAbove)
+        arrangeRows(above);
 }
 
 void ControlPanel::retranslateUi()
@@ -375,28 +482,6 @@ void ControlPanel::retranslateUi()
     m_stepsSpin->setToolTip(tr("Timed optimizer steps of the grid's largest accum_steps; each smaller one runs as many "
                                "micro-batches (more steps), so every point does the same work"));
     updateValueLabels();
-}
-
-QSize ControlPanel::minimumSizeHint() const
-{
-    QSize least = QWidget::minimumSizeHint();
-    for (const QFormLayout *form : findChildren<QFormLayout *>()) {
-        if (!form->geometry().isValid())
-            continue; // not laid out yet: its box's margins are not known
-        int label = 0, field = 0;
-        for (int row = 0; row < form->rowCount(); ++row) {
-            const QLayoutItem *l = form->itemAt(row, QFormLayout::LabelRole);
-            const QLayoutItem *f = form->itemAt(row, QFormLayout::FieldRole);
-            if (!l || !f || l->isEmpty() || f->isEmpty())
-                continue; // a spanning row, or one classroom mode hides
-            label = std::max(label, l->sizeHint().width());
-            field = std::max(field, f->minimumSize().width());
-        }
-        const QMargins m = form->contentsMargins();
-        const int around = width() - form->geometry().width(); // the boxes' frames and the panel's margins
-        least.setWidth(std::max(least.width(), label + form->horizontalSpacing() + field + m.left() + m.right() + around));
-    }
-    return least;
 }
 
 void ControlPanel::changeEvent(QEvent *event)
@@ -532,9 +617,10 @@ void ControlPanel::applyVisibility()
     QHash<QWidget *, bool> boxShown;
     for (auto it = m_rowFields.begin(); it != m_rowFields.end(); ++it) {
         const bool visible = !(m_classroomMode && m_hidden.contains(it.key()));
-        QFormLayout *form = m_rowForms.value(it.key());
-        form->setRowVisible(it.value(), visible);
-        boxShown[form->parentWidget()] |= visible;
+        QWidget *field = it.value();
+        m_rowLabels.value(it.key())->setVisible(visible);
+        field->setVisible(visible);
+        boxShown[field->parentWidget()] |= visible;
     }
     for (auto it = boxShown.cbegin(); it != boxShown.cend(); ++it)
         it.key()->setVisible(it.value());

@@ -12,7 +12,6 @@
 
 class QCheckBox;
 class QComboBox;
-class QFormLayout;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -69,10 +68,13 @@ public:
     // The rows that can be edited while a sweep runs are the pace only.
     void setSweepRunning(bool running);
 
-    // Room for each form's widest label beside its widest field: QFormLayout wraps a long row
-    // row by row (WrapLongRows) but places every field after the widest label, so the least
-    // width it reports could cut a long check box beside a short label (zoomed, in Persian).
+    // The least width: every box's names above their controls, the widest name or control.
+    // The preferred width: the names beside their controls, at their preferred widths.
     QSize minimumSizeHint() const override;
+    QSize sizeHint() const override;
+    // Whether the names stand above their controls now (the panel is narrower than the names
+    // beside their controls need).
+    bool namesAbove() const { return m_namesAbove; }
 
 signals:
     // Any engine setting changed (emitted once per user edit; the window debounces).
@@ -82,17 +84,34 @@ signals:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool event(QEvent *event) override;
 
 private:
     void retranslateUi();
     void updateValueLabels();
-    void addRow(QFormLayout *form, const QString &key, QWidget *field);
+    // A box's rows in order: a name and its control, or (no name) one widget across the box.
+    struct FormRow {
+        QLabel *name = nullptr;
+        QWidget *field = nullptr;
+    };
+    struct Form {
+        QGroupBox *box = nullptr;
+        QList<FormRow> rows;
+    };
+    int addForm(QGroupBox *box);
+    void addRow(int form, const QString &key, QWidget *field);
+    void arrangeRows(bool namesAbove);
+    void chooseArrangement();
+    // The widest box with its names above or beside its controls, at least or preferred widths.
+    int formsWidth(bool namesAbove, bool preferred) const;
     void applyVisibility();
     int lrIndex(double lr) const;
 
     QHash<QString, QLabel *> m_rowLabels;
     QHash<QString, QWidget *> m_rowFields;
-    QHash<QString, QFormLayout *> m_rowForms;
+    QList<Form> m_forms;
+    bool m_namesAbove = false;
     QGroupBox *m_batchBox = nullptr;
     QGroupBox *m_trainingBox = nullptr;
     QGroupBox *m_teachingBox = nullptr;

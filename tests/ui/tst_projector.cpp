@@ -17,6 +17,7 @@
 // ACCUMLAB_PROJECTOR_SHOTS=<folder> saves a picture of every page checked.
 // The planted rows squeeze a chart, push a label out of its parent and narrow a label below its
 // text, and watch the checks name them.
+#include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/experimentpanel.h"
 #include "ui/fontscale.h"
@@ -869,6 +870,52 @@ private slots:
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // The controls' column never scrolls sideways, at either projector size, in either
+    // language, at the normal size and zoomed up to three steps: a setting cut at the column's
+    // edge, reached only by a sideways scroll bar, is a setting the class does not see. Where
+    // the names beside their controls do not fit, they stand above them.
+    void controlsNeverScrollSideways_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<int>("zoom");
+        for (const QSize size : kProjectors)
+            for (const char *language : {"en", "fa"})
+                for (int zoom = 0; zoom <= 3; ++zoom)
+                    QTest::addRow("%dx%d %s zoom %d", size.width(), size.height(), language, zoom)
+                        << size << QString::fromLatin1(language) << zoom;
+    }
+    void controlsNeverScrollSideways()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QFETCH(int, zoom);
+        // Shown in the other language, then switched: a switch changes what the names and
+        // controls need without changing the column's width.
+        show(size, language == QLatin1String("en") ? QStringLiteral("fa") : QStringLiteral("en"), QStringLiteral("lab/0"), zoom);
+        LanguageManager::instance()->setLanguage(language);
+        settle();
+        ControlPanel *controls = m_window->controlPanel();
+        QAbstractScrollArea *column = nullptr;
+        for (QWidget *w = controls->parentWidget(); w && !column; w = w->parentWidget())
+            column = qobject_cast<QAbstractScrollArea *>(w);
+        QVERIFY(column);
+        QVERIFY2(column->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("the column is %1 px and scrolls %2 px sideways")
+                                .arg(column->width())
+                                .arg(column->horizontalScrollBar()->maximum())));
+        // Where there is room (1366 pixels at the normal size) the names stand beside their
+        // controls, as a form reads best; elsewhere they may stand above them.
+        if (zoom == 0 && size.width() >= 1366)
+            QVERIFY(!controls->namesAbove());
+        // Nor is anything cut instead: a check box's words, a name, a slider's value.
+        const QStringList found = widgetProblems(controls);
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
+            m_window->grab().save(QDir(shots).filePath(
+                QStringLiteral("controls-%1x%2-%3-zoom%4.png").arg(size.width()).arg(size.height()).arg(language).arg(zoom)));
     }
 
     // The Memory tab's live timeline after Step has run one window (its line, the floor, and
