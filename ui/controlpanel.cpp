@@ -211,7 +211,7 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     layout->addStretch(1);
     // The panel's least width is minimumSizeHint's (the names above their controls), not its
     // layout's, which is that of the arrangement in place: the column may be narrower than
-    // the names beside their controls need, and then they stand above (resizeEvent).
+    // the names beside their controls need, and then they stand above (chooseArrangement).
     layout->setSizeConstraint(QLayout::SetNoConstraint);
     arrangeRows(false);
 
@@ -355,14 +355,15 @@ int ControlPanel::formsWidth(bool namesAbove, bool preferred) const
         const QWidgetItem item(w); // the layout's view: hidden is 0, a set minimum counts
         return preferred ? item.sizeHint().width() : item.minimumSize().width();
     };
-    const QMargins panel = layout() ? layout()->contentsMargins() : QMargins();
+    const QMargins panel = layout()->contentsMargins();
     int widest = 0;
     for (const Form &form : m_forms) {
         if (form.box->isHidden())
             continue; // every row hidden in classroom mode
         const QMargins box = form.box->contentsMargins(); // its frame and title
-        const QMargins grid = form.box->layout() ? form.box->layout()->contentsMargins() : QMargins();
-        const int spacing = std::max(0, form.box->layout() ? static_cast<QGridLayout *>(form.box->layout())->horizontalSpacing() : 0);
+        const auto *boxGrid = static_cast<const QGridLayout *>(form.box->layout()); // arrangeRows' grid
+        const QMargins grid = boxGrid->contentsMargins();
+        const int spacing = std::max(0, boxGrid->horizontalSpacing());
         int name = 0, field = 0, across = 0;
         for (const FormRow &row : form.rows) {
             if (!row.name) {

@@ -740,8 +740,8 @@ void MainWindow::shareClassroomRoom()
 
 void MainWindow::fitControlsColumn()
 {
-    // As wide as the controls need (and a vertical scroll bar), but at most two fifths of the
-    // screen: a zoomed column scrolls sideways rather than pushing the window past its screen.
+    // As wide as the controls need with their names above them (and a vertical scroll bar), but
+    // at most two fifths of the screen, so a zoomed column never pushes the window past it.
     const int most = int(availableArea(this).width() * kMostForControls);
     m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most));
     shareControlsColumn();
