@@ -7,9 +7,11 @@ the table KINDS below (first match wins), and each kind's share is turned into m
 per micro-batch with the samples/sec that the same run reports in its accum-curve.json. A
 measurement, not a test: it prints a table and never fails on a timing.
 
-Usage: /usr/bin/python3 scripts/bench/profile_step.py [--build NAME=CLI ...] [--micro-batch 4]
-         [--accum 4] [--num-steps 6000] [--hidden 0] [--top 0]
-  --top N  also prints each build's N hottest symbols
+Usage: /usr/bin/python3 scripts/bench/profile_step.py [--build NAME=CLI ...] [--model lesson]
+         [--micro-batch 4] [--accum 4] [--num-steps 10000] [--hidden 0] [--top 0]
+  --model wide  the wide preset (1024-4096-4096-256): e.g. --model wide --micro-batch 64
+                --num-steps 40 --delay-ms 6000
+  --top N       also prints each build's N hottest symbols
 """
 
 import argparse
@@ -22,7 +24,11 @@ import tempfile
 
 # (kind, pattern on "dso symbol"); the first that matches takes the sample.
 KINDS = [
-    ("BLAS (sgemm)", r"libopenblas|mkl_blas|mkl_|sgemm|gemm_"),
+    # A BLAS packs panels of both matrices before its kernel runs (OpenBLAS's *copy routines,
+    # oneMKL's scopy) and, with beta = 0, OpenBLAS first zeroes the output (sgemm_beta, which
+    # calls libc's memset: that part lands in "tensor objects and allocation" below).
+    ("BLAS packing and zeroing", r"sgemm_(it|in|ot|on)copy|sgemm_scopy|sgemm_beta|gemm_beta"),
+    ("BLAS (sgemm kernels)", r"libopenblas|mkl_blas|mkl_|sgemm|gemm_"),
     ("oneDNN (GELU's primitive)", r"libdnnl|dnnl|ideep"),
     ("thread-local state, RecordFunction, autocast", r"ThreadLocalState|RecordFunction|CallbackManager|CacheEntry|"
      r"autocast|__tls_get_addr|AutogradState|getAccelerator|ThreadLocalDebugInfo|StepCallbacks|tls_|TLS|"
@@ -44,7 +50,7 @@ OTHER = "other"
 
 
 def run_cli(cli, args, out_dir, perf_data):
-    cmd = [cli, "--labels", "random", "--micro-batch", str(args.micro_batch), "--accum-grid", str(args.accum),
+    cmd = [cli, "--model", args.model, "--labels", "random", "--micro-batch", str(args.micro_batch), "--accum-grid", str(args.accum),
            "--num-steps", str(args.num_steps), "--repeats", "1", "--threads", "1", "--out-dir", out_dir]
     if args.hidden:
         cmd += ["--hidden", str(args.hidden)]
@@ -81,6 +87,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build", action="append", default=[], metavar="NAME=CLI",
                    help="a build's CLI (default: LibTorch 1.13 = build/, 2.x = build-torch2/ where built)")
+    p.add_argument("--model", default="lesson", choices=["lesson", "wide"])
     p.add_argument("--micro-batch", type=int, default=4)
     p.add_argument("--accum", type=int, default=4)
     p.add_argument("--num-steps", type=int, default=10000)
@@ -109,12 +116,15 @@ def main():
             us_per_micro = 1e6 * args.micro_batch / rate
             results.append((name, rate, us_per_micro, shares, rows))
             print(f"{name}: {rate:,.0f} samples/sec, {us_per_micro:.1f} us per micro-batch "
-                  f"(micro {args.micro_batch}, accum {args.accum}, one thread)", file=sys.stderr)
+                  f"({args.model} model, micro {args.micro_batch}, accum {args.accum}, one thread)", file=sys.stderr)
 
     kinds = [k for k, _ in KINDS] + [OTHER]
-    head = "| kind of work | " + " | ".join(f"{n} µs (share)" for n, *_ in results) + " |"
+    # Microseconds for the lesson's sizes, milliseconds where a micro-batch takes 10 ms or more.
+    unit, scale = ("ms", 1e-3) if max(r[2] for r in results) >= 1e4 else ("µs", 1.0)
+    results = [(n, rate, t * scale, shares, rows) for n, rate, t, shares, rows in results]
+    head = "| kind of work | " + " | ".join(f"{n} {unit} (share)" for n, *_ in results) + " |"
     if len(results) == 2:
-        head += " difference µs |"
+        head += f" difference {unit} |"
     print(head)
     print("|---" * (head.count("|") - 1) + "|")
     for k in kinds:
