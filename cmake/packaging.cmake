@@ -46,7 +46,13 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Loaded at run time rather than linked, so dpkg-shlibdeps cannot see them: LibTorch's BLAS
 # (the reference BLAS is ~6x slower on the lesson's matmuls) and Qt's own Persian strings.
-set(_runtime_extra "libopenblas0-pthread")
+# The apps' OpenBLAS build (top-level CMakeLists.txt): dpkg-shlibdeps names only the metapackage
+# libopenblas0, which any of OpenBLAS's builds satisfies.
+if(ACCUMLAB_OPENBLAS_OPENMP_DIR)
+  set(_runtime_extra "libopenblas0-openmp")
+else()
+  set(_runtime_extra "libopenblas0-pthread")
+endif()
 if(ACCUMLAB_BUILD_GUI)
   string(APPEND _runtime_extra ", qt6-translations-l10n")
 endif()

@@ -1,6 +1,7 @@
 // Device and thread settings.
 #include "core/device.h"
 
+#include <ATen/Version.h>
 #include <torch/torch.h>
 
 namespace accumlab {
@@ -57,6 +58,29 @@ int applyThreads(int n)
 }
 
 int currentThreads() { return at::get_num_threads(); }
+
+// OpenBLAS describes itself; weak like openblas_set_num_threads above.
+extern "C" char *openblas_get_config() __attribute__((weak));
+extern "C" int openblas_get_parallel() __attribute__((weak));
+
+std::string blasName()
+{
+    if (openblas_get_config) {
+        std::string name = openblas_get_config();
+        if (openblas_get_parallel) {
+            const int parallel = openblas_get_parallel(); // 0 sequential, 1 pthreads, 2 OpenMP
+            name += parallel == 2 ? " (OpenMP threads)" : parallel == 1 ? " (its own pthreads)" : " (one thread)";
+        }
+        return name;
+    }
+    const std::string config = at::show_config();
+    const std::string key = "BLAS_INFO=";
+    const auto pos = config.find(key);
+    if (pos == std::string::npos)
+        return "unknown";
+    const auto start = pos + key.size();
+    return config.substr(start, config.find_first_of(", \n", start) - start);
+}
 
 std::string torchVersion() { return TORCH_VERSION; }
 

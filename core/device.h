@@ -24,5 +24,9 @@ void setCudaDeviceIndex(int index);
 int applyThreads(int n);
 int currentThreads();
 std::string torchVersion();
+// The BLAS that LibTorch's CPU matmuls run on, as the exports' environment names it: OpenBLAS's
+// own description and how it threads ("OpenBLAS 0.3.21 ... (OpenMP threads)"), else LibTorch's
+// build setting (a PyTorch wheel: "mkl").
+std::string blasName();
 
 } // namespace accumlab

@@ -333,6 +333,7 @@ json toJson(const SweepConfig &c)
 json environmentJson(const SweepConfig &)
 {
     return {{"torch_version", torchVersion()},
+            {"blas", blasName()},
             {"threads", currentThreads()},
             {"cuda_available", cudaAvailable()},
             {"accumlab_version", kVersion}};
@@ -400,6 +401,8 @@ nlohmann::ordered_json toJson(const LoopListing &listing)
 json tradeoffJson(const TradeoffResult &r)
 {
     const MemoryLabConfig &lab = r.config.lab;
+    json environment = environmentJson(SweepConfig{}); // the curve's block, with the lab's own thread count
+    environment["threads"] = r.threads;
     const auto orNull = [](std::optional<int64_t> v) { return v ? json(*v) : json(nullptr); };
     json points = json::array();
     for (const TradeoffPoint &p : r.points) {
@@ -437,7 +440,7 @@ json tradeoffJson(const TradeoffResult &r)
                                 "buffers, optimizer state, the window's samples, one micro-batch's activations and the "
                                 "backward's and the step's temporaries; step_ms_median: the median wall time of the timed "
                                 "optimizer steps, under the budget"},
-            {"environment", {{"torch_version", torchVersion()}, {"threads", r.threads}, {"accumlab_version", kVersion}}},
+            {"environment", environment},
             {"points", points}};
 }
 

@@ -1,7 +1,7 @@
 // accumlab-cli end to end, as a script would meet it: the lesson's main job with and without
 // its exports, bad input (exit 2, one line, nothing written), the equivalence subcommand's
 // exit code and JSON both ways (0 when it holds, 1 with the cause when a planted bug breaks it),
-// and `train --export-model`'s safetensors file.
+// `train --export-model`'s safetensors file, and the BLAS the program names in its environment.
 #include "core/curve_io.h"
 #include "core/safetensors.h"
 #include "core/sha256.h"
@@ -93,6 +93,22 @@ TEST_F(Cli, MainJobWritesBothFilesToOutDir)
     EXPECT_TRUE(curve.raw.at("equivalence").at("holds").get<bool>());
     const std::string skill = accumlab::test::readFile(out / "skill-gradient-accumulation.md");
     EXPECT_NE(skill.find("## Measured in this run"), std::string::npos);
+}
+
+// The curve's environment names the BLAS the program's matmuls ran on. Where the build has the
+// apps load OpenBLAS's OpenMP build (ACCUMLAB_OPENBLAS_OPENMP, top-level CMakeLists.txt), the
+// program must have loaded that one and not the system's choice.
+TEST_F(Cli, MainJobNamesTheBlasItRanOn)
+{
+    TempDir work;
+    const ProcessResult r = runCli(fastSweep({"--out-dir", work.path().string()}), work.path());
+    ASSERT_EQ(r.exitCode, 0) << describe(r);
+    const CurveFile curve = parseCurveJson(accumlab::test::readFile(work / "accum-curve.json"));
+    const std::string blas = curve.raw.at("environment").at("blas").get<std::string>();
+    EXPECT_NE(blas, "unknown");
+    EXPECT_FALSE(blas.empty());
+    if (ACCUMLAB_APPS_OPENBLAS_OPENMP)
+        EXPECT_NE(blas.find("(OpenMP threads)"), std::string::npos) << blas;
 }
 
 // ---- Bad input: exit 2, one line on stderr, nothing written -------------------------------------

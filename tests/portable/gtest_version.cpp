@@ -32,6 +32,10 @@ TEST(Version, ExportsRecordTheProjectVersion)
     // The environment block written into every accum-curve.json.
     const nlohmann::json env = environmentJson(SweepConfig{});
     EXPECT_EQ(env.at("accumlab_version").get<std::string>(), kExpected);
+    // And the BLAS LibTorch's matmuls run on (core/device.h's blasName).
+    const std::string blas = env.at("blas").get<std::string>();
+    EXPECT_FALSE(blas.empty());
+    EXPECT_NE(blas, "unknown");
 }
 
 TEST(Version, CliPrintsTheProjectVersion)
