@@ -44,10 +44,11 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # The runtime libraries' packages (not -dev) come from dpkg-shlibdeps over the binaries.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# Loaded at run time rather than linked, so dpkg-shlibdeps cannot see them: LibTorch's BLAS
-# (the reference BLAS is ~6x slower on the lesson's matmuls) and Qt's own Persian strings.
-# The apps' OpenBLAS build (top-level CMakeLists.txt): dpkg-shlibdeps names only the metapackage
-# libopenblas0, which any of OpenBLAS's builds satisfies.
+# What dpkg-shlibdeps cannot name. The BLAS: the apps' OpenBLAS build (top-level
+# CMakeLists.txt), linked by a soname that the metapackage libopenblas0 satisfies with any of
+# OpenBLAS's builds; without it, OpenBLAS's pthread build, which LibTorch reaches through the
+# system's BLAS (the reference BLAS is ~6x slower on the lesson's matmuls). And Qt's own Persian
+# strings, loaded at run time.
 if(ACCUMLAB_OPENBLAS_OPENMP_DIR)
   set(_runtime_extra "libopenblas0-openmp")
 else()
