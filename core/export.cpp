@@ -330,7 +330,7 @@ json toJson(const SweepConfig &c)
             {"seed", c.base.seed}};
 }
 
-json environmentJson(const SweepConfig &)
+json environmentJson()
 {
     return {{"torch_version", torchVersion()},
             {"blas", blasName()},
@@ -401,7 +401,7 @@ nlohmann::ordered_json toJson(const LoopListing &listing)
 json tradeoffJson(const TradeoffResult &r)
 {
     const MemoryLabConfig &lab = r.config.lab;
-    json environment = environmentJson(SweepConfig{}); // the curve's block, with the lab's own thread count
+    json environment = environmentJson(); // the curve's block, with the lab's own thread count
     environment["threads"] = r.threads;
     const auto orNull = [](std::optional<int64_t> v) { return v ? json(*v) : json(nullptr); };
     json points = json::array();
@@ -453,7 +453,7 @@ json curveJson(const SweepResult &sweep, const EquivalenceResult *equivalence)
               {"points", points},
               {"timed_region", kTimedRegion},
               {"config", toJson(sweep.config)},
-              {"environment", environmentJson(sweep.config)}};
+              {"environment", environmentJson()}};
     if (equivalence)
         j["equivalence"] = toJson(*equivalence);
     return j;

@@ -39,7 +39,9 @@ nlohmann::json toJson(const SweepConfig &);
 extern const char *const kSweepSettingsSchema;
 nlohmann::ordered_json sweepSettingsJson(const SweepConfig &);
 SweepConfig sweepSettingsFromJson(const nlohmann::json &settings);
-nlohmann::json environmentJson(const SweepConfig &);
+// What the exports were measured on: LibTorch's version, the BLAS, the threads in effect, CUDA,
+// AccumLab's version.
+nlohmann::json environmentJson();
 // accum-tradeoff.v1 (README: "The trade-off file"); parseTradeoffJson reads it back.
 nlohmann::json tradeoffJson(const TradeoffResult &);
 // {"schema", "points", "timed_region", "config", "environment", "equivalence"?}

@@ -1,6 +1,8 @@
 // The value structs that cross from the engine's worker thread to the GUI thread.
-// Plain data copied into queued signals (registered with Q_DECLARE_METATYPE below and
-// qRegisterMetaType in registerUpdateTypes()); never tensors, never pointers into the engine.
+// Plain data, copied in the worker thread and handed over through ui/handover.h
+// (EngineController::relay); declared metatypes (Q_DECLARE_METATYPE below, qRegisterMetaType in
+// registerUpdateTypes()) so that signals and QSignalSpy carry them too. Never tensors, never
+// pointers into the engine.
 #pragma once
 
 #include "core/config.h"
@@ -189,7 +191,7 @@ struct SessionUpdate {
 // A job the worker has just begun, after its cancel check: the start of that phase.
 enum class EngineJob { Sweep, Equivalence, Experiment, MemoryLab };
 
-// Call once before the first queued connection carrying these types.
+// Call once, before the first signal carrying these types is connected or spied on.
 void registerUpdateTypes();
 
 } // namespace accumlab::ui

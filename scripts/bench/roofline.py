@@ -17,6 +17,14 @@ import os
 import time
 
 
+def size_threads(threads):
+    """Before torch is imported: the CPU threads of LibTorch's pool and of the BLAS's own.
+
+    OpenBLAS keeps a thread pool of its own, sized from the environment when it loads."""
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[name] = str(threads)
+
+
 def matmul_peak(torch, device, dtype, size, rounds, iters):
     a = torch.randn(size, size, device=device, dtype=dtype)
     b = torch.randn(size, size, device=device, dtype=dtype)
@@ -51,9 +59,7 @@ def main():
                    help="CPU threads for the peak, LibTorch's and the BLAS's own pool (0: their defaults)")
     args = p.parse_args()
     if args.threads:
-        # OpenBLAS keeps a thread pool of its own, sized from the environment when it loads.
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[name] = str(args.threads)
+        size_threads(args.threads)
     import torch
     if args.threads:
         torch.set_num_threads(args.threads)

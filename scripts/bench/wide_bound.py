@@ -27,7 +27,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from roofline import flops_per_sample, matmul_peak  # noqa: E402
+from roofline import flops_per_sample, matmul_peak, size_threads  # noqa: E402
 
 WIDTHS = [1024, 4096, 4096, 256]  # the wide preset: in, hidden, hidden, classes (core/config.cpp)
 
@@ -52,9 +52,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     args = p.parse_args()
 
-    # OpenBLAS keeps a thread pool of its own, sized from the environment when it loads.
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[name] = str(args.threads)
+    size_threads(args.threads)
     import torch
 
     torch.set_num_threads(args.threads)

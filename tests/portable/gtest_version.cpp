@@ -30,7 +30,7 @@ TEST(Version, CoreReportsTheProjectVersion)
 TEST(Version, ExportsRecordTheProjectVersion)
 {
     // The environment block written into every accum-curve.json.
-    const nlohmann::json env = environmentJson(SweepConfig{});
+    const nlohmann::json env = environmentJson();
     EXPECT_EQ(env.at("accumlab_version").get<std::string>(), kExpected);
     // And the BLAS LibTorch's matmuls run on (core/device.h's blasName).
     const std::string blas = env.at("blas").get<std::string>();
