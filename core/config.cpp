@@ -199,6 +199,18 @@ ModelShape shapeOf(ModelPreset preset)
     return {};
 }
 
+int64_t widestMatmulMacs(const ModelShape &s, int64_t microBatch)
+{
+    return microBatch * std::max({s.inFeatures * s.hidden, s.hidden * s.hidden, s.hidden * s.classes});
+}
+
+int threadsFor(const SweepConfig &c, bool onCpu, bool environmentNamesThreads)
+{
+    if (c.threads > 0 || !onCpu || environmentNamesThreads)
+        return c.threads;
+    return widestMatmulMacs(c.base.modelShape(), c.base.microBatch) < kOneThreadBelowMacs ? 1 : 0;
+}
+
 void validate(const AccumConfig &c)
 {
     requireRange(c.microBatch, 1, kMaxMicroBatch, "config/range-micro-batch");

@@ -200,7 +200,7 @@ struct SweepConfig {
     // and spread the point reports. Fewer timed steps than repeats give one block per step.
     int64_t repeats = 5;
     int64_t blocks() const { return repeats < numSteps ? repeats : numSteps; }
-    int threads = 0;                        // 0 = leave LibTorch's default
+    int threads = 0;                        // 0 = automatic (threadsFor below)
     // Each block also measures the throughput model's two costs (SweepPoint::blockMicroMs,
     // blockWindowMs; AccumEngine::setPhaseTiming): on for sweep-flattening only, since on CUDA
     // it synchronizes around every micro-batch.
@@ -215,6 +215,22 @@ struct SweepConfig {
     int64_t stepsAt(int64_t accumSteps) const;
 };
 void validate(const SweepConfig &);
+
+// The multiply-adds of a micro-batch's widest matmul: microBatch x the largest of the model's
+// three layers (in x hidden, hidden x hidden, hidden x classes).
+int64_t widestMatmulMacs(const ModelShape &, int64_t microBatch);
+// Below this many multiply-adds in its widest matmul a micro-batch on the CPU runs faster on one
+// thread than on more: there is little to split, yet every thread is woken five to seven times
+// a micro-batch (oneDNN's GELU forward and backward, LibTorch's log-softmax and its backward:
+// parallel regions around a few hundred elements). README "Threads by size" (two cores, both
+// builds): below it two threads gave 0.81-0.97x one thread's samples/sec, at it 0.91-1.33x, at
+// four times it 1.01-1.24x.
+constexpr int64_t kOneThreadBelowMacs = int64_t{1} << 20;
+// The intra-op threads a sweep runs on, for applyThreads: SweepConfig::threads when it names a
+// count; for 0, one thread where a CPU micro-batch is under kOneThreadBelowMacs and the
+// environment names no count (OMP_NUM_THREADS, MKL_NUM_THREADS: the user's request stands),
+// else 0, LibTorch's own default.
+int threadsFor(const SweepConfig &, bool onCpu, bool environmentNamesThreads);
 
 // The shortest decimal that reads back as `v`, with a '.' whatever the C locale says (a GUI
 // process runs under the user's LC_NUMERIC, where printf would write 0,05): for numbers that

@@ -2,6 +2,7 @@
 #include "core/device.h"
 
 #include <ATen/Version.h>
+#include <cstdlib>
 #include <torch/torch.h>
 
 namespace accumlab {
@@ -45,16 +46,33 @@ void setCudaDeviceIndex(int index)
 
 // OpenBLAS keeps its own thread pool, which at::set_num_threads does not reach; with more BLAS
 // threads than asked for, its spinning workers slow a one-thread run by 10x on a busy machine
-// (measured: hidden 512, micro 4). Weak: absent when LibTorch uses another BLAS.
+// (measured: hidden 512, micro 4). Weak: absent when LibTorch uses another BLAS. (OpenBLAS's
+// OpenMP build, which the apps load, follows the calling thread's OpenMP count instead.)
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
 
 int applyThreads(int n)
 {
-    if (n > 0 && at::get_num_threads() != n)
-        at::set_num_threads(n);
-    if (n > 0 && openblas_set_num_threads)
-        openblas_set_num_threads(n);
+    // What LibTorch and OpenBLAS chose on their own, read before the first change.
+    static const int torchDefault = at::get_num_threads();
+    static const int blasDefault = openblas_get_num_threads ? openblas_get_num_threads() : 0;
+    const int torchThreads = n > 0 ? n : torchDefault;
+    const int blasThreads = n > 0 ? n : blasDefault;
+    // OpenBLAS first: its OpenMP build's setter also sets the calling thread's OpenMP count,
+    // which LibTorch's call then leaves at LibTorch's.
+    if (blasThreads > 0 && openblas_set_num_threads)
+        openblas_set_num_threads(blasThreads);
+    if (at::get_num_threads() != torchThreads)
+        at::set_num_threads(torchThreads);
     return at::get_num_threads();
+}
+
+bool environmentNamesThreads()
+{
+    for (const char *name : {"OMP_NUM_THREADS", "MKL_NUM_THREADS"})
+        if (const char *v = std::getenv(name); v && *v)
+            return true;
+    return false;
 }
 
 int currentThreads() { return at::get_num_threads(); }

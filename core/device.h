@@ -20,9 +20,14 @@ void synchronizeDevice(const std::string &device);
 // rank has a GPU of its own (NCCL refuses two ranks on one device). Throws ConfigError when the
 // machine has no such device. Process-wide: one rank is one process.
 void setCudaDeviceIndex(int index);
-// Sets LibTorch's intra-op threads when n > 0; returns the count in effect.
+// Sets LibTorch's intra-op threads (and OpenBLAS's) to n, or for 0 back to LibTorch's own
+// default, the count it chose before any call (a window's next sweep may need more threads
+// than the last one's); returns the count in effect.
 int applyThreads(int n);
 int currentThreads();
+// Whether OMP_NUM_THREADS or MKL_NUM_THREADS names a thread count (LibTorch's default then
+// follows it).
+bool environmentNamesThreads();
 std::string torchVersion();
 // The BLAS that LibTorch's CPU matmuls run on, as the exports' environment names it: OpenBLAS's
 // own description and how it threads ("OpenBLAS 0.3.21 ... (OpenMP threads)"), else LibTorch's

@@ -136,7 +136,7 @@ struct ExperimentOptions {
     // blocks at N = 1 took about 20 ms; README gives the verdicts' tally on an idle 2-core VM
     // (scripts/bench/flagship-stability.sh).
     int64_t sweepSteps = 500;
-    int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = default
+    int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = automatic (threadsFor, core/config.h)
     SyncFactory makeSync;      // sync-count: see SyncFactory
     // Tests only: run each pitfall experiment's correct arm with the pitfall it exists to catch
     // planted (variable-length, partial-window, batchnorm, clipping, lr-schedule, linear-scaling,

@@ -227,7 +227,7 @@ SweepResult runSweep(const SweepConfig &config, EngineObserver *observer, const 
                      std::shared_ptr<GradSync> sync)
 {
     validate(config);
-    applyThreads(config.threads);
+    applyThreads(threadsFor(config, !isCudaName(resolveDevice(config.base.device)), environmentNamesThreads()));
     std::vector<PointRun> runs(config.accumGrid.size());
     for (size_t i = 0; i < runs.size(); ++i) {
         PointRun &run = runs[i];

@@ -836,7 +836,7 @@ int accumlab::cli::run(int argc, char **argv)
     mainRun.push_back(app.add_flag("--equal-work", s.equalWork,
                                    "every point does the same work: --num-steps is what the grid's largest accum_steps "
                                    "runs, a smaller N runs as many micro-batches (the window's sweep)"));
-    mainRun.push_back(app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = default)")->transform(decimal<int>())->capture_default_str());
+    mainRun.push_back(app.add_option("--threads", s.threads, "LibTorch intra-op threads (0 = automatic: one thread for a micro-batch too small to split, else LibTorch's default)")->transform(decimal<int>())->capture_default_str());
     app.add_flag("--no-write", s.noWrite, "do not write the exports");
     app.add_option("--out-dir", s.outDir, "folder for accum-curve.json and the skill file")->capture_default_str();
     app.add_option("--lang", s.lang, "language of the skill recipe, a code of the content's languages (en | fa)")->capture_default_str();
@@ -911,7 +911,7 @@ int accumlab::cli::run(int argc, char **argv)
     expCmd->add_option("--sweep-steps", x.sweepSteps, "sweep-flattening: timed steps at the largest accum_steps (smaller ones run more: equal work per point)")->transform(decimal<int64_t>())->capture_default_str();
     expCmd->add_option("--seed", x.seed, "seed for every model and data stream")->transform(decimal<uint64_t>())
         ->capture_default_str();
-    expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = default)")->transform(decimal<int>())
+    expCmd->add_option("--threads", x.threads, "sweep-flattening: LibTorch intra-op threads (0 = automatic, as for the main job)")->transform(decimal<int>())
         ->capture_default_str();
 
     auto *contentCmd = app.add_subcommand("content-check", "check the embedded teaching content in every language");

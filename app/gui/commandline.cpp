@@ -25,7 +25,7 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     const QCommandLineOption steps(QStringLiteral("num-steps"), QStringLiteral("Timed optimizer steps of the grid's largest accum_steps (every point does the same work)."),
                                    QStringLiteral("n"));
     const QCommandLineOption micro(QStringLiteral("micro-batch"), QStringLiteral("Samples per micro-batch."), QStringLiteral("n"));
-    const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("LibTorch intra-op threads (0 = default)."),
+    const QCommandLineOption threads(QStringLiteral("threads"), QStringLiteral("LibTorch intra-op threads (0 = automatic: one thread for a micro-batch too small to split, else LibTorch's default)."),
                                      QStringLiteral("n"));
     const QCommandLineOption exportJson(QStringLiteral("export-json"), QStringLiteral("Write accum-curve.json here after the sweep."),
                                         QStringLiteral("file"));

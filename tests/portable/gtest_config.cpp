@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -604,5 +605,64 @@ TEST(Config, HugeValuesReadAsGiven)
         EXPECT_EQ(std::string(e.what()), "accum_steps must be between 1 and 4096, got -7");
     }
 }
+
+// threadsFor: a count the user names stands; 0 picks one thread for a CPU micro-batch whose
+// widest matmul is under 2^20 multiply-adds, and LibTorch's default (0) otherwise, on a GPU, or
+// where OMP_NUM_THREADS / MKL_NUM_THREADS names a count.
+struct ThreadsRow {
+    std::string name;
+    std::optional<ModelShape> shape; // the lesson's preset when empty
+    ModelPreset preset = ModelPreset::Lesson;
+    int64_t micro = 4;
+    int threads = 0;
+    bool onCpu = true;
+    bool environment = false;
+    int64_t macs = 0;   // widestMatmulMacs
+    int expected = 0;
+};
+
+std::vector<ThreadsRow> threadsRows()
+{
+    std::vector<ThreadsRow> rows;
+    const ModelShape h256{64, 256, 16}, h512{64, 512, 16}, wideIn{4096, 64, 16}, wideOut{64, 64, 16384};
+    // The lesson (64-128-16): hidden x hidden is its widest layer.
+    rows.push_back({"lesson micro 4", {}, ModelPreset::Lesson, 4, 0, true, false, 65536, 1});
+    rows.push_back({"lesson micro 16", {}, ModelPreset::Lesson, 16, 0, true, false, 262144, 1});
+    rows.push_back({"lesson micro 63", {}, ModelPreset::Lesson, 63, 0, true, false, 1032192, 1});
+    rows.push_back({"lesson micro 64, the boundary", {}, ModelPreset::Lesson, 64, 0, true, false, 1048576, 0});
+    rows.push_back({"lesson micro 256", {}, ModelPreset::Lesson, 256, 0, true, false, 4194304, 0});
+    rows.push_back({"hidden 256 micro 4", h256, ModelPreset::Lesson, 4, 0, true, false, 262144, 1});
+    rows.push_back({"hidden 512 micro 4", h512, ModelPreset::Lesson, 4, 0, true, false, 1048576, 0});
+    // The widest layer may be the first or the last.
+    rows.push_back({"in x hidden widest", wideIn, ModelPreset::Lesson, 4, 0, true, false, 1048576, 0});
+    rows.push_back({"hidden x classes widest", wideOut, ModelPreset::Lesson, 1, 0, true, false, 1048576, 0});
+    rows.push_back({"fixture micro 4", {}, ModelPreset::Fixture, 4, 0, true, false, 9216, 1});
+    rows.push_back({"wide micro 1", {}, ModelPreset::Wide, 1, 0, true, false, 16777216, 0});
+    // What overrides the choice.
+    rows.push_back({"named count stands", {}, ModelPreset::Lesson, 4, 3, true, false, 65536, 3});
+    rows.push_back({"named count stands for the wide model", {}, ModelPreset::Wide, 64, 1, true, false, 1073741824, 1});
+    rows.push_back({"on a GPU the default", {}, ModelPreset::Lesson, 4, 0, false, false, 65536, 0});
+    rows.push_back({"OMP_NUM_THREADS stands", {}, ModelPreset::Lesson, 4, 0, true, true, 65536, 0});
+    rows.push_back({"named count over the environment", {}, ModelPreset::Lesson, 4, 2, true, true, 65536, 2});
+    return rows;
+}
+
+void PrintTo(const ThreadsRow &r, std::ostream *os) { *os << r.name; }
+
+class ThreadsFor : public testing::TestWithParam<ThreadsRow> {};
+
+TEST_P(ThreadsFor, OneThreadOnlyWhereNothingSplits)
+{
+    const ThreadsRow &r = GetParam();
+    SweepConfig s;
+    s.base.preset = r.preset;
+    s.base.shape = r.shape;
+    s.base.microBatch = r.micro;
+    s.threads = r.threads;
+    EXPECT_EQ(widestMatmulMacs(s.base.modelShape(), r.micro), r.macs);
+    EXPECT_EQ(threadsFor(s, r.onCpu, r.environment), r.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, ThreadsFor, testing::ValuesIn(threadsRows()), test::ByName());
 
 } // namespace

@@ -1,5 +1,6 @@
 // The throughput sweep: one point per grid entry with the lesson's fields filled from
 // measurement, sync counts, warm-up excluded, observer callbacks and cancellation.
+#include "core/device.h"
 #include "core/export.h"
 #include "core/sweep.h"
 
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <ostream>
 #include <string>
@@ -401,6 +403,42 @@ TEST(Sweep, RejectsBadGrid)
     EXPECT_THROW(runSweep(s), ConfigError);
     s.accumGrid = {1, 0};
     EXPECT_THROW(runSweep(s), ConfigError);
+}
+
+// --threads 0 picks the count per sweep (threadsFor): one thread for the lesson's micro-batch of
+// 4, and for a wider micro-batch LibTorch's own default again after an earlier sweep set another
+// count (the window runs many sweeps in one process); a count the environment names keeps
+// LibTorch's default, which followed it. It needs a default above one thread: the CTest entry
+// portable.sweep_threads starts it with OMP_NUM_THREADS=2, which LibTorch reads at its first use.
+TEST(Sweep, AutomaticThreadsPerSweep)
+{
+    const int byDefault = applyThreads(0); // LibTorch's default, read while the environment names it
+    if (byDefault < 2)
+        GTEST_SKIP() << "LibTorch's default is one thread here; portable.sweep_threads runs this with OMP_NUM_THREADS=2";
+    const char *omp = std::getenv("OMP_NUM_THREADS");
+    const std::string ompBefore = omp ? omp : "";
+    ::unsetenv("OMP_NUM_THREADS"); // the choice is AccumLab's
+    auto threadsOfSweep = [](int64_t micro, int threads) {
+        SweepConfig s;
+        s.base.device = DeviceRequest::Cpu;
+        s.base.microBatch = micro; // the lesson's model
+        s.accumGrid = {1};
+        s.numSteps = 1;
+        s.warmupSteps = 1;
+        s.threads = threads;
+        return runSweep(s).points.at(0).threads;
+    };
+    EXPECT_EQ(threadsOfSweep(4, 0), 1);
+    EXPECT_EQ(threadsOfSweep(64, 0), byDefault);
+    EXPECT_EQ(threadsOfSweep(4, 3), 3);
+    EXPECT_EQ(threadsOfSweep(64, 1), 1);
+    EXPECT_EQ(threadsOfSweep(64, 0), byDefault);
+    ::setenv("OMP_NUM_THREADS", "1", 1);
+    EXPECT_EQ(threadsOfSweep(4, 0), byDefault);
+    if (omp)
+        ::setenv("OMP_NUM_THREADS", ompBefore.c_str(), 1);
+    else
+        ::unsetenv("OMP_NUM_THREADS");
 }
 
 } // namespace

@@ -30,7 +30,7 @@ struct Preset {
     // point on a laptop, points appearing one by one and settling over ten rounds.
     int numSteps = 600;
     int warmupSteps = 2;
-    int threads = 0;                    // LibTorch intra-op threads for sweeps, 0 = default
+    int threads = 0;                    // LibTorch intra-op threads for sweeps, 0 = automatic (threadsFor, core/config.h)
     bool classroomMode = false;
     QStringList hiddenControls;         // ControlPanel keys hidden in classroom mode
     // Where the lesson opens; each one empty (absent from the file, as in presets saved before
