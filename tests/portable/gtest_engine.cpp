@@ -3,6 +3,7 @@
 // determinism and learning.
 #include "core/data.h"
 #include "core/engine.h"
+#include "core/engine_state.h"
 #include "core/model.h"
 
 #include "support.h"
@@ -238,6 +239,58 @@ TEST_P(BarsMatchAPlainLoop, Row)
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, BarsMatchAPlainLoop, testing::ValuesIn(divideRows()), test::ByName());
+
+struct DivisionRow {
+    const char *name;
+    DType dtype;
+    int64_t accum;
+    AccumBug bug;
+    double divisor; // what the plain loop divides each micro-batch's loss by
+};
+
+class DivisionMatchesAPlainLoopBitForBit : public testing::TestWithParam<DivisionRow> {};
+
+// loss / N as the lesson writes it, with N a number: the engine's gradient buffers after a
+// window equal, bit for bit, a plain LibTorch loop's .grad (same model, samples and seed;
+// (loss / N).backward() per micro-batch). The engine divides by N held as a 0-d tensor where
+// N is exact in the loss's dtype and by the number itself elsewhere (bfloat16's 257, which
+// would round to 256 or 258 in a bfloat16 tensor; that row fails if the fallback goes).
+TEST_P(DivisionMatchesAPlainLoopBitForBit, Row)
+{
+    const DivisionRow &row = GetParam();
+    auto c = smallConfig(3, row.accum);
+    c.dtype = row.dtype;
+    c.bug = row.bug;
+    AccumEngine engine(c);
+    engine.step();
+    EngineState state;
+    engine.captureState(state);
+
+    const torch::Device cpu(torch::kCPU);
+    Mlp model = makeModel(c.modelShape(), c.seed, toTorch(c.dtype), cpu);
+    DataStream data(c.modelShape(), c.labels, c.seed, toTorch(c.dtype), cpu);
+    auto [x, y] = data.next(c.microBatch * c.accumSteps); // x: (micro * accum, in), y: (micro * accum,)
+    const auto xs = x.split(c.microBatch), ys = y.split(c.microBatch);
+    for (int64_t m = 0; m < c.accumSteps; ++m)
+        (torch::cross_entropy_loss(model->forward(xs[m]), ys[m]) / row.divisor).backward();
+    std::vector<torch::Tensor> grads;
+    for (const auto &p : model->parameters())
+        grads.push_back(p.grad().reshape(-1));
+    const auto plain = torch::cat(grads); // (total,)
+    ASSERT_EQ(state.grads.scalar_type(), plain.scalar_type());
+    EXPECT_TRUE(torch::equal(state.grads, plain))
+        << "max |diff| " << (state.grads.to(torch::kFloat64) - plain.to(torch::kFloat64)).abs().max().item<double>();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, DivisionMatchesAPlainLoopBitForBit,
+    testing::Values(DivisionRow{"float32 accum 3", DType::Float32, 3, AccumBug::None, 3.0},
+                    DivisionRow{"float32 accum 4", DType::Float32, 4, AccumBug::None, 4.0},
+                    DivisionRow{"float32 divide by N plus 1", DType::Float32, 4, AccumBug::DivideByNPlusOne, 5.0},
+                    DivisionRow{"float64 accum 7", DType::Float64, 7, AccumBug::None, 7.0},
+                    DivisionRow{"bfloat16 accum 5", DType::BFloat16, 5, AccumBug::None, 5.0},
+                    DivisionRow{"bfloat16 accum 257", DType::BFloat16, 257, AccumBug::None, 257.0}),
+    test::ByName());
 
 struct FillsRow {
     const char *name;
