@@ -1,8 +1,9 @@
 """Which operators and autograd nodes a micro-batch runs, per build: counts and times by name.
 
 Builds scripts/bench/op_counter.cpp (a global RecordFunction callback, the hook LibTorch's own
-profiler uses) against each build's LibTorch, preloads it into that build's accumlab-cli for one
-sweep point (the lesson's micro-batch 4, one thread, random labels) and prints, per name, the
+profiler uses) against each build's LibTorch, preloads it into that build's accumlab-cli (and,
+with --eager or --with-eager, into the lesson's loop in PyTorch) for one sweep point (the
+lesson's micro-batch 4, one thread, random labels) and prints, per name, the
 calls and the self time per micro-batch (a micro-batch is one NllLossBackward0 node; the
 window's operators, once per accum_steps micro-batches, show as fractions). The callback costs
 time of its own, so the run is also timed without it: the counts are exact, the times are
