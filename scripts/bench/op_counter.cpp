@@ -42,19 +42,14 @@ struct Open {
 std::mutex g_mutex;
 std::map<std::string, Tally> *g_tallies = nullptr; // leaked: read at exit, after static destructors may run
 Clock::time_point g_loaded;
-Clock::time_point g_first;
-Clock::time_point g_last;
-bool g_any = false;
 long long g_delayNs = 0;
 const char *g_out = nullptr;
 thread_local std::vector<Open> t_stack;
 
-struct Context : at::ObserverContext {};
-
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction &)
 {
     const auto now = Clock::now();
-    t_stack.push_back({now, 0, (now - g_loaded).count() >= g_delayNs});
+    t_stack.push_back({now, 0, now - g_loaded >= std::chrono::nanoseconds(g_delayNs)});
     return nullptr;
 }
 
@@ -76,10 +71,6 @@ void onEnd(const at::RecordFunction &fn, at::ObserverContext *)
     t.inclusiveNs += ns;
     t.selfNs += ns - open.childrenNs;
     t.node = fn.scope() == at::RecordScope::BACKWARD_FUNCTION;
-    if (!g_any)
-        g_first = open.start;
-    g_any = true;
-    g_last = now;
 }
 
 void writeOut()
@@ -88,9 +79,7 @@ void writeOut()
     std::FILE *f = std::fopen(g_out, "w");
     if (!f)
         return;
-    const double wallNs =
-        g_any ? static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(g_last - g_first).count()) : 0.0;
-    std::fprintf(f, "{\"wall_ns\": %.0f, \"records\": [\n", wallNs);
+    std::fprintf(f, "{\"records\": [\n");
     bool first = true;
     for (const auto &[name, t] : *g_tallies) {
         std::fprintf(f, "%s  {\"name\": \"%s\", \"node\": %s, \"calls\": %lld, \"inclusive_ns\": %lld, \"self_ns\": %lld}",
