@@ -29,6 +29,8 @@ using nlohmann::json;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 AccumConfig runConfig(OptimizerKind kind)
 {
     AccumConfig c;
@@ -203,18 +205,6 @@ struct RegularFileRow {
     std::string node;
     std::string code;
 };
-
-// GoogleTest names a row by its label in messages (the rows hold functions, not printable bytes).
-void PrintTo(const Sha256Row &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const RunConfigRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const UnknownSettingRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const ResumeRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const ResumeBugRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const RefusalRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const ManifestEditRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const Format2Row &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const ScalerStateRow &row, std::ostream *os) { *os << row.name; }
-void PrintTo(const RegularFileRow &row, std::ostream *os) { *os << row.name; }
 
 class Sha256KnownAnswers : public testing::TestWithParam<Sha256Row> {};
 class RunConfigReadsBack : public testing::TestWithParam<RunConfigRow> {};

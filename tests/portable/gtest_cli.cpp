@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 constexpr int kExitHolds = 0;
 constexpr int kExitFails = 1;    // the equivalence check does not hold
 constexpr int kExitBadInput = 2;
@@ -118,8 +120,6 @@ struct BadInput {
     std::vector<std::string> args;
 };
 
-void PrintTo(const BadInput &c, std::ostream *os) { *os << c.name; }
-
 class CliBadInput : public testing::TestWithParam<BadInput> {
 protected:
     void SetUp() override { ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli()); }
@@ -153,8 +153,6 @@ struct EquivalenceRun {
     int exitCode;
     const char *stderrMentions; // nullptr: stderr stays empty
 };
-
-void PrintTo(const EquivalenceRun &c, std::ostream *os) { *os << c.name; }
 
 class CliEquivalence : public testing::TestWithParam<EquivalenceRun> {
 protected:
@@ -191,7 +189,6 @@ INSTANTIATE_TEST_SUITE_P(
                     EquivalenceRun{"step_every_micro", {"--step-every-micro", "--optimizer", "adamw"}, kExitFails,
                                    "every micro-batch"}),
     [](const testing::TestParamInfo<EquivalenceRun> &info) { return std::string(info.param.name); });
-
 
 // `train --export-model`: a safetensors file whose header names the parameters as torch does,
 // with the lesson model's shapes, offsets that tile the data with no hole, and data whose

@@ -28,6 +28,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 template <typename Config>
 struct ValidateCase {
     const char *name;
@@ -269,8 +271,6 @@ struct AccumRangeRow {
     bool valid;
 };
 
-void PrintTo(const AccumRangeRow &r, std::ostream *os) { *os << r.name; }
-
 class ValidateAccumRange : public testing::TestWithParam<AccumRangeRow> {};
 
 TEST_P(ValidateAccumRange, AcceptsOrRefuses)
@@ -310,8 +310,6 @@ struct SizeRow {
     int64_t accum;
     bool valid;
 };
-
-void PrintTo(const SizeRow &r, std::ostream *os) { *os << r.name; }
 
 class ValidateSizes : public testing::TestWithParam<SizeRow> {};
 
@@ -372,8 +370,6 @@ struct EquivalenceSplitRow {
     std::string compare; // empty: no second split
     bool valid;
 };
-
-void PrintTo(const EquivalenceSplitRow &r, std::ostream *os) { *os << r.name; }
 
 class ValidateEquivalenceSplit : public testing::TestWithParam<EquivalenceSplitRow> {};
 
@@ -646,8 +642,6 @@ std::vector<ThreadsRow> threadsRows()
     rows.push_back({"named count over the environment", {}, ModelPreset::Lesson, 4, 2, true, true, 65536, 2});
     return rows;
 }
-
-void PrintTo(const ThreadsRow &r, std::ostream *os) { *os << r.name; }
 
 class ThreadsFor : public testing::TestWithParam<ThreadsRow> {};
 

@@ -21,6 +21,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 // The shipped content with one file replaced (or added, or with `text` empty: removed).
 std::map<std::string, std::string> withFile(const std::string &path, const std::string &text)
 {
@@ -32,7 +34,6 @@ std::map<std::string, std::string> withFile(const std::string &path, const std::
     return files;
 }
 
-
 using test::contains;
 
 struct NumberRow {
@@ -43,8 +44,6 @@ struct NumberRow {
     bool latin;
     std::string expected;
 };
-
-void PrintTo(const NumberRow &r, std::ostream *os) { *os << r.name; }
 
 std::vector<NumberRow> numberRows()
 {
@@ -191,8 +190,6 @@ struct PlantedRow {
     std::string expected;
 };
 
-void PrintTo(const PlantedRow &r, std::ostream *os) { *os << r.name; }
-
 // Each fault the validation exists to catch, planted in a copy of the shipped content.
 class PlantedFaultsAreReported : public testing::TestWithParam<PlantedRow> {};
 
@@ -246,8 +243,6 @@ struct LessonRow {
     std::string expected;
 };
 
-void PrintTo(const LessonRow &r, std::ostream *os) { *os << r.name; }
-
 // The lesson panel's file is checked like the rest: each fault planted in a copy of the
 // shipped lesson.json (the value at `pointer` replaced, or removed when `value` is empty).
 class LessonFaultsAreReported : public testing::TestWithParam<LessonRow> {};
@@ -293,8 +288,6 @@ struct KeptRow {
     std::string name;
     std::string fa;
 };
-
-void PrintTo(const KeptRow &r, std::ostream *os) { *os << r.name; }
 
 // The things a Persian text may keep in Latin script are not reported.
 class CodeAndKeptTermsPass : public testing::TestWithParam<KeptRow> {};

@@ -28,6 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 std::string corpusDir()
 {
     const char *source = std::getenv("ACCUMLAB_SOURCE_DIR");
@@ -89,8 +91,6 @@ struct CorpusFile {
     std::string path;
 };
 
-void PrintTo(const CorpusFile &r, std::ostream *os) { *os << r.name; }
-
 // The corpus's files (not dot-files, not folders), by name; none when the folder is missing,
 // which GoogleTest reports as a suite with no rows.
 const std::vector<CorpusFile> &corpusFiles()
@@ -139,8 +139,6 @@ struct Rejection {
     std::string text;
     std::string mentions;
 };
-
-void PrintTo(const Rejection &r, std::ostream *os) { *os << r.name; }
 
 class Rejections : public testing::TestWithParam<Rejection> {};
 
@@ -191,8 +189,6 @@ struct CodeRow {
     std::string found;
     std::string english; // part of what()
 };
-
-void PrintTo(const CodeRow &r, std::ostream *os) { *os << r.name; }
 
 std::vector<CodeRow> codeRows()
 {
@@ -278,8 +274,6 @@ struct TradeoffRow {
     std::string fault;
     int code; // -1: reads back
 };
-
-void PrintTo(const TradeoffRow &r, std::ostream *os) { *os << r.name; }
 
 class TradeoffReader : public testing::TestWithParam<TradeoffRow> {};
 

@@ -26,6 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 const char *const kTorchrunVars[] = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
 
 // Sets torchrun's variables from "NAME=VALUE" entries for one test, unsetting the others.
@@ -123,8 +125,6 @@ struct EnvRejectedRow {
     std::string mentions;
 };
 
-void PrintTo(const EnvRejectedRow &row, std::ostream *os) { *os << row.name; } // the row label, not its bytes
-
 class EnvRejected : public testing::TestWithParam<EnvRejectedRow> {};
 
 TEST_P(EnvRejected, InWords)
@@ -183,8 +183,6 @@ struct SettingsRow {
     std::string theirs;
     std::string expected;
 };
-
-void PrintTo(const SettingsRow &row, std::ostream *os) { *os << row.name; }
 
 class SettingsDifference : public testing::TestWithParam<SettingsRow> {};
 
@@ -256,8 +254,6 @@ struct BlameRow {
     std::string mentions;
 };
 
-void PrintTo(const BlameRow &row, std::ostream *os) { *os << row.name; }
-
 class LauncherBlamesTheSilentRank : public testing::TestWithParam<BlameRow> {};
 
 TEST_P(LauncherBlamesTheSilentRank, NotTheOneThatGaveUp)
@@ -298,8 +294,6 @@ struct SurvivorsRow {
     int exitCode;
     std::string mentions;
 };
-
-void PrintTo(const SurvivorsRow &row, std::ostream *os) { *os << row.name; }
 
 class LauncherStopsSurvivors : public testing::TestWithParam<SurvivorsRow> {};
 
@@ -348,8 +342,6 @@ struct NoSyncRow {
     const char *name;
     bool noSync;
 };
-
-void PrintTo(const NoSyncRow &row, std::ostream *os) { *os << row.name; }
 
 class SweepOnLocalRanks : public testing::TestWithParam<NoSyncRow> {};
 

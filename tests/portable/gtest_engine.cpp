@@ -23,13 +23,7 @@ namespace test = accumlab::test;
 
 namespace {
 
-// GoogleTest's messages name a table row by its label rather than dumping its bytes.
-template <class Row>
-    requires requires(const Row &row) { row.name; }
-void PrintTo(const Row &row, std::ostream *os)
-{
-    *os << row.name;
-}
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
 
 AccumConfig smallConfig(int64_t micro, int64_t accum, OptimizerKind kind = OptimizerKind::Sgd)
 {

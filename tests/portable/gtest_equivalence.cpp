@@ -26,6 +26,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 constexpr double kLessonTolerance = 1e-4; // the lesson's fixed bound on max |diff|
 constexpr int64_t kBigBatch = 16;         // the fixture's batch (EquivalenceConfig default)
 
@@ -200,14 +202,6 @@ TEST(EquivalenceBFloat16, DtypeAwareBoundHoldsAndCatchesNoDivision)
 }
 
 // ---- Row by row: the wide grid, the bug zoo, the update scale and the ranks ------------------
-
-// GoogleTest's messages name a table row by its label rather than dumping its bytes.
-template <class Row>
-    requires requires(const Row &row) { row.name; }
-void PrintTo(const Row &row, std::ostream *os)
-{
-    *os << row.name;
-}
 
 // "%.2f" of a factor, as the cause sentence writes it ("4.00").
 std::string fixed2(double value)

@@ -26,6 +26,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 // The statements true by the way they are measured: shown as observations, never with a mark.
 const std::set<std::string> &observations()
 {
@@ -176,9 +178,6 @@ struct VerdictRow {
     std::vector<std::string> claims;
 };
 
-// The row by its label in GoogleTest's messages.
-void PrintTo(const VerdictRow &row, std::ostream *os) { *os << row.name; }
-
 const std::vector<VerdictRow> &verdictRows()
 {
     static const std::vector<VerdictRow> rows{
@@ -307,9 +306,6 @@ struct StatedRow {
     std::string stepsValue;
 };
 
-// The row by its label in GoogleTest's messages.
-void PrintTo(const StatedRow &row, std::ostream *os) { *os << row.name; }
-
 const std::vector<StatedRow> &statedRows()
 {
     static const std::vector<StatedRow> rows{
@@ -375,9 +371,6 @@ struct PlantRow {
     std::string claim; // the verdict the plant exists to fail ("|": and another)
 };
 
-// The row by its label in GoogleTest's messages.
-void PrintTo(const PlantRow &row, std::ostream *os) { *os << row.name; }
-
 const std::vector<PlantRow> &plantRows()
 {
     static const std::vector<PlantRow> rows{
@@ -438,9 +431,6 @@ struct PitfallRow {
     std::string id;
     std::string claim;
 };
-
-// The row by its label in GoogleTest's messages.
-void PrintTo(const PitfallRow &row, std::ostream *os) { *os << row.name; }
 
 const std::vector<PitfallRow> &pitfallRows()
 {
@@ -547,9 +537,6 @@ struct JudgedRow {
     double slowdown;
     std::string outcome;
 };
-
-// The row by its label in GoogleTest's messages.
-void PrintTo(const JudgedRow &row, std::ostream *os) { *os << row.name; }
 
 const std::vector<JudgedRow> &judgedRows()
 {

@@ -37,6 +37,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 SweepResult smallResult()
 {
     SweepConfig s;
@@ -85,8 +87,6 @@ struct ConfigRow {
     ConfigChange change;
     std::string key;
 };
-
-void PrintTo(const ConfigRow &r, std::ostream *os) { *os << r.name; }
 
 std::vector<ConfigRow> configRows()
 {
@@ -197,8 +197,6 @@ struct RefusedRecord {
     std::string code;
     std::string key; // "": the message is not checked for a key
 };
-
-void PrintTo(const RefusedRecord &r, std::ostream *os) { *os << r.name; }
 
 class AccumConfigJsonRefuses : public testing::TestWithParam<RefusedRecord> {};
 
@@ -357,8 +355,6 @@ struct BadFile {
     std::string mentions;
 };
 
-void PrintTo(const BadFile &r, std::ostream *os) { *os << r.name; }
-
 class RejectsBadFiles : public testing::TestWithParam<BadFile> {};
 
 TEST_P(RejectsBadFiles, NamingTheFault)
@@ -476,8 +472,6 @@ struct PairRow {
     bool earlier;
 };
 
-void PrintTo(const PairRow &r, std::ostream *os) { *os << r.name; }
-
 class PairRollsBack : public testing::TestWithParam<PairRow> {};
 
 TEST_P(PairRollsBack, WhenTheSecondFails)
@@ -528,8 +522,6 @@ struct TargetRow {
     std::string kind;
     std::string code; // "" when the write succeeds
 };
-
-void PrintTo(const TargetRow &r, std::ostream *os) { *os << r.name; }
 
 class RefusesTargetsThatAreNotFiles : public testing::TestWithParam<TargetRow> {};
 
@@ -681,8 +673,6 @@ struct SignalRow {
     int sig;
     bool cleanup;
 };
-
-void PrintTo(const SignalRow &r, std::ostream *os) { *os << r.name; }
 
 class SignalMidExport : public testing::TestWithParam<SignalRow> {};
 

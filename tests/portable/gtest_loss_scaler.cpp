@@ -26,6 +26,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 AccumConfig float16Config(int64_t accum, OptimizerKind kind = OptimizerKind::Sgd)
 {
     AccumConfig c;
@@ -55,7 +57,6 @@ bool halfMatmulWorks()
 // torch.cuda.amp.GradScaler.update(): x0.5 on an Inf, x2 after `interval` clean steps.
 struct UpdateRuleRow {
     const char *name;
-    friend void PrintTo(const UpdateRuleRow &row, std::ostream *os) { *os << row.name; }
     int interval;
     std::string steps; // "c" clean, "i" Inf/NaN
     double scale;
@@ -110,7 +111,6 @@ TEST(LossScaler, SecondUnscaleRaises)
 
 struct InvalidConfigRow {
     const char *name;
-    friend void PrintTo(const InvalidConfigRow &row, std::ostream *os) { *os << row.name; }
     double init;
     double growth;
     double backoff;
@@ -143,7 +143,6 @@ INSTANTIATE_TEST_SUITE_P(Rows, InvalidConfigRefused,
 // that ran named.
 struct OneUnscaleRow {
     const char *name;
-    friend void PrintTo(const OneUnscaleRow &row, std::ostream *os) { *os << row.name; }
     int accum;
     OptimizerKind optimizer;
 };
@@ -206,7 +205,6 @@ TEST(LossScaler, UnscaledOnceMatchesUnscaledRun)
 // schedule stay), the scale halves once, and the next window steps at the schedule's first rate.
 struct OverflowRow {
     const char *name;
-    friend void PrintTo(const OverflowRow &row, std::ostream *os) { *os << row.name; }
     int spikeMicro;
     OptimizerKind optimizer;
 };
@@ -250,7 +248,6 @@ INSTANTIATE_TEST_SUITE_P(Rows, OverflowSkipsTheWindow,
 
 struct GrowsRow {
     const char *name;
-    friend void PrintTo(const GrowsRow &row, std::ostream *os) { *os << row.name; }
     int interval;
     int windows;
     double scale;
@@ -281,7 +278,6 @@ INSTANTIATE_TEST_SUITE_P(Rows, GrowsAfterTheInterval,
 // Each pitfall with its measured consequence.
 struct UnscaleEveryMicroRow {
     const char *name;
-    friend void PrintTo(const UnscaleEveryMicroRow &row, std::ostream *os) { *os << row.name; }
     int accum;
     int raisesAtMicroBatches; // 0: never
 };
@@ -365,7 +361,6 @@ TEST(LossScaler, NamesRoundTrip)
 // accum-curve.v1 carries the counters where they ran and reads files without them.
 struct CurveFieldsRow {
     const char *name;
-    friend void PrintTo(const CurveFieldsRow &row, std::ostream *os) { *os << row.name; }
     bool scaling;
 };
 class CurveFieldsRoundTrip : public testing::TestWithParam<CurveFieldsRow> {};
@@ -416,7 +411,6 @@ INSTANTIATE_TEST_SUITE_P(Rows, CurveFieldsRoundTrip,
 //   x NaN loss and scale 0 in one window
 struct DivergenceWatchRow {
     const char *name;
-    friend void PrintTo(const DivergenceWatchRow &row, std::ostream *os) { *os << row.name; }
     std::string windows;
     int carriedWindows; // a resumed run's windows before its checkpoint
     int carriedStepped;
@@ -485,7 +479,6 @@ INSTANTIATE_TEST_SUITE_P(
 // the lesson's rate the same run holds.
 struct EngineDivergenceRow {
     const char *name;
-    friend void PrintTo(const EngineDivergenceRow &row, std::ostream *os) { *os << row.name; }
     double lr;
     bool diverges;
 };

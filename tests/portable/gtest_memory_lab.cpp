@@ -38,6 +38,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 // The counting allocator, installed before any test allocates.
 class CpuMemoryCounterEnvironment : public testing::Environment {
 public:
@@ -169,7 +171,6 @@ struct BudgetRow {
     const char *name;
     int64_t budget;
     bool fails;
-    friend void PrintTo(const BudgetRow &row, std::ostream *os) { *os << row.name; }
 };
 class BudgetFailsInsideLibTorch : public testing::TestWithParam<BudgetRow> {};
 
@@ -256,7 +257,6 @@ struct OomDemoRow {
     bool contrast;
     ModelPreset preset;
     int effective;
-    friend void PrintTo(const OomDemoRow &row, std::ostream *os) { *os << row.name; }
 };
 class OomDemoFailsThenAccumulates : public testing::TestWithParam<OomDemoRow> {};
 
@@ -401,7 +401,6 @@ struct FinderRow {
     int effective;
     int found;
     bool oneByteShort;
-    friend void PrintTo(const FinderRow &row, std::ostream *os) { *os << row.name; }
 };
 class FinderFindsTheLargestThatFits : public testing::TestWithParam<FinderRow> {};
 
@@ -448,7 +447,6 @@ struct FailsAfterRow {
     DType dtype;
     int effective;
     std::vector<int> ns; // the N tried; empty: every one
-    friend void PrintTo(const FailsAfterRow &row, std::ostream *os) { *os << row.name; }
 };
 
 std::vector<FailsAfterRow> failsAfterRows()
@@ -552,7 +550,6 @@ struct BadInputRow {
     int effective;
     int world;
     std::string says; // empty: accepted
-    friend void PrintTo(const BadInputRow &row, std::ostream *os) { *os << row.name; }
 };
 class BadInputIsOneSentence : public testing::TestWithParam<BadInputRow> {};
 
@@ -594,7 +591,6 @@ struct RefusalRow {
     std::string which;
     std::string code;
     std::string says;
-    friend void PrintTo(const RefusalRow &row, std::ostream *os) { *os << row.name; }
 };
 class RefusalsInEveryLanguage : public testing::TestWithParam<RefusalRow> {};
 

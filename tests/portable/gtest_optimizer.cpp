@@ -15,6 +15,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 std::vector<torch::Tensor> makeParams(uint64_t seed)
 {
     torch::manual_seed(seed);
@@ -28,8 +30,6 @@ struct MatchesTorchOptimRow {
     OptimizerKind kind;
     double weightDecay;
 };
-
-void PrintTo(const MatchesTorchOptimRow &row, std::ostream *os) { *os << row.name; }
 
 const std::vector<MatchesTorchOptimRow> &matchesTorchOptimRows()
 {

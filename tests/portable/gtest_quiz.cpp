@@ -24,6 +24,8 @@ inline void PrintTo(QuizStage v, std::ostream *os) { *os << toString(v); }
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 // The code points of UTF-8 text, or nothing when it is not valid UTF-8 (a stray continuation
 // byte, a truncated or overlong sequence, a surrogate, a code point past U+10FFFF).
 std::optional<std::u32string> decodeUtf8(const std::string &text)
@@ -66,9 +68,6 @@ struct StageRow {
     const char *name;
     QuizStage stage;
 };
-
-// The row by its label in GoogleTest's messages.
-void PrintTo(const StageRow &row, std::ostream *os) { *os << row.name; }
 
 const std::vector<StageRow> &stageRows()
 {

@@ -22,6 +22,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 NumberStyle styleOf(const std::string &language, bool latinDigits)
 {
     NumberStyle style;
@@ -267,7 +269,6 @@ std::map<std::string, std::string> skillContent()
     return files;
 }
 
-
 // The run every test reads: a two-point sweep of the fixture model on the CPU and the
 // lesson's equivalence check, measured once for the whole executable.
 struct Measured {
@@ -336,8 +337,6 @@ struct LanguageRow {
     std::string name;
     std::string language;
 };
-
-void PrintTo(const LanguageRow &r, std::ostream *os) { *os << r.name; }
 
 // The recipe's loop is the code panel's, line for line (the code tests/pytorch/check_loop_code.py
 // runs against the engine): the correct loop in its data-parallel form, even when the run
@@ -432,8 +431,6 @@ struct DigitsRow {
     std::string language;
     bool latinDigits;
 };
-
-void PrintTo(const DigitsRow &r, std::ostream *os) { *os << r.name; }
 
 // A right-to-left recipe reads in its language: no English word outside code, no Latin
 // digit outside code unless the reader chose Latin digits (then no Persian digit at all).
@@ -531,8 +528,6 @@ struct FaultRow {
     std::string to;
     std::string expected; // a problem containing this; empty: no problem
 };
-
-void PrintTo(const FaultRow &r, std::ostream *os) { *os << r.name; }
 
 // The content check catches a broken recipe: a placeholder missing from one language, a
 // word or a digit left in English, a missing language.

@@ -22,6 +22,8 @@ namespace test = accumlab::test;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 SweepConfig smallSweep()
 {
     SweepConfig s;
@@ -63,8 +65,6 @@ struct NoSyncRow {
     const char *name;
     bool noSync;
 };
-
-void PrintTo(const NoSyncRow &row, std::ostream *os) { *os << row.name; } // the row label, not its bytes
 
 class PointsAndFields : public testing::TestWithParam<NoSyncRow> {};
 
@@ -122,8 +122,6 @@ struct VariantRow {
     std::string variant;
 };
 
-void PrintTo(const VariantRow &row, std::ostream *os) { *os << row.name; }
-
 class LoggedLossShowsTheScaling : public testing::TestWithParam<VariantRow> {};
 
 TEST_P(LoggedLossShowsTheScaling, AtEveryPoint)
@@ -162,8 +160,6 @@ struct LabelsRow {
     const char *name;
     std::string labels;
 };
-
-void PrintTo(const LabelsRow &row, std::ostream *os) { *os << row.name; }
 
 class DefaultSweepVisiblyLearns : public testing::TestWithParam<LabelsRow> {};
 
@@ -207,8 +203,6 @@ struct BlocksRow {
     bool equalWork;
     std::vector<int> steps; // per point of the grid 1, 2, 4
 };
-
-void PrintTo(const BlocksRow &row, std::ostream *os) { *os << row.name; }
 
 class BlocksInterleaveAcrossTheGrid : public testing::TestWithParam<BlocksRow> {};
 

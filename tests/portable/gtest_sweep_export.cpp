@@ -22,6 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 // The tiny sweep on the CPU, one LibTorch thread.
 SweepConfig tinySweep()
 {
@@ -154,8 +156,6 @@ struct Corruption {
     std::function<std::string(const std::string &text)> corrupt;
     CurveErrorCode code;
 };
-
-void PrintTo(const Corruption &c, std::ostream *os) { *os << c.name; }
 
 // Edits the parsed file and writes it out again.
 std::function<std::string(const std::string &)> edit(std::function<void(json &)> change)

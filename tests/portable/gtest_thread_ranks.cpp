@@ -23,6 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
 constexpr int64_t kMicro = 2;  // samples per rank's micro-batch
 constexpr int64_t kAccum = 3;  // micro-batches per window
 constexpr int64_t kWindows = 2;
@@ -71,8 +73,6 @@ struct WorldRow {
     int64_t world;
     bool noSync;
 };
-
-void PrintTo(const WorldRow &row, std::ostream *os) { *os << row.name; } // the row label, not its bytes
 
 std::vector<WorldRow> worldRows()
 {
@@ -134,8 +134,6 @@ struct SavedAtRow {
     int64_t world;
     int64_t savedAt; // micro-batches done
 };
-
-void PrintTo(const SavedAtRow &row, std::ostream *os) { *os << row.name; }
 
 class CheckpointOfEveryRankResumes : public testing::TestWithParam<SavedAtRow> {};
 

@@ -1,6 +1,6 @@
-// Shared helpers for the portable GoogleTest suite: a temp folder that removes itself, whole
-// file reads, and accumlab-cli run as a child process with its exit code and both streams
-// captured. Plain C++ and POSIX, no Qt, so the suite builds wherever core does.
+// Shared helpers for the portable GoogleTest suite: a table row printed as its label, a temp
+// folder that removes itself, whole file reads, and accumlab-cli run as a child process with its
+// exit code and both streams captured. Plain C++ and POSIX, no Qt, so the suite builds wherever core does.
 #pragma once
 
 #include "core/config.h"
@@ -34,6 +34,18 @@ extern char **environ;
 namespace accumlab::test {
 
 namespace fs = std::filesystem;
+
+// GoogleTest names a table row by its label (test listings, "GetParam() = ..." in a failure)
+// rather than dumping its bytes. Each suite's rows live in its unnamed namespace, where
+// argument-dependent lookup looks, so a suite brings this in there with
+// `using accumlab::test::PrintTo;`. A row printed otherwise keeps a PrintTo of its own, which
+// wins over this template.
+template <class Row>
+    requires requires(std::ostream &os, const Row &row) { os << row.name; }
+void PrintTo(const Row &row, std::ostream *os)
+{
+    *os << row.name;
+}
 
 // A fresh, empty folder under $TMPDIR (or /tmp), removed with everything in it on destruction.
 class TempDir {
