@@ -1,9 +1,11 @@
 // A splitter that lays its panes side by side where it has room for them and one above the
 // other where it does not, so that a projector's narrow window stacks two charts (in a scroll
 // area) instead of squeezing both until Qt Charts elides their labels. It is not a layout
-// engine: it only picks the orientation from its own width.
+// engine: it only picks the orientation from its own width, or from the width a scroll area
+// around shows of it where that is less.
 #pragma once
 
+#include <QPointer>
 #include <QSplitter>
 
 namespace accumlab::ui {
@@ -24,13 +26,17 @@ public:
 protected:
     void resizeEvent(QResizeEvent *event) override;
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override; // the scroll area's view resized
 
 private:
     void adapt(int width);
+    QWidget *scrollView() const; // the viewport of the nearest scroll area around, if any
+    int roomFor(int width) const;
 
     bool m_adapts = false; // from the first setWideWidth on
     double m_wideWidth = 0;
     double m_stackedHeight = 0;
+    QPointer<QWidget> m_watchedView; // scrollView(), once found
 };
 
 } // namespace accumlab::ui

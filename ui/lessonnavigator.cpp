@@ -4,6 +4,7 @@
 
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTimer>
@@ -54,14 +55,49 @@ void showPagesAbove(QWidget *widget)
     }
 }
 
+// The part of `widget` its parents let through, in the coordinates of `scroll`'s content.
+QRect shownIn(const QWidget *widget, const QScrollArea *scroll)
+{
+    QRect r = widget->rect();
+    for (const QWidget *w = widget; w && w != scroll->widget(); w = w->parentWidget()) {
+        r.translate(w->pos());
+        if (const QWidget *parent = w->parentWidget(); parent && parent != scroll->widget())
+            r &= parent->rect();
+    }
+    return r;
+}
+
+// Every scroll area above `widget`, innermost first, scrolls to it: sideways as Qt's
+// ensureWidgetVisible() does it (in both directions of text); up and down to all of its shown
+// part where that fits, else to its top (a chart's title, a panel's heading).
+// ensureWidgetVisible() alone aims at a widget's text cursor where it has one (a chart view's is
+// its corner: a chart came into view as a strip of 50 pixels) and centres a tall widget.
 void scrollTo(QWidget *widget)
 {
-    for (QWidget *w = widget->parentWidget(); w; w = w->parentWidget())
-        if (auto *scroll = qobject_cast<QScrollArea *>(w))
-            scroll->ensureWidgetVisible(widget);
+    for (QWidget *w = widget->parentWidget(); w; w = w->parentWidget()) {
+        auto *scroll = qobject_cast<QScrollArea *>(w);
+        if (!scroll || !scroll->widget())
+            continue;
+        scroll->ensureWidgetVisible(widget);
+        const QRect shown = shownIn(widget, scroll);
+        if (shown.isEmpty())
+            continue;
+        QScrollBar *bar = scroll->verticalScrollBar();
+        const int room = scroll->viewport()->height();
+        if (shown.top() < bar->value() || shown.height() > room)
+            bar->setValue(shown.top());
+        else if (shown.bottom() >= bar->value() + room)
+            bar->setValue(shown.bottom() + 1 - room);
+    }
 }
 
 } // namespace
+
+void bringIntoView(QWidget *widget)
+{
+    showPagesAbove(widget);
+    scrollTo(widget);
+}
 
 LessonNavigator::LessonNavigator(QObject *parent) : QObject(parent) {}
 
@@ -92,8 +128,7 @@ QWidget *LessonNavigator::reveal(const QString &target)
     if (!contains(target))
         return nullptr;
     const Entry &e = m_targets[target];
-    showPagesAbove(e.shown);
-    scrollTo(e.shown);
+    bringIntoView(e.shown);
     if (e.focus)
         e.focus->setFocus(Qt::OtherFocusReason);
     new HighlightOverlay(e.shown);

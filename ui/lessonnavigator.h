@@ -37,4 +37,9 @@ private:
     QHash<QString, Entry> m_targets;
 };
 
+// What reveal() does before the focus and the outline: every tab and stacked page above `widget`
+// switches to the page that holds it, and every scroll area above it scrolls to it. The window
+// uses it for what it shows by itself (a sweep's chart, a page asked for on the command line).
+void bringIntoView(QWidget *widget);
+
 } // namespace accumlab::ui

@@ -113,6 +113,41 @@ public:
 private:
     std::function<int()> m_room;
 };
+
+// The charts' tab scrolls between its charts. Where the lab's page scrolls anyway (zoomed in
+// on a projector: the buffers and the check alone are taller than the view) the tab is never
+// shorter than one chart, so that the page scrolls down to a whole chart rather than the tab
+// showing a strip of one. Where the page fits, the tab keeps the room left to it (View -> Tabs
+// take the lab's height gives it more).
+class ChartsScroll : public QScrollArea {
+public:
+    // `above`: the lab's pane above the tabs; `viewHeight`: the height of the page's view.
+    ChartsScroll(const QWidget *chart, QWidget *above, std::function<int()> viewHeight)
+        : m_chart(chart), m_above(above), m_viewHeight(std::move(viewHeight))
+    {
+        above->installEventFilter(this); // its least height changes with the zoom and the language
+    }
+    QSize minimumSizeHint() const override
+    {
+        const QSize own = QScrollArea::minimumSizeHint();
+        if (m_above->minimumSizeHint().height() <= m_viewHeight())
+            return own;
+        return {own.width(), std::max(own.height(), m_chart->minimumHeight() + 2 * frameWidth())};
+    }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (watched == m_above && event->type() == QEvent::LayoutRequest)
+            updateGeometry();
+        return QScrollArea::eventFilter(watched, event);
+    }
+
+private:
+    const QWidget *m_chart;
+    const QWidget *m_above;
+    std::function<int()> m_viewHeight;
+};
 } // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(parent), m_settings(persistSettings)
@@ -137,6 +172,13 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     connect(m_lab, &LabRun::configApplied, this, &MainWindow::saveSettings);
     connect(m_lab, &LabRun::equivalenceUpdated, this, &MainWindow::updateActions);
     connect(m_sweep, &SweepRunner::started, this, &MainWindow::updateActions);
+    // A sweep draws on the lab's charts and its table: the one in front (the charts unless the
+    // table is) comes into view. Zoomed in on a projector the lab's tabs sit below the fold, and
+    // a sweep started from the memory or code tab, or from another page, ran out of sight.
+    connect(m_sweep, &SweepRunner::started, this, [this] {
+        QWidget *tab = m_tabs->currentWidget();
+        bringIntoView(tab == m_sweepTable || tab == m_tabs->widget(0) ? tab : m_throughputChart);
+    });
     connect(m_sweep, &SweepRunner::finished, this, &MainWindow::updateActions);
     connect(m_files, &SessionFiles::presetOpened, this, &MainWindow::applyPreset);
     connect(m_controls, &ControlPanel::paceChanged, m_controller, &EngineController::setPace);
@@ -203,7 +245,10 @@ void MainWindow::buildUi()
     charts->addWidget(m_throughputChart);
     charts->addWidget(m_lossChart);
     charts->setWideWidth(2 * kChartMinWidthLines, kChartMinHeightLines);
-    auto *chartsScroll = new QScrollArea;
+    auto *chartsScroll = new ChartsScroll(m_throughputChart, top, [this] {
+        return m_pagesScroll ? m_pagesScroll->viewport()->height() : QWIDGETSIZE_MAX;
+    });
+    m_chartsScroll = chartsScroll;
     chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
     chartsScroll->setWidget(charts);
     chartsScroll->setWidgetResizable(true);
@@ -944,6 +989,8 @@ void MainWindow::resizeEvent(QResizeEvent *event)
     // 1024 pixels, it kept the wide window's 429 pixels).
     if (m_shownOnce)
         shareControlsColumn();
+    if (m_chartsScroll)
+        m_chartsScroll->updateGeometry(); // its least height follows whether the page scrolls
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -176,6 +176,7 @@ private:
     EquivalencePanel *m_equivalencePanel = nullptr;
     QTabWidget *m_tabs = nullptr;
     QScrollArea *m_pagesScroll = nullptr; // around m_pages: a zoomed page scrolls in the window
+    QScrollArea *m_chartsScroll = nullptr; // the lab's first tab: the throughput and loss charts
     QStackedWidget *m_pages = nullptr;  // switched from the toolbar and the Experiments menu
     ExperimentPanel *m_experimentPanel = nullptr;
     QuizWidget *m_quizWidget = nullptr;

@@ -7,6 +7,7 @@
 #include "ui/session/sessionfiles.h"
 #include "ui/sweeprunner.h"
 #include "ui/labrun.h"
+#include "ui/lessonnavigator.h"
 #include "ui/statusreporter.h"
 #include "ui/memoryview.h"
 #include "ui/controlpanel.h"
@@ -55,10 +56,14 @@ void AutorunDriver::start(const AutorunOptions &options)
     } else if (options.memoryRuns.isEmpty()) {
         QTimer::singleShot(kScreenshotStartDelayMs, this, &AutorunDriver::finish);
     } else {
-        // The Memory tab after its runs, each started when the one before has answered.
+        // The Memory tab, in view once the window is laid out, after its runs, each started
+        // when the one before has answered.
         m_window->tabs()->setCurrentWidget(m_window->memoryView());
         connect(m_window->controller(), &ui::EngineController::memoryLabFinished, this, &AutorunDriver::nextMemoryRun);
-        QTimer::singleShot(kScreenshotStartDelayMs, this, &AutorunDriver::nextMemoryRun);
+        QTimer::singleShot(kScreenshotStartDelayMs, this, [this] {
+            ui::bringIntoView(m_window->memoryView());
+            nextMemoryRun();
+        });
     }
 }
 

@@ -17,6 +17,7 @@
 
 #include "ui/session/filereading.h"
 #include "ui/language.h"
+#include "ui/lessonnavigator.h"
 #include "ui/codepanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/sessionfiles.h"
@@ -36,6 +37,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTableView>
 #include <QSize>
 
@@ -180,13 +182,18 @@ int main(int argc, char **argv)
         window.showPage(ui::MainWindow::ExperimentsPage);
     else if (flags.page == QLatin1String("quiz"))
         window.showPage(ui::MainWindow::QuizPage);
-    else if (flags.page == QLatin1String("memory"))
-        window.tabs()->setCurrentWidget(window.memoryView());
+    QWidget *tab = nullptr; // a tab of the lab, brought into view once the window is laid out
+    if (flags.page == QLatin1String("memory"))
+        tab = window.memoryView();
     else if (flags.page == QLatin1String("table"))
-        window.tabs()->setCurrentWidget(window.sweepTable());
+        tab = window.sweepTable();
     else if (flags.page == QLatin1String("code"))
-        window.tabs()->setCurrentWidget(window.codePanel());
+        tab = window.codePanel();
+    if (tab)
+        window.tabs()->setCurrentWidget(tab);
     window.show();
+    if (tab)
+        QTimer::singleShot(0, tab, [tab] { ui::bringIntoView(tab); });
 
     // The scripted mode: a sweep or an experiment (--autorun), or a screenshot after the
     // memory lab's runs; --quit ends the program with its exit code.

@@ -14,6 +14,8 @@
 //   every text has grown with the zoom (none below a least pixel size that grows with it: the
 //   buffer chart's labels used to shrink as the zoomed text took its room) and every plot has
 //   its least size (what does not fit side by side stacks, and the page scrolls).
+// - zoomed in at 1024x768, Run sweep brings the chart it draws on into view, whole, from any tab
+//   or page; moved from the 1366-pixel screen to the 1024 one, the lab stacks as where it opened.
 // ACCUMLAB_PROJECTOR_SHOTS=<folder> saves a picture of every page checked.
 // The planted rows squeeze a chart, push a label out of its parent and narrow a label below its
 // text, and watch the checks name them.
@@ -51,6 +53,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScreen>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTemporaryDir>
@@ -916,6 +919,80 @@ private slots:
         if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
             m_window->grab().save(QDir(shots).filePath(
                 QStringLiteral("controls-%1x%2-%3-zoom%4.png").arg(size.width()).arg(size.height()).arg(language).arg(zoom)));
+    }
+
+    // Zoomed in twice, moved from a 1366-pixel screen to a projector's 1024: the lab's buffers
+    // and check stack as in a window opened there, and the page does not scroll sideways. Side by
+    // side their least widths had widened the scrolled page, so the splitter, measured against
+    // its own width, stayed side by side.
+    void movedToASmallerScreenStacks_data() { lessonHasRoomOnASmallScreen_data(); }
+    void movedToASmallerScreenStacks()
+    {
+        QFETCH(QString, language);
+        show(QSize(1366, 768), language, QStringLiteral("lab/0"), 2);
+        auto *top = m_window->findChild<QSplitter *>(QStringLiteral("labTopSplitter"));
+        QVERIFY(top);
+        QCOMPARE(top->orientation(), Qt::Horizontal); // or the row shows nothing
+        placeOn(m_window, QSize(1024, 768));
+        m_window->resize(1024, 768);
+        settle();
+        QTest::qWait(50);
+        settle();
+        auto *pages = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("pagesScroll"));
+        QVERIFY(pages);
+        QCOMPARE(top->orientation(), Qt::Vertical);
+        QCOMPARE(pages->horizontalScrollBar()->maximum(), 0);
+    }
+
+    // Zoomed in on a projector the lab's tabs sit below the fold. A sweep draws on the
+    // throughput chart and the sweep table: started from the top of the lab with the code or the
+    // memory tab in front, or from the quiz, it brings the chart into view (it ran out of sight);
+    // with the table in front the table stays there, in view.
+    void sweepComesIntoView_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<QString>("page");   // where the sweep starts: lab/<tab index> or quiz
+        QTest::addColumn<QString>("expect"); // the view in sight: throughput or table
+        for (const char *language : {"en", "fa"}) {
+            QTest::addRow("%s code tab", language) << QString::fromLatin1(language) << "lab/3" << "throughput";
+            QTest::addRow("%s memory tab", language) << QString::fromLatin1(language) << "lab/1" << "throughput";
+            QTest::addRow("%s table tab", language) << QString::fromLatin1(language) << "lab/2" << "table";
+            QTest::addRow("%s quiz", language) << QString::fromLatin1(language) << "quiz" << "throughput"; // the code tab behind
+        }
+    }
+    void sweepComesIntoView()
+    {
+        QFETCH(QString, language);
+        QFETCH(QString, page);
+        QFETCH(QString, expect);
+        m_window->tabs()->setCurrentIndex(3); // behind the quiz: the code tab
+        show(QSize(1024, 768), language, page, 3);
+        auto *pages = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("pagesScroll"));
+        QVERIFY(pages);
+        pages->verticalScrollBar()->setValue(0);
+        settle();
+        QWidget *view = expect == QLatin1String("table") ? static_cast<QWidget *>(m_window->sweepTable())
+                                                          : m_window->throughputChart();
+        // The part of `view` in sight: clipped by every scroll area's viewport above it.
+        const auto shown = [view] {
+            QRect r = view->rect();
+            for (QWidget *w = view; w->parentWidget() && !w->isWindow(); w = w->parentWidget())
+                r = r.translated(w->pos()).intersected(w->parentWidget()->rect());
+            return view->isVisible() ? r.height() : 0;
+        };
+        QCOMPARE(shown(), 0); // out of sight before the sweep, or the row shows nothing
+        QSignalSpy finished(m_window->sweep(), &SweepRunner::finished);
+        QAction *sweep = m_window->findChild<QAction *>(QStringLiteral("sweepAction"));
+        QVERIFY(sweep);
+        sweep->trigger();
+        settle();
+        QCOMPARE(m_window->currentPage(), MainWindow::LabPage);
+        const int height = shown(), least = std::min(view->height(), pages->viewport()->height()); // all of it where it fits
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
+            m_window->grab().save(QDir(shots).filePath(QStringLiteral("sweep-from-%1-%2.png")
+                                                           .arg(QString(page).replace(QLatin1Char('/'), QLatin1Char('-')), language)));
+        QVERIFY(finished.wait(kWaitMs));
+        QVERIFY2(height >= least, qPrintable(QStringLiteral("%1 px of the %2 in sight, less than %3").arg(height).arg(expect).arg(least)));
     }
 
     // The Memory tab's live timeline after Step has run one window (its line, the floor, and
