@@ -1095,6 +1095,10 @@ Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %
         <source>Folds the buffers and the check away so that the charts, the memory and the code below them get the lab&apos;s whole height</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Lab ta&amp;b</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>

@@ -1098,6 +1098,10 @@ SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند:
         <source>Folds the buffers and the check away so that the charts, the memory and the code below them get the lab&apos;s whole height</source>
         <translation>بافرها و بررسی هم‌ارزی را جمع می‌کند تا نمودارها، حافظه و کد زیر آن‌ها تمام ارتفاع آزمایشگاه را بگیرند</translation>
     </message>
+    <message>
+        <source>Lab ta&amp;b</source>
+        <translation>زبانه‌ی آزمایشگاه</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::MemoryTimelineChart</name>

@@ -2,6 +2,8 @@
 // widget tree that brings a widget into view.
 #include "ui/lessonnavigator.h"
 
+#include <QCoreApplication>
+#include <QEvent>
 #include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -96,6 +98,9 @@ void scrollTo(QWidget *widget)
 void bringIntoView(QWidget *widget)
 {
     showPagesAbove(widget);
+    // A page just switched to lays itself out on posted events (the charts' tab takes a chart's
+    // height only then, in a page that scrolls): scroll to where it then lies.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     scrollTo(widget);
 }
 

@@ -503,6 +503,22 @@ void MainWindow::buildActions()
     m_viewMenu->addAction(m_zoomResetAction);
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_tabsFillLabAction);
+    // The lab's tabs from the keyboard (Alt+V, then the menu), each opened where it lies: zoomed
+    // in, the tab bar sits below the fold and Tab reaches it only past every control.
+    m_labTabsMenu = m_viewMenu->addMenu(QString());
+    m_labTabsMenu->setObjectName(QStringLiteral("labTabsMenu"));
+    auto *tabGroup = new QActionGroup(this);
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction *a = m_labTabsMenu->addAction(QString(), this, [this, i] { bringIntoView(m_tabs->widget(i)); });
+        a->setObjectName(QStringLiteral("labTabAction%1").arg(i));
+        a->setCheckable(true);
+        a->setChecked(i == m_tabs->currentIndex());
+        tabGroup->addAction(a);
+    }
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int i) {
+        if (QAction *a = m_labTabsMenu->actions().value(i))
+            a->setChecked(true);
+    });
     m_viewMenu->addAction(m_lessonDock->toggleViewAction());
 
     // The pages: a page bar would cost the lab its height, so the toolbar switches them.
@@ -620,6 +636,9 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(2, tr("Sweep table"));
     m_tabs->setTabText(3, tr("Code"));
     m_tabs->setTabToolTip(3, tr("The loop in PyTorch, lit as the engine runs it"));
+    m_labTabsMenu->setTitle(tr("Lab ta&b"));
+    for (int i = 0; i < m_tabs->count(); ++i)
+        m_labTabsMenu->actions().value(i)->setText(m_tabs->tabText(i));
     m_sweepTable->setAccessibleName(tr("Sweep table"));
     m_controlsScroll->setAccessibleName(tr("Controls"));
     m_pagesScroll->setAccessibleName(tr("Lab, experiments and quiz"));

@@ -223,6 +223,7 @@ private:
     QMenu *m_fileMenu = nullptr;
     QMenu *m_runMenu = nullptr; // the lab's actions, each with its key
     QMenu *m_viewMenu = nullptr;
+    QMenu *m_labTabsMenu = nullptr; // in the View menu: one entry per tab of the lab
     QMenu *m_experimentsMenu = nullptr;
     QMenu *m_experimentListMenu = nullptr;
     QAction *m_labAction = nullptr;

@@ -264,6 +264,16 @@ QStringList sizeProblems(QWidget *window, double least)
 // measures its room against (the offscreen platform's own screen is 800x800).
 const QSize kProjectors[] = {QSize(1024, 768), QSize(1366, 768)};
 
+// How many rows of pixels of `w` are in sight: its rectangle clipped by every parent (a scroll
+// area's viewport among them); 0 while it is hidden.
+int heightInSight(const QWidget *w)
+{
+    QRect r = w->rect();
+    for (const QWidget *c = w; c->parentWidget() && !c->isWindow(); c = c->parentWidget())
+        r = r.translated(c->pos()).intersected(c->parentWidget()->rect());
+    return w->isVisible() ? r.height() : 0;
+}
+
 // Puts `w` on the screen of `size` (the first projector's where none has that size).
 void placeOn(QWidget *w, const QSize &size)
 {
@@ -921,6 +931,39 @@ private slots:
                 QStringLiteral("controls-%1x%2-%3-zoom%4.png").arg(size.width()).arg(size.height()).arg(language).arg(zoom)));
     }
 
+    // Zoomed in on a projector, View -> Lab tab opens each tab of the lab from the keyboard
+    // where it lies below the fold, from the quiz: the lab shows, the tab is in front and in
+    // sight, and its entry is the checked one (it follows the tab bar too), named as the tab.
+    void labTabsFromTheViewMenu_data() { lessonHasRoomOnASmallScreen_data(); }
+    void labTabsFromTheViewMenu()
+    {
+        QFETCH(QString, language);
+        auto *pages = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("pagesScroll"));
+        QVERIFY(pages);
+        QTabWidget *tabs = m_window->tabs();
+        for (int i = 0; i < tabs->count(); ++i) {
+            show(QSize(1024, 768), language, QStringLiteral("quiz"), 3);
+            pages->verticalScrollBar()->setValue(0);
+            settle();
+            auto *entry = m_window->findChild<QAction *>(QStringLiteral("labTabAction%1").arg(i));
+            QVERIFY(entry);
+            QCOMPARE(entry->text(), tabs->tabText(i));
+            entry->trigger();
+            settle();
+            QCOMPARE(m_window->currentPage(), MainWindow::LabPage);
+            QCOMPARE(tabs->currentIndex(), i);
+            QVERIFY(entry->isChecked());
+            QWidget *tab = tabs->widget(i);
+            const int least = std::min(tab->height(), pages->viewport()->height());
+            QVERIFY2(heightInSight(tab) >= least, qPrintable(QStringLiteral("%1 px of tab %2 in sight, less than %3")
+                                                                 .arg(heightInSight(tab))
+                                                                 .arg(tabs->tabText(i))
+                                                                 .arg(least)));
+        }
+        tabs->setCurrentIndex(0); // the tab bar moves the menu's check along
+        QVERIFY(m_window->findChild<QAction *>(QStringLiteral("labTabAction0"))->isChecked());
+    }
+
     // Zoomed in twice, moved from a 1366-pixel screen to a projector's 1024: the lab's buffers
     // and check stack as in a window opened there, and the page does not scroll sideways. Side by
     // side their least widths had widened the scrolled page, so the splitter, measured against
@@ -973,13 +1016,7 @@ private slots:
         settle();
         QWidget *view = expect == QLatin1String("table") ? static_cast<QWidget *>(m_window->sweepTable())
                                                           : m_window->throughputChart();
-        // The part of `view` in sight: clipped by every scroll area's viewport above it.
-        const auto shown = [view] {
-            QRect r = view->rect();
-            for (QWidget *w = view; w->parentWidget() && !w->isWindow(); w = w->parentWidget())
-                r = r.translated(w->pos()).intersected(w->parentWidget()->rect());
-            return view->isVisible() ? r.height() : 0;
-        };
+        const auto shown = [view] { return heightInSight(view); };
         QCOMPARE(shown(), 0); // out of sight before the sweep, or the row shows nothing
         QSignalSpy finished(m_window->sweep(), &SweepRunner::finished);
         QAction *sweep = m_window->findChild<QAction *>(QStringLiteral("sweepAction"));
