@@ -25,6 +25,20 @@ constexpr int kResultPage = 1;
 
 const QuizStage kStages[] = {QuizStage::PreLesson, QuizStage::Check, QuizStage::PostLesson};
 
+// A choice's radio button, as tall as the first line of the choice's words beside it: the style
+// centres the circle in the button, so the circle stands on that line's middle. Aligned to the
+// top of a taller line (Vazirmatn's, zoomed in) it sat above the words.
+class ChoiceButton : public QRadioButton {
+public:
+    ChoiceButton(const QLabel *text, QWidget *parent) : QRadioButton(parent), m_text(text) {}
+    QSize sizeHint() const override { return firstLineTall(QRadioButton::sizeHint()); }
+    QSize minimumSizeHint() const override { return firstLineTall(QRadioButton::minimumSizeHint()); }
+
+private:
+    QSize firstLineTall(QSize size) const { return {size.width(), std::max(size.height(), m_text->fontMetrics().height())}; }
+    const QLabel *m_text;
+};
+
 } // namespace
 
 QuizWidget::QuizWidget(QWidget *parent) : QWidget(parent)
@@ -232,10 +246,10 @@ void QuizWidget::showQuestion(int index)
     int id = 0;
     for (const auto &choice : q.choices) {
         auto *row = new QWidget;
-        auto *button = new QRadioButton(row);
+        auto *label = new QLabel(localized(choice.text).toHtmlEscaped(), row);
+        auto *button = new ChoiceButton(label, row);
         button->setObjectName(QStringLiteral("choice_%1").arg(QString::fromStdString(choice.id)));
         button->setProperty("choiceId", QString::fromStdString(choice.id));
-        auto *label = new QLabel(localized(choice.text).toHtmlEscaped(), row);
         label->setTextFormat(Qt::RichText);
         label->setObjectName(QStringLiteral("choiceText_%1").arg(QString::fromStdString(choice.id)));
         label->setWordWrap(true);

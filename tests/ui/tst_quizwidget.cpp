@@ -11,6 +11,8 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSignalSpy>
+#include <QStyle>
+#include <QStyleOptionButton>
 #include <QtTest>
 
 using namespace accumlab;
@@ -206,6 +208,45 @@ private slots:
                      shown(renderLocalized(c.text, {}, {"fa", false}), rlm));
         switchLanguage(QStringLiteral("en"));
         QCOMPARE(child<QLabel>(quiz, QStringLiteral("quizPrompt"))->text(), shown(renderLocalized(q.prompt, {}, {"en", false})));
+    }
+
+    // Each choice's circle stands on the middle of the first line of its words, in both
+    // languages, at the normal size and with the font zoomed as Ctrl+= thrice does (it was
+    // aligned to the top of the line, and sat above the Persian words).
+    void circlesStandOnTheirLine_data()
+    {
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<double>("zoom");
+        for (const char *language : {"en", "fa"})
+            for (double zoom : {1.0, 1.15 * 1.15 * 1.15})
+                QTest::addRow("%s x%.2f", language, zoom) << QString::fromLatin1(language) << zoom;
+    }
+    void circlesStandOnTheirLine()
+    {
+        QFETCH(QString, language);
+        QFETCH(double, zoom);
+        switchLanguage(language);
+        QuizWidget quiz;
+        QFont font = quiz.font();
+        font.setPointSizeF(font.pointSizeF() * zoom);
+        quiz.setFont(font);
+        quiz.resize(600, 500);
+        quiz.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&quiz));
+        const QuizQuestion q = quizQuestions(QuizStage::PreLesson).front();
+        for (const auto &c : q.choices) {
+            const QString id = QString::fromStdString(c.id);
+            auto *button = child<QRadioButton>(quiz, QStringLiteral("choice_%1").arg(id));
+            auto *text = child<QLabel>(quiz, QStringLiteral("choiceText_%1").arg(id));
+            QStyleOptionButton option;
+            option.initFrom(button);
+            const QRect circle = button->style()->subElementRect(QStyle::SE_RadioButtonIndicator, &option, button);
+            const int circleMiddle = button->mapTo(&quiz, circle.center()).y();
+            const int lineMiddle = text->mapTo(&quiz, QPoint(0, text->fontMetrics().height() / 2)).y();
+            QVERIFY2(std::abs(circleMiddle - lineMiddle) <= 2,
+                     qPrintable(QStringLiteral("choice %1: the circle's middle at %2, its line's at %3").arg(id).arg(circleMiddle).arg(lineMiddle)));
+        }
+        switchLanguage(QStringLiteral("en"));
     }
 };
 
