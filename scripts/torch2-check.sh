@@ -28,17 +28,30 @@ build=build-torch2
 start=$SECONDS
 log() { echo "[torch2 $(date +%H:%M:%S)] $*"; }
 
+# pip checks every file it downloads against the hash PyPI lists for it. A file damaged on the
+# way (seen once: the 366 MB cuDNN wheel arrived with another hash, and a second download matched)
+# is fetched again, past pip's cache, which may hold the damaged copy; up to three tries.
+pip_install() {
+  local try cache=()
+  for try in 1 2 3; do
+    "$venv/bin/pip" install -q --disable-pip-version-check "${cache[@]}" "$@" && return 0
+    log "pip install $* failed (try $try of 3)"
+    cache=(--no-cache-dir)
+  done
+  return 1
+}
+
 ACCUMLAB_SETUP_EXTRA="python3-venv ${ACCUMLAB_SETUP_EXTRA:-}" scripts/setup.sh
 [[ -x $venv/bin/python ]] || /usr/bin/python3 -m venv "$venv"
 if ! "$venv/bin/python" -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$version')" 2>/dev/null; then
   log "installing torch==$version into $venv (about 3 GB with its CUDA libraries)"
-  "$venv/bin/pip" install -q --disable-pip-version-check "torch==$version"
+  pip_install "torch==$version"
 fi
 # NumPy only quiets torch's import warning (and lets torch.compile's benchmarks run as users do).
-"$venv/bin/python" -c "import numpy" 2>/dev/null || "$venv/bin/pip" install -q --disable-pip-version-check numpy
+"$venv/bin/python" -c "import numpy" 2>/dev/null || pip_install numpy
 # safetensors: tests/pytorch/check_model_file.py loads the model file `train --export-model` writes.
 "$venv/bin/python" -c "import safetensors" 2>/dev/null ||
-  "$venv/bin/pip" install -q --disable-pip-version-check "safetensors==${ACCUMLAB_SAFETENSORS_VERSION:-0.8.0}"
+  pip_install "safetensors==${ACCUMLAB_SAFETENSORS_VERSION:-0.8.0}"
 if [[ ${1:-} == --install-only ]]; then
   log "torch==$version installed in $((SECONDS - start)) s"
   exit 0
