@@ -67,7 +67,9 @@ struct EquivalenceResult {
     double updateScale = 0.0;   // <d_acc, d_full> / <d_full, d_full>, d = theta after the first step - theta_0
     double reorderedUpdateScale = 0.0; // the same for the full batch summed in reverse sample order
     double updateScaleBound = 0.0; // |updateScale - 1| allowed: k |reorderedUpdateScale - 1|, at least
-                                   // 4 eps, plus updateScaleSensitivity
+                                   // 4 eps, plus updateScaleSensitivity and 4 updateScaleNoise
+    double updateScaleNoise = 0.0; // the standard deviation the update's per-element differences
+                                   // give the scale, taken as independent
     double updateScaleSensitivity = 0.0; // what the optimizer's per-element sensitivity (the parameter
                                          // bound's r) lets gradient noise move the scale: AdamW near eps
     double maxAbsGrad = 0.0;    // max |g_full| over all tensors

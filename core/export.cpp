@@ -50,6 +50,7 @@ json toJson(const EquivalenceResult &r)
         {"reordered_update_scale", r.reorderedUpdateScale},
         {"update_scale_bound_dtype", r.updateScaleBound},
         {"update_scale_sensitivity", r.updateScaleSensitivity},
+        {"update_scale_noise", r.updateScaleNoise},
         {"tolerance", c.fixedTolerance},
         {"grad_bound_dtype", r.gradBoundDtype},
         {"param_bound_dtype", r.paramBoundDtype},

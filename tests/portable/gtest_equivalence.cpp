@@ -455,7 +455,8 @@ class EquivalenceUpdateScaleJudgesTheStepSize : public testing::TestWithParam<Pl
 
 // The update's scale along the full batch's, <d_acc, d_full> / <d_full, d_full>: a correct
 // loop stays within its bound in every dtype, optimizer and split, with and without a
-// warmup schedule, and the bound stays tight enough (at most 4 eps in bfloat16) that a step
+// warmup schedule, and the bound stays tight enough (4 eps in bfloat16, with the noise's
+// deviations under 0.05 in all) that a step
 // 5% too large cannot hide under it; the schedule that runs N times ahead (the planted
 // case) moves it by far more.
 TEST_P(EquivalenceUpdateScaleJudgesTheStepSize, Row)
@@ -467,11 +468,16 @@ TEST_P(EquivalenceUpdateScaleJudgesTheStepSize, Row)
     const auto r = runEquivalence(c);
     EXPECT_LE(r.updateScaleBound,
               std::max(4.0 * dtypeEpsilon(c.run.dtype), 8.0 * std::abs(r.reorderedUpdateScale - 1.0)) +
-                  r.updateScaleSensitivity);
+                  r.updateScaleSensitivity + 4.0 * r.updateScaleNoise);
     // The optimizer's sensitivity adds rounding's worth, not a step size's.
     EXPECT_LT(r.updateScaleSensitivity, 0.01);
-    EXPECT_LT(r.updateScaleBound, 0.05);
     const bool ahead = bug && accum > 1;
+    // A correct loop's bound leaves a step 5% too large out. Where the step ran ahead, its
+    // noise term grows with it (every element's difference is (N - 1) d_full: sqrt(n) times
+    // less than the shift in the scale), and the shift stays far outside.
+    if (!ahead) {
+        EXPECT_LT(r.updateScaleBound, 0.05);
+    }
     EXPECT_EQ(std::abs(r.updateScale - 1.0) <= r.updateScaleBound, !ahead);
     EXPECT_EQ(r.holds, !ahead);
     if (ahead) { // the first update used the rate of scheduler step N - 1, not 0: min(N, 4) times it
