@@ -46,6 +46,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -83,12 +84,15 @@ constexpr double kLessonDockLines = 18;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
-// A window's frame and the splitter's handle, before the window has its own.
-constexpr int kFrameAndHandle = 24;
-// The controls' column: room for its vertical scroll bar, and the most of the screen (for its
-// least width) and of the window (for its width) it takes.
-constexpr int kScrollBarRoom = 24;
+// The controls' column: the most of the screen (for its least width) and of the window (for
+// its width) it takes.
 constexpr double kMostForControls = 0.4;
+
+// The width a scroll area takes beside its widget's: its vertical scroll bar and its frame.
+int scrollRoom(const QAbstractScrollArea *area)
+{
+    return area->verticalScrollBar()->sizeHint().width() + 2 * area->frameWidth();
+}
 
 // The available area of the screen `w` stands on (the primary one before it has one).
 QRect availableArea(const QWidget *w)
@@ -106,39 +110,54 @@ public:
     explicit PagesScroll(std::function<int()> room) : m_room(std::move(room)) {}
     QSize minimumSizeHint() const override
     {
-        const int page = widget() ? widget()->minimumSizeHint().width() : 0;
-        return {std::max(0, std::min(page, m_room())), QScrollArea::minimumSizeHint().height()};
+        if (!widget())
+            return QScrollArea::minimumSizeHint();
+        // A page taller than the view has the scroll bar beside it.
+        const QSize page = widget()->minimumSizeHint();
+        const int width = page.width() + (page.height() > height() - 2 * frameWidth() ? scrollRoom(this) : 0);
+        return {std::max(0, std::min(width, m_room())), QScrollArea::minimumSizeHint().height()};
     }
 
 private:
     std::function<int()> m_room;
 };
 
-// The charts' tab scrolls between its charts. Where the lab's page scrolls anyway (zoomed in
-// on a projector: the buffers and the check alone are taller than the view) the tab is never
-// shorter than one chart, so that the page scrolls down to a whole chart rather than the tab
-// showing a strip of one. Where the page fits, the tab keeps the room left to it (View -> Tabs
-// take the lab's height gives it more).
+// The charts' tab: one chart's least width, so the page asks for it and a chart is never cut at
+// a side (the tab never scrolls sideways: zoomed thrice at 1024x768 the throughput chart's right
+// axis, in Persian its left, was cut). Where the lab's page scrolls anyway (zoomed in on a
+// projector: the buffers and the check alone are taller than the view), the tab holds its charts
+// whole and the page alone scrolls, to whole charts, rather than the tab showing a strip of one
+// inside the scrolling page (and its scroll bar taking width from a chart). Where the page fits,
+// the tab keeps the room left to it (dragging the divider or View -> Tabs take the lab's height
+// gives it more) and scrolls between its charts, its scroll bar beside them.
 class ChartsScroll : public QScrollArea {
 public:
-    // `above`: the lab's pane above the tabs; `viewHeight`: the height of the page's view.
-    ChartsScroll(const QWidget *chart, QWidget *above, std::function<int()> viewHeight)
+    // `charts`: the tab's widget, `chart` one of them; `above`: the lab's pane above the tabs;
+    // `viewHeight`: the height of the page's view.
+    ChartsScroll(QWidget *charts, const QWidget *chart, QWidget *above, std::function<int()> viewHeight)
         : m_chart(chart), m_above(above), m_viewHeight(std::move(viewHeight))
     {
-        above->installEventFilter(this); // its least height changes with the zoom and the language
+        setWidget(charts);
+        setWidgetResizable(true);
+        setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        // Their least sizes change with the zoom and the language, the charts' as they stack.
+        above->installEventFilter(this);
+        charts->installEventFilter(this);
     }
     QSize minimumSizeHint() const override
     {
         const QSize own = QScrollArea::minimumSizeHint();
+        const int chart = m_chart->minimumWidth() + 2 * frameWidth();
         if (m_above->minimumSizeHint().height() <= m_viewHeight())
-            return own;
-        return {own.width(), std::max(own.height(), m_chart->minimumHeight() + 2 * frameWidth())};
+            return {std::max(own.width(), chart + verticalScrollBar()->sizeHint().width()), own.height()};
+        const QSize charts = widget()->minimumSizeHint().expandedTo(widget()->minimumSize());
+        return {std::max(own.width(), chart), std::max(own.height(), charts.height() + 2 * frameWidth())};
     }
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override
     {
-        if (watched == m_above && event->type() == QEvent::LayoutRequest)
+        if ((watched == m_above || watched == widget()) && event->type() == QEvent::LayoutRequest)
             updateGeometry();
         return QScrollArea::eventFilter(watched, event);
     }
@@ -245,15 +264,12 @@ void MainWindow::buildUi()
     charts->addWidget(m_throughputChart);
     charts->addWidget(m_lossChart);
     charts->setWideWidth(2 * kChartMinWidthLines, kChartMinHeightLines);
-    auto *chartsScroll = new ChartsScroll(m_throughputChart, top, [this] {
+    auto *chartsScroll = new ChartsScroll(charts, m_throughputChart, top, [this] {
         return m_pagesScroll ? m_pagesScroll->viewport()->height() : QWIDGETSIZE_MAX;
     });
     m_chartsScroll = chartsScroll;
     chartsScroll->setObjectName(QStringLiteral("chartsScroll"));
-    chartsScroll->setWidget(charts);
-    chartsScroll->setWidgetResizable(true);
     chartsScroll->setFrameShape(QFrame::NoFrame);
-    chartsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_memoryView = new MemoryView;
     m_sweepTable = new QTableView; // its model is the sweep runner's
     m_sweepTable->setTabKeyNavigation(false); // Tab leaves the table; arrows move inside it
@@ -298,12 +314,17 @@ void MainWindow::buildUi()
     connect(m_quizWidget, &QuizWidget::openExperiment, this, &MainWindow::showExperiment);
 
     // A page that needs more room than the window has (zoomed in on a projector) scrolls inside
-    // the window instead of pushing the window past its screen.
+    // the window instead of pushing the window past its screen. The lesson's column counts as
+    // shown from before the window is (zoomed before its first show, the window took its least
+    // width with the lesson's column beside a page as wide as the screen left without it, and
+    // opened 56 pixels wider than a 1024-pixel screen); the first show closes it on a small screen.
     auto *pagesScroll = new PagesScroll([this] {
-        const int docked = m_lessonDock && m_lessonDock->isVisible() && !m_lessonDock->isFloating()
+        const int docked = m_lessonDock && m_lessonDock->isVisibleTo(this) && !m_lessonDock->isFloating()
                                ? std::max(m_lessonDock->minimumSizeHint().width(), lines(m_lessonDock, kLessonDockLines))
                                : 0;
-        return availableArea(this).width() - m_controlsScroll->minimumWidth() - docked - kFrameAndHandle;
+        // The window's frame (none before the window has one, nor maximised) and the handle.
+        const int frame = frameGeometry().width() - width() + (m_mainSplitter ? m_mainSplitter->handleWidth() : 0);
+        return availableArea(this).width() - m_controlsScroll->minimumWidth() - docked - frame;
     });
     m_pagesScroll = pagesScroll;
     pagesScroll->setObjectName(QStringLiteral("pagesScroll"));
@@ -807,7 +828,7 @@ void MainWindow::fitControlsColumn()
     // As wide as the controls need with their names above them (and a vertical scroll bar), but
     // at most two fifths of the screen, so a zoomed column never pushes the window past it.
     const int most = int(availableArea(this).width() * kMostForControls);
-    m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + kScrollBarRoom, most));
+    m_controlsScroll->setMinimumWidth(std::min(m_controls->minimumSizeHint().width() + scrollRoom(m_controlsScroll), most));
     shareControlsColumn();
 }
 
@@ -826,7 +847,7 @@ void MainWindow::shareControlsColumn()
         return;
     const QList<int> sizes = m_mainSplitter->sizes();
     const int total = sizes.value(0) + sizes.value(1);
-    const int preferred = std::clamp(m_controls->sizeHint().width() + kScrollBarRoom, controls,
+    const int preferred = std::clamp(m_controls->sizeHint().width() + scrollRoom(m_controlsScroll), controls,
                                      std::max(controls, int(total * kMostForControls)));
     if (total > preferred)
         m_mainSplitter->setSizes({preferred, total - preferred});
