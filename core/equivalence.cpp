@@ -320,18 +320,23 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     // The same for the first update, theta_after - theta_0: what a wrong step size shifts.
     // Its noise floor: the same scale for the full batch summed in reverse order.
     const std::vector<torch::Tensor> reordered = f.reorderedFirstStep();
-    // Its noise: the accumulated update's per-element differences from the full batch's taken as
-    // independent (rounding, summation order), the standard deviation they give the scale.
-    double updDot = 0.0, upd2 = 0.0, reorderDot = 0.0, noise2 = 0.0;
+    double updDot = 0.0, upd2 = 0.0, reorderDot = 0.0;
+    std::vector<torch::Tensor> dFulls, dAccs; // per tensor, its shape: the first update
     for (size_t i = 0; i < full.params.size(); ++i) {
-        const auto dFull = full.params[i] - initA[i];
-        const auto dAcc = acc.params[i] - initA[i];
+        const auto &dFull = dFulls.emplace_back(full.params[i] - initA[i]);
+        const auto &dAcc = dAccs.emplace_back(acc.params[i] - initA[i]);
         updDot += (dAcc * dFull).sum().item<double>();
-        noise2 += ((dAcc - dFull) * dFull).pow(2).sum().item<double>();
         reorderDot += ((reordered[i] - initA[i]) * dFull).sum().item<double>();
         upd2 += dFull.pow(2).sum().item<double>();
     }
     r.updateScale = upd2 > 0.0 ? updDot / upd2 : 0.0;
+    // The scale's noise: what of the accumulated update the fitted scale leaves unexplained
+    // (d_acc - s d_full, per element: rounding, summation order), taken as independent, the
+    // standard deviation it gives the scale. A wrong step size moves the scale itself and leaves
+    // the residual to rounding.
+    double noise2 = 0.0;
+    for (size_t i = 0; i < dFulls.size(); ++i)
+        noise2 += ((dAccs[i] - r.updateScale * dFulls[i]) * dFulls[i]).pow(2).sum().item<double>();
     r.updateScaleNoise = upd2 > 0.0 ? std::sqrt(noise2) / upd2 : 0.0;
     r.reorderedUpdateScale = upd2 > 0.0 ? reorderDot / upd2 : 0.0;
     r.fullOptimizerStateStep = full.stateStep;
@@ -395,8 +400,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     // the scale by several eps, more on a CPU whose kernels round otherwise (a correct float32
     // loop at 4x4, lr 0.01, seed 1 read 5.2 eps on AVX2 against a bound of 4 eps, its noise 5.1
     // eps). Independent differences stay within 4 deviations (a correct loop's largest was 3.1
-    // over the grid); a wrong step size moves every element alike, sqrt(n) deviations for n
-    // elements of a like share.
+    // over the grid); a wrong step size moves every element alike, the scale and not its noise.
     constexpr double kUpdateScaleFloor = 4.0;
     constexpr double kUpdateScaleNoiseDeviations = 4.0;
     r.updateScaleSensitivity = updateScaleSensitivity(full, acc, initA, config.run.optimizer, r.firstStepLr);

@@ -68,8 +68,8 @@ struct EquivalenceResult {
     double reorderedUpdateScale = 0.0; // the same for the full batch summed in reverse sample order
     double updateScaleBound = 0.0; // |updateScale - 1| allowed: k |reorderedUpdateScale - 1|, at least
                                    // 4 eps, plus updateScaleSensitivity and 4 updateScaleNoise
-    double updateScaleNoise = 0.0; // the standard deviation the update's per-element differences
-                                   // give the scale, taken as independent
+    double updateScaleNoise = 0.0; // the standard deviation that d_acc - updateScale d_full gives
+                                   // the scale, its elements taken as independent
     double updateScaleSensitivity = 0.0; // what the optimizer's per-element sensitivity (the parameter
                                          // bound's r) lets gradient noise move the scale: AdamW near eps
     double maxAbsGrad = 0.0;    // max |g_full| over all tensors

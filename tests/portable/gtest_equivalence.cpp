@@ -456,7 +456,7 @@ class EquivalenceUpdateScaleJudgesTheStepSize : public testing::TestWithParam<Pl
 // The update's scale along the full batch's, <d_acc, d_full> / <d_full, d_full>: a correct
 // loop stays within its bound in every dtype, optimizer and split, with and without a
 // warmup schedule, and the bound stays tight enough (4 eps in bfloat16, with the noise's
-// deviations under 0.05 in all) that a step
+// deviations under 0.05 in all but bfloat16's planted rows) that a step
 // 5% too large cannot hide under it; the schedule that runs N times ahead (the planted
 // case) moves it by far more.
 TEST_P(EquivalenceUpdateScaleJudgesTheStepSize, Row)
@@ -472,10 +472,11 @@ TEST_P(EquivalenceUpdateScaleJudgesTheStepSize, Row)
     // The optimizer's sensitivity adds rounding's worth, not a step size's.
     EXPECT_LT(r.updateScaleSensitivity, 0.01);
     const bool ahead = bug && accum > 1;
-    // A correct loop's bound leaves a step 5% too large out. Where the step ran ahead, its
-    // noise term grows with it (every element's difference is (N - 1) d_full: sqrt(n) times
-    // less than the shift in the scale), and the shift stays far outside.
-    if (!ahead) {
+    // A correct loop's bound leaves a step 5% too large out, and so does a float32 or float64
+    // step that ran ahead (its shift is the scale's, not its noise's). In bfloat16 a step N times
+    // too large rounds the parameters its own way, the unexplained part of the update grows with
+    // it (a bound near 0.33 at 4x4), and the shift stays far outside.
+    if (!ahead || c.run.dtype != DType::BFloat16) {
         EXPECT_LT(r.updateScaleBound, 0.05);
     }
     EXPECT_EQ(std::abs(r.updateScale - 1.0) <= r.updateScaleBound, !ahead);
