@@ -147,11 +147,11 @@ public:
     QSize minimumSizeHint() const override
     {
         const QSize own = QScrollArea::minimumSizeHint();
-        const int chart = m_chart->minimumWidth() + 2 * frameWidth();
         if (m_above->minimumSizeHint().height() <= m_viewHeight())
-            return {std::max(own.width(), chart + verticalScrollBar()->sizeHint().width()), own.height()};
+            return {std::max(own.width(), m_chart->minimumWidth() + scrollRoom(this)), own.height()};
         const QSize charts = widget()->minimumSizeHint().expandedTo(widget()->minimumSize());
-        return {std::max(own.width(), chart), std::max(own.height(), charts.height() + 2 * frameWidth())};
+        return {std::max(own.width(), m_chart->minimumWidth() + 2 * frameWidth()),
+                std::max(own.height(), charts.height() + 2 * frameWidth())};
     }
 
 protected:
@@ -196,7 +196,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget *parent) : QMainWindow(pare
     // a sweep started from the memory or code tab, or from another page, ran out of sight.
     connect(m_sweep, &SweepRunner::started, this, [this] {
         QWidget *tab = m_tabs->currentWidget();
-        bringIntoView(tab == m_sweepTable || tab == m_tabs->widget(0) ? tab : m_throughputChart);
+        bringIntoView(tab == m_sweepTable || tab == m_chartsScroll ? tab : m_throughputChart);
     });
     connect(m_sweep, &SweepRunner::finished, this, &MainWindow::updateActions);
     connect(m_files, &SessionFiles::presetOpened, this, &MainWindow::applyPreset);
