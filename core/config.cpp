@@ -280,7 +280,7 @@ void validate(const EquivalenceConfig &c)
             throw ConfigError("config/split-does-not-cover", args);
         }
     }
-    if (!(c.fixedTolerance > 0.0) || !(c.dtypeBoundFactor > 0.0))
+    if (!(c.fixedTolerance > 0.0))
         throw ConfigError("config/tolerances-not-positive", {});
 }
 

@@ -51,6 +51,8 @@ torch::Tensor DataStream::inputs(const torch::Tensor &noise, const torch::Tensor
     // Random labels keep the noise alone; the teacher's samples sit around their class's
     // prototype. Row by row the same sums whatever rows are composed together.
     auto x = m_labels == LabelKind::Teacher ? noise + m_prototypes.index_select(/*dim=*/0, y) : noise; // (rows, in)
+    if (m_roundThrough && *m_roundThrough != x.scalar_type())
+        x = x.to(*m_roundThrough);
     return x.scalar_type() == m_dtype ? x : x.to(m_dtype);
 }
 

@@ -10,6 +10,8 @@
 
 #include <torch/torch.h>
 
+#include <optional>
+
 namespace accumlab {
 
 class DataStream {
@@ -32,6 +34,10 @@ public:
     torch::Tensor generatorState() const { return m_gen.get_state(); }
     void setGeneratorState(const torch::Tensor &state) { m_gen.set_state(state); }
 
+    // From now on every input is rounded to `dtype`'s values before it takes the stream's own
+    // dtype: a float64 twin of a run in `dtype` sees that run's very samples.
+    void roundInputsThrough(torch::Dtype dtype) { m_roundThrough = dtype; }
+
 private:
     ModelShape m_shape;
     LabelKind m_labels;
@@ -39,6 +45,7 @@ private:
     torch::Device m_device;
     torch::Generator m_gen;
     torch::Tensor m_prototypes; // (classes, in), float32 on the device
+    std::optional<torch::Dtype> m_roundThrough; // roundInputsThrough
 };
 
 } // namespace accumlab

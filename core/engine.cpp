@@ -652,6 +652,15 @@ void AccumEngine::copyParametersFrom(const AccumEngine &other)
     }
 }
 
+void AccumEngine::becomeTwinOf(DType dtype)
+{
+    torch::NoGradGuard noGrad;
+    const torch::Dtype storage = toTorch(dtype); // float16 runs keep float32 weights
+    for (auto &p : d->optimizer->params())
+        p.copy_(p.to(storage));
+    d->data->roundInputsThrough(dtype == DType::Float16 ? torch::kFloat32 : storage);
+}
+
 std::string AccumEngine::float16Path() const { return toString(d->halfMode); }
 
 LossScalerState AccumEngine::lossScalerState() const

@@ -79,6 +79,11 @@ public:
     // window: a run that starts where another one stands.
     void copyParametersFrom(const AccumEngine &other);
 
+    // Makes this engine (float64, before its first window) the float64 twin of a run in
+    // `dtype`: its parameters and every sample it draws are rounded to `dtype`'s values, so it
+    // starts where that run starts and sees its very samples (core/equivalence.h).
+    void becomeTwinOf(DType dtype);
+
     // Called around every optimizer step (null: none). For the equivalence check.
     void setProbe(WindowProbe *probe);
 

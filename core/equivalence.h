@@ -1,7 +1,15 @@
 // The lesson's proof in code: one full batch in one pass against the same samples split
 // into micro-batches with loss/N through the engine's own window, from two identical models,
-// over two windows in a row. Reports gradient-buffer and
-// parameter differences with the lesson's fixed bound and a dtype-aware bound beside it.
+// over two windows in a row, and the one verdict every surface asks (exit codes, the window's
+// panel and colours, the main job, both exports, the experiments).
+//
+// The verdict is derived, not tuned: a float64 twin of both runs (the same initial parameters,
+// the same samples, the same settings, a planted bug included) decides whether the loop is
+// equivalent. In float64 a correct loop's two sides differ only by the order of their sums,
+// about 1e-15 of the gradient; any planted bug that changes the run moves it by the bug's own
+// effect, orders of magnitude more, at every learning rate. The run's own dtype figures are
+// then explained by that dtype's measured rounding (its full batch against the twin's), never
+// judged by a number. README ("How the verdict is derived") gives the argument.
 #pragma once
 
 #include "core/config.h"
@@ -17,11 +25,31 @@ struct NumberStyle;
 
 class GradSync;
 
+// The twin's allowance: a norm-wise relative difference of 2^-30 (about 9.3e-10) between the
+// float64 twin's two sides, plus the rounding of the stored float64 parameters an update is
+// read from. Why this number (README, "How the verdict is derived"): float64 keeps 53 bits; a
+// sum of K terms reordered moves its result by at most about K u (u = 2^-53) of the sum of the
+// terms' magnitudes, and the longest sum any run here computes has K < 2^21 terms (a batch of
+// 512 rows times a fan-in of at most 4096), so a correct loop stays below 2^21 u = 2^-32 even
+// before its errors average out (measured: under 1e-13 over the verdict grid). A planted bug
+// changes the run by its own effect: a wrong divisor, a missing or doubled micro-batch, a
+// schedule or an optimizer step that ran ahead move it by 1/(N+1) at least, and a clip that
+// bit by the share it cut, which is below 2^-30 only for a clip within a billionth of its
+// threshold. The allowance is independent of the CPU and its kernels: they reorder float64
+// sums, which stays eleven orders of magnitude below it.
+constexpr double kTwinTolerance = 0x1p-30;
+
 struct LayerDiff {
-    std::string name;       // parameter tensor, "fc1.weight"
-    double gradDiff = 0.0;  // max |g_full - g_accum|
-    double paramDiff = 0.0; // max |p_full - p_accum| after the step
+    std::string name;        // parameter tensor, "fc1.weight"
+    double gradDiff = 0.0;   // max |g_full - g_accum| in the run's dtype
+    double paramDiff = 0.0;  // max |p_full - p_accum| after the step, in the run's dtype
     double maxAbsGrad = 0.0; // max |g_full|
+    // The float64 twin's figures for this tensor, over both windows: the largest norm-wise
+    // relative difference of its gradient buffer and of its update, and whether the twin's two
+    // sides differ here (the verdict, per tensor: what the window colours by).
+    double twinGradDiff = 0.0;
+    double twinUpdateDiff = 0.0;
+    bool differs = false;
 };
 
 // A second split compared against the first split (split vs split, not vs full batch).
@@ -33,8 +61,13 @@ struct SplitComparison {
     double vsFirstParamDiff = 0.0;
 };
 
-// Why an equivalence check failed, in the order they are looked for: the models, the two
-// teaching bugs, the planted classic bug, then what the verdict measured.
+// The verdict: the twin's two sides agree (Holds), differ (Fails), or a planted bug left the
+// run as the correct loop's (NoEffect: it had no effect here, and the sentence says why).
+enum class Verdict { Holds, Fails, NoEffect };
+std::string toString(Verdict); // "holds", "fails", "no-effect"
+
+// Why an equivalence check failed: the models, the planted bug that the twin shows, or, for a
+// loop without one, what the twin measured.
 enum class EquivalenceCause {
     None,
     InitMismatch,
@@ -47,77 +80,92 @@ enum class EquivalenceCause {
     CountMicroTwice,
     ScheduleEveryMicro,
     ClipEachMicro,
-    GradDiffAboveTolerance,
-    ParamDiffAboveTolerance,
-    GradScaleOff,
-    UpdateScaleOff,
-    SecondWindow
+    TwinGradients,   // the twin's gradient buffers differ (a window's, relative)
+    TwinUpdate,      // the twin's updates differ
+    TwinStateStep    // the twin's optimizer state advanced another number of times
+};
+
+// The float64 twin of both sides, window by window: what decides.
+struct TwinWindow {
+    double gradDiff = 0.0;   // ||g_acc - g_full|| / ||g_full||, every tensor at once
+    double updateDiff = 0.0; // ||d_acc - d_full|| / ||d_full||, d = the window's parameter update
+    // The difference over its allowance (kTwinTolerance times the reference's norm, plus, for
+    // the update, the rounding of the float64 parameters it is read from): <= 1 agrees.
+    double gradExcess = 0.0;
+    double updateExcess = 0.0;
+    int64_t accStateStep = 0;  // the optimizer state step after the window
+    int64_t fullStateStep = 0;
+    bool agrees() const { return gradExcess <= 1.0 && updateExcess <= 1.0 && accStateStep == fullStateStep; }
 };
 
 struct EquivalenceResult {
     EquivalenceConfig config;
     std::string device;
+    // The run's dtype, first window: what the lesson shows.
     double maxGradDiff = 0.0;
     double maxParamDiff = 0.0;
     bool paramsInitMatch = false;
     double updateRatio = 0.0;   // ||theta_acc - theta0|| / ||theta_full - theta0||
     double gradRatio = 0.0;     // ||g_acc|| / ||g_full||
     double gradScale = 0.0;     // <g_acc, g_full> / <g_full, g_full>: the accumulated gradient's scale
-    double gradScaleBound = 0.0; // |gradScale - 1| allowed by the dtype-aware verdict: eps(dtype)
     double updateScale = 0.0;   // <d_acc, d_full> / <d_full, d_full>, d = theta after the first step - theta_0
-    double reorderedUpdateScale = 0.0; // the same for the full batch summed in reverse sample order
-    double updateScaleBound = 0.0; // |updateScale - 1| allowed: k |reorderedUpdateScale - 1|, at least
-                                   // 4 eps, plus updateScaleSensitivity and 4 updateScaleNoise
-    double updateScaleNoise = 0.0; // the standard deviation that d_acc - updateScale d_full gives
-                                   // the scale, its elements taken as independent
-    double updateScaleSensitivity = 0.0; // what the optimizer's per-element sensitivity (the parameter
-                                         // bound's r) lets gradient noise move the scale: AdamW near eps
     double maxAbsGrad = 0.0;    // max |g_full| over all tensors
     double maxAbsParam = 0.0;   // max |theta_full| after the step
-    double gradBoundDtype = 0.0;  // k * eps(dtype) * max|g|
-    // The parameters after the first step are bounded element by element (equivalence.cpp,
-    // checkParams): |p_full - p_acc| <= base + lr0 * r, r the optimizer's response to the
-    // element's gradient difference (|dg| for SGD and momentum, |dg| / (min |g| + eps) for
-    // AdamW's first step g / (|g| + eps)); base is the fixed tolerance, or
-    // k * eps(dtype) * (max|theta| + lr0) for the dtype-aware verdict.
-    double firstStepLr = 0.0;      // lr0: the rate of the first update (schedule step 0)
-    double paramExcessFixed = 0.0; // max over elements of |dp| / bound with the fixed base: < 1 holds
-    double paramExcessDtype = 0.0; // the same with the dtype-aware base: <= 1 holds
-    double paramBoundFixed = 0.0;  // the bound at the fixed verdict's worst element
-    double paramBoundDtype = 0.0;  // the bound at the dtype-aware verdict's worst element
-    // The applied verdict's worst element: "fc1.weight[37]", its |dp| and the two gradients
-    // the sides stepped with there.
-    std::string worstParam;
-    double worstParamDiff = 0.0;
-    double worstParamGradFull = 0.0;
-    double worstParamGradAcc = 0.0;
-    bool holdsFixed = false;      // grads under the lesson's 1e-4, params within their fixed bound
-    bool holdsDtypeAware = false; // both diffs within the dtype-aware bounds
-    bool holds = false;           // the bound that applies: fixed for f32/f64, dtype-aware for bf16
+    double firstStepLr = 0.0;   // the rate of the first update (schedule step 0)
     int64_t fullOptimizerStateStep = 0;
     int64_t accumOptimizerStateStep = 0;
-    // The window that follows: what one window cannot show, such as buffers never zeroed.
-    // Its buffers are compared with the full-batch gradient at the engine's own parameters;
-    // part of every verdict.
+    // The window that follows, in the run's dtype: its buffers against the full-batch gradient
+    // at the engine's own parameters, and the optimizer state steps after two windows.
     double secondWindowGradDiff = 0.0;
-    double secondWindowGradBoundDtype = 0.0;
-    int64_t secondWindowStateStep = 0;     // the engine's optimizer state step after two windows
-    int64_t fullSecondWindowStateStep = 0; // the reference's
+    int64_t secondWindowStateStep = 0;
+    int64_t fullSecondWindowStateStep = 0;
+
+    // The verdict's evidence: the float64 twin, each window (the twin is the run itself when
+    // the run is float64).
+    std::vector<TwinWindow> twin;
+    // The run's dtype explained by its own rounding (first window, norm-wise relative):
+    // the accumulated side against the full batch in the run's dtype, and the full batch in
+    // the run's dtype against its float64 twin (what rounding alone does to the same sums).
+    double dtypeGradDiff = 0.0;
+    double dtypeUpdateDiff = 0.0;
+    double roundingGradDiff = 0.0;
+    double roundingUpdateDiff = 0.0;
+    // The lesson's own yardstick: max |grad diff| and max |param diff| under 1e-4
+    // (config.fixedTolerance), shown with its own label; the verdict does not read it.
+    bool withinLessonBound = false;
+
+    bool holds = false; // the twin's two sides agree (and the models started alike)
     std::vector<LayerDiff> layers;
     std::vector<SplitComparison> comparisons;
 
-    // Why the check failed (None when it holds): one code, its figures in the fields above.
+    // Holds, Fails, or NoEffect (a planted bug, and the twin agrees).
+    Verdict verdict() const;
+    // Why the check failed (None unless verdict() is Fails): one code, its figures above.
     EquivalenceCause causeCode() const;
-    // The tolerances the verdict applied: dtype-aware in bfloat16, the fixed one otherwise.
-    double appliedGradTolerance() const;
-    double appliedParamTolerance() const; // the bound at the applied verdict's worst element
-    double appliedParamExcess() const;
-    // The sentence for causeCode() ("" when it holds), from the content
-    // (resources/content/equivalence.json) with the fields above: in English (what the CLI
-    // prints), or for a reader's language and digits (the window's equivalence panel).
+    // The first window where the twin's sides differ (1-based), 0 when they agree.
+    int firstDifferingWindow() const;
+    // The twin's largest relative difference, gradients or updates, over its windows.
+    double largestTwinDiff() const;
+    // The verdict's sentence, from the content (resources/content/equivalence.json) with the
+    // fields above: for Fails why (the planted bug's story with its figures, or what the twin
+    // measured), for NoEffect which bug had no effect here and why, "" when it holds. In
+    // English (what the CLI prints), or for a reader's language and digits (the window's panel).
     std::string cause() const;
     std::string cause(const NumberStyle &style) const;
+    // The criterion and the figures that decided, one sentence: the twin's largest relative
+    // difference against kTwinTolerance.
+    std::string criterion(const NumberStyle &style) const;
+    // The run's own dtype figures and the lesson's 1e-4 explained beside the verdict: where
+    // the yardstick and the verdict disagree, why (rounding of the dtype, or a bug smaller
+    // than 1e-4 at this rate); "" where they agree and the dtype is float64 or float32.
+    std::string explanation(const NumberStyle &style) const;
 };
+
+// A run that plants a bug the check can show: a classic bug, no division, a step every
+// micro-batch, or one of the loss scaler's pitfalls.
+bool plantsABug(const AccumConfig &c);
+// Its planted bugs as the flags spell them: "--scaling none, --bug never-zero"; "" for none.
+std::string plantedBugNames(const AccumConfig &c);
 
 // Throws ConfigError for a split that does not divide; Cancelled when the token is set.
 // With config.worldSize > 1, `sync` is this rank's process group (joinProcessGroup): every

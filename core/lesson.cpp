@@ -7,6 +7,7 @@
 #include "core/grad_sync.h"
 #include "core/skill.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -108,11 +109,19 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
     return paths;
 }
 
+EquivalenceConfig lessonCheck(const SweepConfig &sweep)
+{
+    EquivalenceConfig e = equivalenceConfigOf(sweep.base);
+    e.run.accumSteps = *std::max_element(sweep.accumGrid.begin(), sweep.accumGrid.end());
+    validate(e);
+    return e;
+}
+
 int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err, EngineObserver *observer,
               const CancelToken *cancel)
 {
-    validate(options.equivalence);
     validate(options.sweep);
+    const EquivalenceConfig check = lessonCheck(options.sweep);
     const bool write = options.write && (!options.sync || options.sync->rank() == 0);
     if (write)
         requireWritableDir(options.outDir);
@@ -120,13 +129,32 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
     if (observer)
         observer->onPhase(LessonPhase::Equivalence);
     out << "equivalence check (full batch vs accumulated)\n";
-    const EquivalenceResult eq = runEquivalence(options.equivalence, cancel, options.sync);
+    const EquivalenceResult eq = runEquivalence(check, cancel, options.sync);
     out << toJson(eq).dump(2) << "\n";
-    if (!eq.holds) {
-        err << "equivalence does not hold: " << eq.cause() << "\n";
-        return 1;
+    int code = 0;
+    switch (eq.verdict()) {
+    case Verdict::Holds:
+        out << "equivalence holds. running sweep...\n";
+        break;
+    case Verdict::Fails:
+        if (!plantsABug(check.run)) {
+            err << "equivalence does not hold: " << eq.cause() << "\n";
+            return kExitFails;
+        }
+        // The lesson's exercise: the planted bug, shown with its figures at step 1.
+        err << "equivalence does not hold, as planted (" << plantedBugNames(check.run) << "): " << eq.cause()
+            << "\nafter step 1: max |param diff| " << formatNumber(eq.maxParamDiff, ".3g") << ", update ratio "
+            << formatNumber(eq.updateRatio, ".4f") << " (accumulated / full), max |grad diff| "
+            << formatNumber(eq.maxGradDiff, ".3g") << "\n";
+        out << "a planted bug was shown. running sweep with it...\n";
+        code = kExitBugShown;
+        break;
+    case Verdict::NoEffect:
+        err << eq.cause() << "\n";
+        out << "the planted bug had no effect here. running sweep...\n";
+        code = kExitBugNoEffect;
+        break;
     }
-    out << "equivalence holds. running sweep...\n";
     if (observer)
         observer->onPhase(LessonPhase::Sweep);
     const SweepResult sweep = runSweep(options.sweep, observer, cancel, options.sync);
@@ -141,7 +169,22 @@ int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err
         out << "wrote " << paths.curve.string() << "\n";
         out << "wrote " << paths.skill.string() << "\n";
     }
-    return 0;
+    return code;
+}
+
+int reportEquivalence(const EquivalenceResult &r, std::ostream &err)
+{
+    switch (r.verdict()) {
+    case Verdict::Holds:
+        return 0;
+    case Verdict::Fails:
+        err << "equivalence does not hold: " << r.cause() << "\n";
+        return kExitFails;
+    case Verdict::NoEffect:
+        err << r.cause() << "\n";
+        return kExitBugNoEffect;
+    }
+    return kExitFails;
 }
 
 int runLessonJob(const LessonOptions &options, const std::string &program, std::ostream &out, std::ostream &err)

@@ -17,8 +17,7 @@ extern const char *const kCurveFileName; // "accum-curve.json"
 extern const char *const kSkillFileName; // "skill-gradient-accumulation.md"
 
 struct LessonOptions {
-    EquivalenceConfig equivalence;
-    SweepConfig sweep;
+    SweepConfig sweep; // the run: the check judges its settings (lessonCheck)
     bool write = true;
     std::filesystem::path outDir = "outputs";
     std::string language = "en"; // of the skill recipe, a code of languages.json; JSON keys stay English
@@ -30,6 +29,11 @@ struct LessonOptions {
 // The table the lesson prints: eff_batch accum micro sps median_ms syncs loss, then logged
 // (the loss as the lesson's loop logs it, scaled x accum_steps).
 std::string sweepTable(const SweepResult &sweep);
+
+// The main job's equivalence check: the sweep's own settings (its model, optimizer, rate,
+// dtype, device, seed, ranks and every planted bug) at its micro-batch and the grid's largest
+// accum_steps, where a planted bug bites if it can.
+EquivalenceConfig lessonCheck(const SweepConfig &sweep);
 
 // Throws ConfigError when `dir` cannot be created or written (checked before any work runs).
 void requireWritableDir(const std::filesystem::path &dir);
@@ -48,18 +52,39 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
 // The exit codes of the programs that run the main job (accumlab-cli, and the window's
 // terminal fallback): one table for both. A rank that failed or was lost is
 // kExitDistributed (core/distributed.h).
-constexpr int kExitFails = 1;       // equivalence does not hold (nothing is swept or written)
+constexpr int kExitFails = 1;       // equivalence does not hold for a loop with no planted bug
+                                    // (nothing is swept or written): a defect
+constexpr int kExitBugShown = 6;    // a planted bug was shown: the check failed as planted, the
+                                    // sweep ran with the bug and the exports say so
+constexpr int kExitBugNoEffect = 7; // a planted bug had no effect with these settings (the
+                                    // sentence says why); the sweep ran and the exports say so
 constexpr int kExitBadInput = 2;    // a setting or flag refused in words
 constexpr int kExitWriteFailed = 4; // an export could not be written; earlier ones were kept
 constexpr int kExitDiverged = 5;    // `train` diverged or never stepped (core/divergence.h)
 
+// A verdict the program already explained on stderr (kExitFails, kExitDiverged, kExitBugShown,
+// kExitBugNoEffect), as opposed to a failure of the program or its ranks.
+constexpr bool isVerdictExitCode(int code)
+{
+    return code == kExitFails || code == kExitDiverged || code == kExitBugShown || code == kExitBugNoEffect;
+}
+// The main job ran its sweep and wrote its exports: 0, or a planted bug's code.
+constexpr bool sweptExitCode(int code) { return code == 0 || code == kExitBugShown || code == kExitBugNoEffect; }
+
 // Runs the whole lesson, printing as the lesson's script does. Returns the exit code:
-// 0 when everything ran, 1 when equivalence does not hold (nothing is swept or written).
+// 0 when everything ran and the loop is equivalent; kExitFails when a loop with no planted bug
+// is not (nothing is swept or written); kExitBugShown or kExitBugNoEffect when the settings
+// plant a bug (the check's verdict and its figures on `err`, then the sweep and the exports).
 // A diverged sweep point is a finding, not a failure: one warning line on `err` per point.
 // `cancel` is honoured in every phase (observer->onPhase names them): Cancelled is thrown and
 // no export is left half-written.
 int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err,
               EngineObserver *observer = nullptr, const CancelToken *cancel = nullptr);
+
+// The `equivalence` command's verdict line on `err` and its exit code: 0 when it holds,
+// kExitFails when it does not (a planted bug shown, or a defect), kExitBugNoEffect when a
+// planted bug changed nothing here (the sentence says why).
+int reportEquivalence(const EquivalenceResult &r, std::ostream &err);
 
 // runLesson as a program's main job: a refusal is one line on `err`, "<program>: error: ...",
 // and the exit code of the table above (a DistributedError: kExitDistributed).

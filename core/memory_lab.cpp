@@ -379,36 +379,18 @@ MicroBatchFinding findMicroBatch(const MemoryLabConfig &lab, const CancelToken *
     f.budgetBytes = resolveBudget(lab);
     f.effectiveBatch = lab.effectiveBatch;
     f.worldSize = lab.base.worldSize;
-    const std::vector<int64_t> c = dividingMicroBatches(lab.effectiveBatch, lab.base.worldSize);
-    const auto fits = [&](size_t i) {
-        const bool ok = !runUnderBudget(runConfig(lab, c[i]), f.budgetBytes, 2, cancel).outOfMemory;
-        f.tried.emplace_back(c[i], ok);
-        return ok;
-    };
-    if (c.empty() || !fits(0))
+    // Every micro-batch that divides the effective batch is measured: memory need not grow with
+    // the micro-batch (where the optimizer step's temporaries set the peak, a small micro-batch
+    // can need more than a larger one: AdamW at effective 96 once fitted 48 and not 1), so no
+    // candidate is skipped on the strength of another's result.
+    for (const int64_t micro : dividingMicroBatches(lab.effectiveBatch, lab.base.worldSize)) {
+        const bool ok = !runUnderBudget(runConfig(lab, micro), f.budgetBytes, 2, cancel).outOfMemory;
+        f.tried.emplace_back(micro, ok);
+        if (ok)
+            f.microBatch = micro;
+    }
+    if (f.microBatch == 0)
         return f;
-    // Doubling: the next candidate at least twice the last that fitted, until one fails.
-    size_t lo = 0, hi = c.size(); // c[lo] fits; c[hi] fails (c.size(): none failed yet)
-    while (lo + 1 < c.size()) {
-        size_t next = lo + 1;
-        while (next + 1 < c.size() && c[next] < 2 * c[lo])
-            ++next;
-        if (fits(next)) {
-            lo = next;
-        } else {
-            hi = next;
-            break;
-        }
-    }
-    // Bisection between the last that fitted and the first that failed.
-    while (hi < c.size() && hi - lo > 1) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (fits(mid))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    f.microBatch = c[lo];
     f.accumSteps = lab.effectiveBatch / (f.microBatch * f.worldSize);
     return f;
 }

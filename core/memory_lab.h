@@ -8,8 +8,9 @@
 //   the trade-off sweep (accum-tradeoff.v1): a fixed effective batch over a grid of
 //     micro-batches, time per optimizer step and measured peak per point, the points beyond
 //     the budget failing;
-//   the micro-batch finder: doubling, then bisection over the micro-batches that divide the
-//     effective batch, for the largest that fits; accum_steps = effective / (micro x world).
+//   the micro-batch finder: every micro-batch that divides the effective batch, measured under
+//     the budget, for the largest that fits (memory need not grow with the micro-batch);
+//     accum_steps = effective / (micro x world).
 // The public surface holds no torch types.
 #pragma once
 

@@ -149,8 +149,14 @@ std::string skillMarkdown(const EquivalenceResult &eq, const SweepResult &sweep,
     w["params_init_match"] = word(eq.paramsInitMatch ? "/yes" : "/no", style);
     n["update_ratio"] = eq.updateRatio;
     n["tolerance"] = c.fixedTolerance;
-    n["grad_bound_dtype"] = eq.gradBoundDtype;
-    w["holds"] = word(eq.holds ? "/yes" : "/no", style);
+    w["within_lesson_bound"] = word(eq.withinLessonBound ? "/yes" : "/no", style);
+    n["twin_diff"] = eq.largestTwinDiff();
+    n["twin_tolerance"] = kTwinTolerance;
+    // The verdict in words, with its sentence where it has one (a failure's cause, or why a
+    // planted bug had no effect): the run's own, never the fixture's.
+    const std::string sentence = eq.cause(style);
+    w["verdict"] = word("/verdict/" + toString(eq.verdict()), style) + (sentence.empty() ? "" : ": " + sentence);
+    w["planted"] = plantsABug(c.run) ? codeValue(plantedBugNames(c.run), style) : word("/no", style);
 
     w["model"] = word("/model/" + toString(s.base.preset), style);
     n["sweep_micro_batch"] = static_cast<double>(s.base.microBatch);

@@ -498,10 +498,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>tolerance</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>update ratio</source>
         <translation type="unfinished"></translation>
     </message>
@@ -538,14 +534,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>grad %1, param %2 (dtype-aware)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 (fixed)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 (accumulated / full)</source>
         <translation type="unfinished"></translation>
     </message>
@@ -554,22 +542,31 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Still equivalent: at %1 the gradient is near eps, and AdamW&apos;s first step lr·g/(|g|+eps) turns its rounding into a parameter difference of up to lr. Each parameter has its own bound.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Still equivalent: the first step lr·g multiplies the gradients&apos; rounding by the rate. Each parameter has its own bound.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Each parameter p after the first step: |p_full − p_accum| ≤ %1 + lr·r.
-SGD and momentum step by lr·g: r = |g_full − g_accum|.
-AdamW&apos;s first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps).
-Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>batch %1 in one pass vs %2 micro-batches of %3 on each of %4 ranks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lesson&apos;s bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>decided by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NO EFFECT: the planted bug changed nothing here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>both under %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>above %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the float64 twin&apos;s sides differ in this tensor</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -498,10 +498,6 @@
         <translation>بیشینه‌ی |اختلاف پارامتر|</translation>
     </message>
     <message>
-        <source>tolerance</source>
-        <translation>رواداری</translation>
-    </message>
-    <message>
         <source>update ratio</source>
         <translation>نسبت به‌روزرسانی</translation>
     </message>
@@ -538,14 +534,6 @@
         <translation>رد: هم‌ارز نیست</translation>
     </message>
     <message>
-        <source>grad %1, param %2 (dtype-aware)</source>
-        <translation>گرادیان %1، پارامتر %2 (وابسته به dtype)‎</translation>
-    </message>
-    <message>
-        <source>%1 (fixed)</source>
-        <translation>%1 (ثابت)</translation>
-    </message>
-    <message>
         <source>%1 (accumulated / full)</source>
         <translation>%1 (انباشته / کامل)</translation>
     </message>
@@ -554,26 +542,32 @@
         <translation>تفاوت‌ها برای هر تانسور پارامتر</translation>
     </message>
     <message>
-        <source>Still equivalent: at %1 the gradient is near eps, and AdamW&apos;s first step lr·g/(|g|+eps) turns its rounding into a parameter difference of up to lr. Each parameter has its own bound.</source>
-        <translation>همچنان هم‌ارز: در %1 گرادیان نزدیک ⁦eps⁩ است و نخستین گام AdamW، یعنی ⁦lr·g/(|g|+eps)‎⁩، گردکردن آن را به اختلافی تا ⁦lr⁩ در پارامتر تبدیل می‌کند. هر پارامتر کران خودش را دارد.</translation>
-    </message>
-    <message>
-        <source>Still equivalent: the first step lr·g multiplies the gradients&apos; rounding by the rate. Each parameter has its own bound.</source>
-        <translation>همچنان هم‌ارز: نخستین گام، ⁦lr·g⁩، گردکردن گرادیان‌ها را در نرخ ضرب می‌کند. هر پارامتر کران خودش را دارد.</translation>
-    </message>
-    <message>
-        <source>Each parameter p after the first step: |p_full − p_accum| ≤ %1 + lr·r.
-SGD and momentum step by lr·g: r = |g_full − g_accum|.
-AdamW&apos;s first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps).
-Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).</source>
-        <translation>هر پارامتر p پس از نخستین گام: ⁦|p_full − p_accum| ≤ %1 + lr·r⁩.
-SGD و momentum به اندازه‌ی ⁦lr·g⁩ گام برمی‌دارند: ⁦r = |g_full − g_accum|⁩.
-نخستین گام AdamW برابر ⁦lr·g/(|g|+eps)‎⁩ است: ⁦r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps)‎⁩.
-اینجا: ⁦|Δp|⁩ برابر %2 در %3، جایی که گرادیان‌ها %4 و %5 هستند؛ بزرگ‌ترین نسبت ⁦|Δp|⁩ به کران %6 است (زیر ۱ پذیرفته است).</translation>
-    </message>
-    <message>
         <source>batch %1 in one pass vs %2 micro-batches of %3 on each of %4 ranks</source>
         <translation>دسته‌ی %1‌تایی در یک گذر در برابر %2 میکروبچ %3‌تایی روی هر یک از %4 رنک</translation>
+    </message>
+    <message>
+        <source>lesson&apos;s bound</source>
+        <translation>کران درس</translation>
+    </message>
+    <message>
+        <source>decided by</source>
+        <translation>داور</translation>
+    </message>
+    <message>
+        <source>NO EFFECT: the planted bug changed nothing here</source>
+        <translation>بی‌اثر: باگ کاشته‌شده این‌جا چیزی را تغییر نداد</translation>
+    </message>
+    <message>
+        <source>both under %1</source>
+        <translation>هر دو زیر %1</translation>
+    </message>
+    <message>
+        <source>above %1</source>
+        <translation>بالای %1</translation>
+    </message>
+    <message>
+        <source>the float64 twin&apos;s sides differ in this tensor</source>
+        <translation>دو سوی همزاد ⁦float64⁩ در این تانسور فرق دارند</translation>
     </message>
 </context>
 <context>

@@ -13,8 +13,11 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace accumlab::ui {
 
@@ -53,6 +56,10 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     m_toleranceLabel->setWordWrap(true);
     m_ratioCaption = new QLabel;
     m_ratioLabel = new QLabel;
+    m_criterionCaption = new QLabel;
+    m_criterionLabel = new QLabel;
+    m_criterionLabel->setObjectName(QStringLiteral("equivalenceCriterion"));
+    m_criterionLabel->setWordWrap(true);
     grid->addWidget(m_gradCaption, 0, 0);
     grid->addWidget(m_gradLabel, 0, 1);
     grid->addWidget(m_paramCaption, 1, 0);
@@ -61,9 +68,12 @@ EquivalencePanel::EquivalencePanel(QWidget *parent) : QGroupBox(parent)
     grid->addWidget(m_toleranceLabel, 2, 1);
     grid->addWidget(m_ratioCaption, 3, 0);
     grid->addWidget(m_ratioLabel, 3, 1);
+    grid->addWidget(m_criterionCaption, 4, 0, Qt::AlignTop);
+    grid->addWidget(m_criterionLabel, 4, 1);
     grid->setColumnStretch(1, 1);
     layout->addLayout(grid);
     m_causeLabel = new QLabel;
+    m_causeLabel->setObjectName(QStringLiteral("equivalenceCause"));
     m_causeLabel->setWordWrap(true);
     m_causeLabel->setVisible(false);
     layout->addWidget(m_causeLabel);
@@ -90,6 +100,22 @@ void EquivalencePanel::changeEvent(QEvent *event)
     if (event->type() == QEvent::LanguageChange)
         retranslateUi();
     QGroupBox::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        keepRoomForTheHeaders();
+}
+
+// The table's least width holds every column's title whole (a zoom or a language changes
+// them): the columns stretch, and a table given less cut "|grad diff|" at its edges.
+void EquivalencePanel::keepRoomForTheHeaders()
+{
+    // The columns share the width equally: each is as wide as the widest title needs, and the
+    // vertical scroll bar keeps its room.
+    const QHeaderView *header = m_layerTable->horizontalHeader();
+    int widest = 0;
+    for (int col = 0; col < m_layerTable->columnCount(); ++col)
+        widest = std::max(widest, header->sectionSizeHint(col));
+    m_layerTable->setMinimumWidth(2 * m_layerTable->frameWidth() + m_layerTable->columnCount() * widest +
+                                  m_layerTable->verticalScrollBar()->sizeHint().width());
 }
 
 void EquivalencePanel::retranslateUi()
@@ -98,9 +124,11 @@ void EquivalencePanel::retranslateUi()
     m_layerTable->setAccessibleName(tr("Differences per parameter tensor"));
     m_gradCaption->setText(tr("max |grad diff|"));
     m_paramCaption->setText(tr("max |param diff|"));
-    m_toleranceCaption->setText(tr("tolerance"));
+    m_toleranceCaption->setText(tr("lesson's bound"));
     m_ratioCaption->setText(tr("update ratio"));
+    m_criterionCaption->setText(tr("decided by"));
     m_layerTable->setHorizontalHeaderLabels({tr("tensor"), tr("|grad diff|"), tr("|param diff|")});
+    keepRoomForTheHeaders();
     showResult();
 }
 
@@ -120,43 +148,31 @@ void EquivalencePanel::setResult(const EquivalenceUpdate &update)
 
 QString EquivalencePanel::verdictText() const { return m_verdictLabel->text(); }
 QString EquivalencePanel::causeText() const { return m_causeLabel->text(); }
+QString EquivalencePanel::criterionText() const { return m_criterionLabel->text(); }
 
-// Core's sentence for the cause (one source for the CLI and the window), in the reader's
-// language and digits, as a sentence: a capital first letter where the language has them (an
-// identifier keeps its case), a full stop.
-QString EquivalencePanel::describeCause(const EquivalenceResult &r) const
+namespace {
+
+// Core's sentence in the reader's language and digits, as a sentence: a capital first letter
+// where the language has them (an identifier keeps its case), a full stop.
+QString asSentence(const std::string &sentence)
 {
-    const std::string cause = r.cause(contentStyle());
-    if (cause.empty()) // it holds (localized() would still give a right-to-left mark)
+    if (sentence.empty()) // localized() would still give a right-to-left mark
         return {};
-    QString text = localized(cause);
+    QString text = localized(sentence);
     // An identifier keeps its case: "zero_grad() ran ...", "scheduler.step() ran ...".
     const QString first = text.section(QLatin1Char(' '), 0, 0);
     if (text.at(0).isLower() && !first.contains(QRegularExpression(QStringLiteral("[_().]"))))
         text[0] = text.at(0).toUpper();
-    return text + QLatin1Char('.');
+    return text.endsWith(QLatin1Char('.')) ? text : text + QLatin1Char('.');
 }
 
-QString EquivalencePanel::describeBound(const EquivalenceResult &r) const
-{
-    if (!r.holds || lowPrecision(r.config.run.dtype) || r.maxParamDiff < r.config.fixedTolerance)
-        return {};
-    if (r.config.run.optimizer.kind == OptimizerKind::AdamW)
-        return tr("Still equivalent: at %1 the gradient is near eps, and AdamW's first step lr·g/(|g|+eps) turns its "
-                  "rounding into a parameter difference of up to lr. Each parameter has its own bound.")
-            .arg(LanguageManager::ltr(QString::fromStdString(r.worstParam)));
-    return tr("Still equivalent: the first step lr·g multiplies the gradients' rounding by the rate. Each parameter "
-              "has its own bound.");
-}
+} // namespace
 
-QString EquivalencePanel::boundDerivation(const EquivalenceResult &r) const
+QString EquivalencePanel::describeCause(const EquivalenceResult &r) const { return asSentence(r.cause(contentStyle())); }
+
+QString EquivalencePanel::describeExplanation(const EquivalenceResult &r) const
 {
-    return tr("Each parameter p after the first step: |p_full − p_accum| ≤ %1 + lr·r.\n"
-              "SGD and momentum step by lr·g: r = |g_full − g_accum|.\n"
-              "AdamW's first step is lr·g/(|g|+eps): r = |g_full − g_accum| / (min(|g_full|, |g_accum|) + eps).\n"
-              "Here: |Δp| %2 at %3, where the gradients are %4 and %5; largest |Δp| / bound %6 (it passes below 1).")
-        .arg(sci(r.config.fixedTolerance), sci(r.worstParamDiff), LanguageManager::ltr(QString::fromStdString(r.worstParam)),
-             sci(r.worstParamGradFull), sci(r.worstParamGradAcc), figure(r.paramExcessFixed, ".2f"));
+    return asSentence(r.explanation(contentStyle()));
 }
 
 void EquivalencePanel::showResult()
@@ -184,24 +200,42 @@ void EquivalencePanel::showResult()
         return;
     }
     const EquivalenceResult &r = m_update->result;
+    const Verdict verdict = r.verdict();
     if (!m_pending) {
-        m_verdictLabel->setText(r.holds ? tr("PASS: equivalent") : tr("FAIL: not equivalent"));
-        m_verdictLabel->setStyleSheet(r.holds ? QStringLiteral("color: #2e9e55;") : QStringLiteral("color: #d9482b;"));
+        switch (verdict) {
+        case Verdict::Holds:
+            m_verdictLabel->setText(tr("PASS: equivalent"));
+            m_verdictLabel->setStyleSheet(QStringLiteral("color: #2e9e55;"));
+            break;
+        case Verdict::Fails:
+            m_verdictLabel->setText(tr("FAIL: not equivalent"));
+            m_verdictLabel->setStyleSheet(QStringLiteral("color: #d9482b;"));
+            break;
+        case Verdict::NoEffect:
+            m_verdictLabel->setText(tr("NO EFFECT: the planted bug changed nothing here"));
+            m_verdictLabel->setStyleSheet(QStringLiteral("color: #b7791f;"));
+            break;
+        }
     }
     m_gradLabel->setText(sci(r.maxGradDiff));
     m_paramLabel->setText(sci(r.maxParamDiff));
-    const bool dtypeAware = lowPrecision(r.config.run.dtype);
-    m_toleranceLabel->setText(dtypeAware ? tr("grad %1, param %2 (dtype-aware)").arg(sci(r.gradBoundDtype), sci(r.paramBoundDtype))
-                                         : tr("%1 (fixed)").arg(sci(r.config.fixedTolerance)));
+    // The lesson's 1e-4 under its own label: a figure of the lesson, not the verdict's bound.
+    m_toleranceLabel->setText(r.withinLessonBound ? tr("both under %1").arg(sci(r.config.fixedTolerance))
+                                                  : tr("above %1").arg(sci(r.config.fixedTolerance)));
     m_ratioLabel->setText(tr("%1 (accumulated / full)").arg(figure(r.updateRatio, ".4f")));
-    const QString bound = describeBound(r);
-    m_causeLabel->setText(bound.isEmpty() ? describeCause(r) : bound);
-    m_causeLabel->setToolTip(bound.isEmpty() ? QString() : boundDerivation(r));
+    m_criterionLabel->setText(asSentence(r.criterion(contentStyle())));
+    QStringList sentences;
+    for (const QString &t : {describeCause(r), describeExplanation(r)})
+        if (!t.isEmpty())
+            sentences << t;
+    m_causeLabel->setText(sentences.join(QLatin1Char(' ')));
     m_causeLabel->setVisible(!m_causeLabel->text().isEmpty());
     m_layerTable->setRowCount(static_cast<int>(r.layers.size()));
     for (int i = 0; i < static_cast<int>(r.layers.size()); ++i) {
         const LayerDiff &l = r.layers[static_cast<size_t>(i)];
         const QStringList cells{QString::fromStdString(l.name), sci(l.gradDiff), sci(l.paramDiff)};
+        // The verdict, per tensor: the rows where the float64 twin's sides differ.
+        const QBrush ink = l.differs ? QBrush(QColor(0xd9, 0x48, 0x2b)) : QBrush();
         for (int col = 0; col < cells.size(); ++col) {
             auto *item = m_layerTable->item(i, col);
             if (!item) {
@@ -209,6 +243,8 @@ void EquivalencePanel::showResult()
                 m_layerTable->setItem(i, col, item);
             }
             item->setText(cells[col]);
+            item->setForeground(ink);
+            item->setToolTip(l.differs ? tr("the float64 twin's sides differ in this tensor") : QString());
         }
     }
 }

@@ -1,7 +1,9 @@
 // The equivalence panel: the lesson's proof run at the window's current settings (one batch
-// of micro x accum samples in one pass vs the same samples in accum chunks), with the
-// differences, the tolerance that applies, pass/fail, the update ratio and per-layer diffs.
-// Every number comes from core::runEquivalence in the worker. GUI thread only.
+// of micro x accum samples in one pass vs the same samples in accum chunks), with core's one
+// verdict (PASS, FAIL, or a planted bug that had no effect here), the criterion it applied and
+// the figures that decided it, the lesson's 1e-4 under its own label, the update ratio and
+// per-layer diffs coloured by the verdict. Every number and every judgement comes from
+// core::runEquivalence in the worker; the panel only shows them. GUI thread only.
 #pragma once
 
 #include "ui/updates.h"
@@ -25,14 +27,12 @@ public:
     // The verdict enlarged to read from the back row.
     void setClassroomMode(bool on);
     QString causeText() const;
-    // Why the check failed, in the UI language, from the result's cause code and figures (the
-    // CLI prints core's English sentence from the same code).
+    QString criterionText() const;
+    // Core's sentence in the UI language (the CLI prints the English one from the same code):
+    // why the check failed, why a planted bug had no effect, or the run's dtype and the lesson's
+    // 1e-4 explained beside the verdict; "" where there is nothing to say.
     QString describeCause(const EquivalenceResult &r) const;
-    // Why a check that passes may show parameter differences above the lesson's 1e-4 (its
-    // bound is per element: tolerance + lr x the first update's response), "" otherwise; and
-    // the derivation, for the tooltip.
-    QString describeBound(const EquivalenceResult &r) const;
-    QString boundDerivation(const EquivalenceResult &r) const;
+    QString describeExplanation(const EquivalenceResult &r) const;
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -40,6 +40,7 @@ protected:
 private:
     void retranslateUi();
     void showResult();
+    void keepRoomForTheHeaders();
 
     QLabel *m_splitLabel = nullptr;
     QLabel *m_verdictLabel = nullptr;
@@ -47,11 +48,13 @@ private:
     QLabel *m_paramLabel = nullptr;
     QLabel *m_toleranceLabel = nullptr;
     QLabel *m_ratioLabel = nullptr;
+    QLabel *m_criterionLabel = nullptr;
     QLabel *m_causeLabel = nullptr;
     QLabel *m_gradCaption = nullptr;
     QLabel *m_paramCaption = nullptr;
     QLabel *m_toleranceCaption = nullptr;
     QLabel *m_ratioCaption = nullptr;
+    QLabel *m_criterionCaption = nullptr;
     QTableWidget *m_layerTable = nullptr;
     bool m_pending = false;
     bool m_classroom = false;

@@ -18,7 +18,6 @@ namespace {
 
 constexpr double kMinAxis = 1.25;      // room to the right of the marker when bars are correct
 constexpr double kAxisHeadroom = 1.08; // the longest bar ends short of the edge
-constexpr double kOnMarkerTolerance = 1e-3;
 // Rows the plot keeps room for before it knows the model's tensors.
 constexpr qsizetype kFewRows = 6;
 
@@ -67,6 +66,12 @@ void GradientBufferView::setConfig(const AccumConfig &config)
     m_fixedAxis = std::max(kMinAxis, reach * kAxisHeadroom);
     m_ghost = config.scaling != Scaling::Divide || config.bug != AccumBug::None || config.stepEveryMicro;
     clear();
+}
+
+void GradientBufferView::setVerdict(const std::optional<QVector<bool>> &differs)
+{
+    m_differs = differs;
+    update();
 }
 
 void GradientBufferView::clear()
@@ -175,9 +180,10 @@ void GradientBufferView::paintEvent(QPaintEvent *)
         if (i >= ratios.size())
             continue;
         const double ratio = ratios[i];
-        QColor fill = colors::kMeasured; // filling
-        if (windowClosed)
-            fill = std::abs(ratio - 1.0) < kOnMarkerTolerance ? colors::kGood : colors::kWarning;
+        // Filling, or a closed window in the verdict's colours for this tensor.
+        QColor fill = colors::kMeasured;
+        if (windowClosed && m_differs && i < m_differs->size())
+            fill = (*m_differs)[i] ? colors::kWarning : colors::kGood;
         const QRectF bar(plot.left(), yMid - barHeight / 2, xOf(ratio) - plot.left(), barHeight);
         p.fillRect(bar, fill);
         if (m_ghost)

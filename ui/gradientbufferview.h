@@ -15,6 +15,8 @@
 
 #include <QWidget>
 
+#include <optional>
+
 namespace accumlab::ui {
 
 class GradientBufferView : public QWidget {
@@ -27,6 +29,11 @@ public:
     void setConfig(const AccumConfig &config);
     void setUpdate(const MicroBatchUpdate &update);
     void clear();
+    // The equivalence verdict per tensor (core's LayerDiff::differs, in the names' order) for
+    // these settings, or nothing while it is unknown: a closed window's bars take its colours
+    // (the verdict's, never a bound of the view's own), and stay neutral without one.
+    void setVerdict(const std::optional<QVector<bool>> &differs);
+    std::optional<QVector<bool>> verdict() const { return m_differs; }
 
     bool hasData() const { return m_hasData; }
     // The buffers' projection onto the full-batch gradient over all tensors, and per tensor
@@ -50,6 +57,7 @@ private:
     double m_axisMax = 1.25;   // in units of the full-batch norm
     double m_fixedAxis = 1.25; // the axis the configuration fixes before any bar
     bool m_ghost = false;
+    std::optional<QVector<bool>> m_differs; // setVerdict
 };
 
 } // namespace accumlab::ui

@@ -2,6 +2,7 @@
 #include "ui/labrun.h"
 
 #include "ui/accumulationpanel.h"
+#include "ui/gradientbufferview.h"
 #include "ui/codepanel.h"
 #include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
@@ -45,6 +46,7 @@ void LabRun::onConfigEdited()
     m_configTimer->start();
     m_equivalenceTimer->start();
     m_parts.equivalence->setPending(equivalenceConfig());
+    m_parts.accumulation->bufferView()->setVerdict(std::nullopt);
     m_parts.memory->setConfig(m_parts.controls->config());
 }
 
@@ -91,6 +93,7 @@ void LabRun::requestEquivalenceNow()
     m_equivalenceTimer->stop();
     const EquivalenceConfig e = equivalenceConfig();
     m_parts.equivalence->setPending(e);
+    m_parts.accumulation->bufferView()->setVerdict(std::nullopt);
     m_latestSerial = m_parts.controller->requestEquivalence(e);
 }
 
@@ -117,6 +120,14 @@ void LabRun::onEquivalence(const EquivalenceUpdate &update)
         m_lastEquivalence = update.result;
     else
         m_lastEquivalence.reset();
+    // The buffers' colours are the same verdict's, tensor by tensor.
+    std::optional<QVector<bool>> differs;
+    if (m_lastEquivalence) {
+        differs.emplace();
+        for (const LayerDiff &l : m_lastEquivalence->layers)
+            differs->push_back(l.differs);
+    }
+    m_parts.accumulation->bufferView()->setVerdict(differs);
     emit equivalenceUpdated();
 }
 

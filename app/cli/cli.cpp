@@ -36,6 +36,7 @@
 #include "core/export.h"
 #include "core/cpu_memory.h"
 #include "core/lesson.h"
+#include "core/verdict_grid.h"
 #include "core/loop_code.h"
 #include "core/memory_lab.h"
 #include "core/omp_guard.h"
@@ -354,9 +355,6 @@ LessonOptions lessonOptions(const SweepFlags &f)
     if (!known)
         throw UsageError("--lang takes " + languages + ", got '" + f.lang + "'");
     o.language = f.lang;
-    // The lesson's fixture checks equivalence in the sweep's dtype and on its device.
-    o.equivalence.run.dtype = o.sweep.base.dtype;
-    o.equivalence.run.device = o.sweep.base.device;
     o.write = !f.noWrite;
     if (f.outDir.empty())
         throw UsageError("--out-dir must name a folder");
@@ -485,20 +483,12 @@ int runFinderCommand(const MemoryFlags &f)
 }
 
 // The main job over `world` ranks: the sweep's effective batch is micro x accum x world, and
-// the equivalence fixture splits its batch of 16 over the ranks too; where 16 does not divide
-// into accum_steps x world it takes micro-batches of 4 (e.g. 48 samples for 3 ranks).
+// its check (lessonCheck) splits the same windows over the ranks.
 void setWorld(LessonOptions &o, int64_t world)
 {
     o.sweep.base.worldSize = world;
     validate(o.sweep);
-    EquivalenceConfig &e = o.equivalence;
-    const int64_t batch = EquivalenceConfig{}.bigBatch();
-    e.run.worldSize = world;
-    if (batch % (e.run.accumSteps * world) != 0)
-        e.run.microBatch = 4;
-    else
-        setBigBatch(e, batch);
-    validate(e);
+    validate(lessonCheck(o.sweep));
 }
 
 EquivalenceConfig equivalenceConfig(const EquivalenceFlags &f, int64_t worldSize = 1)
@@ -605,7 +595,7 @@ int accumlab::cli::checkStdout(int code)
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
         std::cerr << "accumlab-cli: error: could not write to standard output (" << std::strerror(errno)
                   << "); the results printed there are lost\n";
-        return code == 0 || code == kExitFails ? kExitWriteFailed : code;
+        return code == 0 || (isVerdictExitCode(code) && code != kExitDiverged) ? kExitWriteFailed : code;
     }
     return code;
 }
@@ -727,12 +717,12 @@ int runRank(DistributedOptions d, bool equivalence, const EquivalenceFlags &e, c
         auto sync = joinProcessGroup(d);
         if (equivalence) {
             const EquivalenceResult r = runEquivalence(eq, nullptr, sync);
+            int code = 0;
             if (lead) {
                 std::cout << toJson(r).dump(2) << std::endl;
-                if (!r.holds)
-                    std::cerr << "equivalence does not hold: " << r.cause() << "\n";
+                code = reportEquivalence(r, std::cerr);
             }
-            exitNow(!r.holds && lead ? kExitFails : 0); // rank 0 gives the verdict
+            exitNow(lead ? code : 0); // rank 0 gives the verdict
         }
         lesson.sync = sync;
         const int code = runLesson(lesson, lead ? std::cout : quiet, lead ? std::cerr : quiet);
@@ -764,9 +754,9 @@ int launchRanks(const DistFlags &d, int argc, char **argv)
     lo.timeoutS = d.timeoutS;
     const LaunchResult r =
         launchLocalRanks(std::filesystem::read_symlink("/proc/self/exe"), {argv + 1, argv + argc}, lo);
-    // Rank 0's "does not hold" and "diverged" are verdicts it already explained, not failures
-    // of the ranks.
-    if (r.exitCode != 0 && !((r.exitCode == kExitFails || r.exitCode == kExitDiverged) && r.failedRank == 0))
+    // Rank 0's verdicts ("does not hold", "diverged", a planted bug shown or without effect) are
+    // ones it already explained, not failures of the ranks.
+    if (r.exitCode != 0 && !(isVerdictExitCode(r.exitCode) && r.failedRank == 0))
         std::cerr << "accumlab-cli: error: " << r.failure << "\n";
     return r.exitCode;
 }
@@ -891,7 +881,7 @@ int accumlab::cli::run(int argc, char **argv)
     tradeoffCmd->add_option("--out-dir", m.outDir, "folder for accum-tradeoff.json")->capture_default_str();
     tradeoffCmd->add_flag("--no-write", m.noWrite, "do not write accum-tradeoff.json");
     auto *finderCmd = app.add_subcommand(
-        "find-micro-batch", "the largest micro-batch that fits the budget, by doubling then bisection, and its accum_steps");
+        "find-micro-batch", "the largest micro-batch that fits the budget (every divisor of the effective batch measured), and its accum_steps");
     addMemoryOptions(finderCmd);
 
     EquivalenceFlags e;
@@ -915,6 +905,14 @@ int accumlab::cli::run(int argc, char **argv)
         ->capture_default_str();
 
     auto *contentCmd = app.add_subcommand("content-check", "check the embedded teaching content in every language");
+
+    VerdictGridConfig grid;
+    auto *gridCmd = app.add_subcommand(
+        "verdict-grid", "the equivalence verdict over a seeded sample of settings and planted bugs; prints its table");
+    gridCmd->add_option("--runs", grid.runs, "checks to sample")->transform(decimal<int64_t>())->capture_default_str();
+    gridCmd->add_option("--seed", grid.seed, "seed of the sample (another seed: a hold-out grid)")
+        ->transform(decimal<uint64_t>())
+        ->capture_default_str();
 
     // The settings of one engine run, as `train` and `loop-code` take them.
     const auto addTrainOptions = [&](CLI::App &cmd, TrainFlags &f) {
@@ -1015,6 +1013,17 @@ int accumlab::cli::run(int argc, char **argv)
                                            : "content: " + std::to_string(problems.size()) + " problems\n");
             return problems.empty() ? 0 : 1;
         }
+        if (gridCmd->parsed()) {
+            if (grid.runs < 1)
+                throw UsageError("--runs must be at least 1, got " + std::to_string(grid.runs));
+            const VerdictGridResult r = runVerdictGrid(grid);
+            std::cout << r.table();
+            for (const std::string &miss : r.misses)
+                std::cout << "miss: " << miss << "\n";
+            std::cout << "verdict grid (seed " << grid.seed << ", " << grid.runs << " runs): " << r.falseFails
+                      << " correct loops not holding, " << r.slipped << " planted bugs not failing\n";
+            return r.falseFails == 0 && r.slipped == 0 ? 0 : kExitFails;
+        }
         if (codeCmd->parsed())
             return runLoopCodeCommand(lc, lco);
         if (expCmd->parsed())
@@ -1063,11 +1072,7 @@ int accumlab::cli::run(int argc, char **argv)
         if (eqCmd->parsed()) {
             const EquivalenceResult r = runEquivalence(equivalenceConfig(e));
             std::cout << toJson(r).dump(2) << std::endl;
-            if (!r.holds) {
-                std::cerr << "equivalence does not hold: " << r.cause() << "\n";
-                return kExitFails;
-            }
-            return 0;
+            return reportEquivalence(r, std::cerr);
         }
         return runLessonJob(lessonOptions(s), "accumlab-cli", std::cout, std::cerr);
     } catch (const ConfigError &ex) {

@@ -159,7 +159,7 @@ void AutorunDriver::finish()
             std::printf("gui-max-stall-ms: %.1f (over %lld ticks)\n", probe->maxStallMs(),
                         static_cast<long long>(probe->ticks()));
         if (m_window->lab()->lastEquivalence())
-            std::printf("equivalence: %s\n", m_window->lab()->lastEquivalence()->holds ? "holds" : "does not hold");
+            std::printf("equivalence: %s\n", toString(m_window->lab()->lastEquivalence()->verdict()).c_str());
         std::fflush(stdout);
         QString error;
         if (!m_options.exportJson.isEmpty()) {

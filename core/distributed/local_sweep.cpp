@@ -27,9 +27,11 @@ SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepCo
     std::filesystem::remove(workDir / kCurveFileName);
     const LaunchResult r = launcher::supervise(cli, args, {launcher::environmentWithoutRank()}, workDir / "logs", {"accumlab-cli.log"},
                                      "accumlab-cli", cancel);
-    if (r.exitCode != 0 && !r.failureCode.empty())
+    // A planted bug shown (or without effect) still swept: its points are the lesson's.
+    const bool swept = sweptExitCode(r.exitCode);
+    if (!swept && !r.failureCode.empty())
         throw DistributedError(r.failureCode, r.failureArgs);
-    if (r.exitCode != 0)
+    if (!swept)
         throw DistributedError(r.failure);
     std::ifstream in(workDir / kCurveFileName);
     if (!in)

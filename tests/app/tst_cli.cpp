@@ -18,6 +18,8 @@
 
 #include "cli_run.h"
 
+#include <nlohmann/json.hpp>
+
 using accumlab::test::CliRun;
 using accumlab::test::runCli;
 
@@ -408,12 +410,16 @@ private slots:
 
     // No division and a high learning rate: the accum-16 point diverges, is reported in a
     // sentence on stderr and in the table, marked in the JSON; the accum-1 point after it runs.
+    // The planted bug is shown first (exit kExitBugShown), and the sweep still runs with it.
     void divergenceIsReportedAndTheSweepCarriesOn()
     {
         QTemporaryDir dir;
-        const CliRun r = runCli({"--scaling", "none", "--lr", "0.7", "--accum-grid", "16,1", "--num-steps", "20",
-                              "--warmup-steps", "1", "--threads", "1", "--out-dir", dir.path()});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const CliRun run = runCli({"--scaling", "none", "--lr", "0.7", "--accum-grid", "16,1", "--num-steps", "20",
+                                   "--warmup-steps", "1", "--threads", "1", "--out-dir", dir.path()});
+        QVERIFY2(run.exitCode == kExitBugShown, qPrintable(run.err));
+        QVERIFY2(run.err.startsWith("equivalence does not hold, as planted (--scaling none)"), qPrintable(run.err));
+        CliRun r = run;
+        r.err = run.err.mid(run.err.indexOf("warning: ")); // the sweep's own lines
         QFile curve(dir.filePath("accum-curve.json"));
         QVERIFY(curve.open(QIODevice::ReadOnly));
         const CurveFile file = parseCurveJson(curve.readAll().toStdString());
@@ -429,6 +435,63 @@ private slots:
         QVERIFY(!file.points[1].diverged);
         QCOMPARE(file.points[1].steps, 20);
         QVERIFY(!file.raw.at("points")[1].contains("diverged_at_step"));
+    }
+
+    // The main job judges the settings it was given: a planted bug is shown with its figures at
+    // step 1 and why, the sweep still runs with it, the exit code says which, and both exports
+    // carry that run's own settings and verdict; the correct loop says it holds.
+    void mainJobJudgesItsOwnSettings_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("verdict");
+        QTest::addColumn<QString>("stderrStarts");
+        QTest::newRow("correct loop") << QStringList{"--accum-grid", "1,4"} << 0 << "holds" << QString();
+        QTest::newRow("no division") << QStringList{"--scaling", "none", "--accum-grid", "1,4"} << kExitBugShown
+                                     << "fails" << "equivalence does not hold, as planted (--scaling none): the accumulated "
+                                                   "gradient is 4.00× the full-batch one";
+        QTest::newRow("never-zero, adamw") << QStringList{"--bug", "never-zero", "--optimizer", "adamw", "--accum-grid", "2"}
+                                           << kExitBugShown << "fails"
+                                           << "equivalence does not hold, as planted (--bug never-zero)";
+        QTest::newRow("no division at accum 1") << QStringList{"--scaling", "none", "--accum-grid", "1"} << kExitBugNoEffect
+                                                << "no-effect" << "the planted bug (--scaling none) had no effect here";
+    }
+    void mainJobJudgesItsOwnSettings()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, verdict);
+        QFETCH(QString, stderrStarts);
+        QTemporaryDir dir;
+        const CliRun r = runCli(args + QStringList{"--num-steps", "5", "--warmup-steps", "0", "--threads", "1",
+                                                   "--out-dir", dir.path()});
+        QVERIFY2(r.exitCode == exitCode, qPrintable(QString::number(r.exitCode) + ": " + r.err));
+        if (stderrStarts.isEmpty())
+            QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        else
+            QVERIFY2(r.err.startsWith(stderrStarts), qPrintable(r.err));
+        QCOMPARE(r.out.contains("equivalence holds"), verdict == QLatin1String("holds"));
+        if (exitCode == kExitBugShown) // the lesson's second exercise: its figures at step 1
+            QVERIFY2(r.err.contains("after step 1: max |param diff| ") && r.err.contains("update ratio"), qPrintable(r.err));
+        QFile curve(dir.filePath("accum-curve.json"));
+        QVERIFY2(curve.open(QIODevice::ReadOnly), "the sweep ran and wrote its exports");
+        const nlohmann::json doc = nlohmann::json::parse(curve.readAll().toStdString());
+        const auto &eq = doc.at("equivalence");
+        QCOMPARE(QString::fromStdString(eq.at("verdict").get<std::string>()), verdict);
+        QCOMPARE(eq.at("holds").get<bool>(), verdict != QLatin1String("fails"));
+        // The check is the run's: its settings are the sweep's, at the grid's largest accum_steps.
+        QCOMPARE(eq.at("config").at("scaling"), doc.at("config").at("scaling"));
+        QCOMPARE(eq.at("config").at("bug"), doc.at("config").at("bug"));
+        QCOMPARE(eq.at("config").at("optimizer"), doc.at("config").at("optimizer"));
+        QCOMPARE(eq.at("config").at("micro_batch"), doc.at("config").at("micro_batch"));
+        QFile skill(dir.filePath("skill-gradient-accumulation.md"));
+        QVERIFY(skill.open(QIODevice::ReadOnly));
+        const QString md = QString::fromUtf8(skill.readAll());
+        const QString words = verdict == QLatin1String("holds")  ? QStringLiteral("| verdict | equivalent (holds) |")
+                              : verdict == QLatin1String("fails") ? QStringLiteral("| verdict | not equivalent (fails): ")
+                                                                  : QStringLiteral("| verdict | the planted bug had no effect here: ");
+        QVERIFY2(md.contains(words), qPrintable(md));
+        QVERIFY(md.contains(args.contains("none") ? QStringLiteral("loss scaling none") : QStringLiteral("loss scaling divide")));
     }
 
     // `train` that diverged is no success: float16 at lr 1000 steps once, then every window's

@@ -193,10 +193,12 @@ TEST(Lesson, DivergedPointIsReportedAndTheSweepCarriesOn)
     o.sweep.numSteps = 20;
     o.sweep.warmupSteps = 1;
     std::ostringstream out, err;
-    EXPECT_EQ(runLesson(o, out, err), 0);
+    // No division is a planted bug: shown first, then swept with it (kExitBugShown).
+    EXPECT_EQ(runLesson(o, out, err), kExitBugShown);
 
     const CurveFile file = parseCurveJson(test::readFile(dir / "out/accum-curve.json"));
     ASSERT_EQ(file.points.size(), size_t(2));
+    EXPECT_EQ(file.raw.at("equivalence").at("verdict").get<std::string>(), "fails");
     const SweepPoint &bad = file.points[0];
     EXPECT_TRUE(bad.diverged);
     EXPECT_TRUE(bad.divergedAtStep >= 1 && bad.divergedAtStep <= o.sweep.warmupSteps + o.sweep.numSteps);
@@ -213,8 +215,9 @@ TEST(Lesson, DivergedPointIsReportedAndTheSweepCarriesOn)
         "diverged at step " + std::to_string(bad.divergedAtStep) + " of effective batch 64";
     EXPECT_TRUE(err.str().find("warning: " + sentence) != std::string::npos) << err.str();
     EXPECT_TRUE(out.str().find(sentence) != std::string::npos) << out.str();
-    const std::string errText = err.str();
+    const std::string errText = err.str().substr(err.str().find("warning: "));
     EXPECT_EQ(std::count(errText.begin(), errText.end(), '\n'), 1); // one line per diverged point
+    EXPECT_EQ(err.str().rfind("equivalence does not hold, as planted (--scaling none): ", 0), 0u) << err.str();
 }
 
 // A full disk at the end of a run: one sentence, and both earlier exports stay whole.
@@ -255,7 +258,7 @@ TEST(Lesson, OutputFolderReplacedByAFile)
     SweepResult sweep;
     sweep.config = options.sweep;
     sweep.points = runSweep(options.sweep).points;
-    const EquivalenceResult eq = runEquivalence(options.equivalence);
+    const EquivalenceResult eq = runEquivalence(lessonCheck(options.sweep));
     EXPECT_THROW(writeExports(options.outDir, sweep, eq), ExportError);
     EXPECT_EQ(dir.entries(), std::vector<std::string>{"out"});
     ASSERT_TRUE(fs::is_regular_file(out));

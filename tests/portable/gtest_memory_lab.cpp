@@ -436,6 +436,46 @@ INSTANTIATE_TEST_SUITE_P(Rows, FinderFindsTheLargestThatFits,
                          }),
                          test::ByName());
 
+// The finder measures every micro-batch that divides the effective batch, never assuming that
+// memory grows with it: where the optimizer step's temporaries set the peak (AdamW), a smaller
+// micro-batch can need more than a larger one, and bisection once said nothing fits while 48
+// did (effective 96, seed 103). Under a budget at each measured peak, the finder's answer is
+// the largest micro-batch whose own peak is within it, whatever the order of the peaks.
+TEST(MemoryLab, FinderMeasuresEveryDivisor)
+{
+    MemoryLabConfig lab = lessonLab(96, 0);
+    lab.base.optimizer.kind = OptimizerKind::AdamW;
+    lab.base.seed = 103;
+    const std::vector<int64_t> micros = dividingMicroBatches(96, 1);
+    std::vector<int64_t> peaks;
+    for (int64_t m : micros) {
+        AccumConfig c = lab.base;
+        c.microBatch = m;
+        c.accumSteps = 96 / m;
+        peaks.push_back(measureWindows(c).peakBytes);
+    }
+    int nonMonotone = 0;
+    for (const int64_t budget : peaks) {
+        lab.budgetBytes = budget;
+        int64_t expected = 0;
+        bool smallerFailed = false;
+        for (size_t j = 0; j < micros.size(); ++j) {
+            if (peaks[j] <= budget)
+                expected = micros[j];
+            else if (expected == 0 || micros[j] < expected)
+                smallerFailed = true;
+        }
+        const MicroBatchFinding f = findMicroBatch(lab);
+        EXPECT_EQ(f.microBatch, expected) << "budget " << budget;
+        ASSERT_EQ(f.tried.size(), micros.size()) << "every divisor is measured";
+        for (size_t j = 0; j < micros.size(); ++j)
+            EXPECT_EQ(f.tried[j].second, peaks[j] <= budget) << "micro-batch " << micros[j] << ", budget " << budget;
+        nonMonotone += smallerFailed && expected > 0 ? 1 : 0;
+    }
+    std::cout << "[     INFO ] " << nonMonotone << " of " << peaks.size()
+              << " budgets fit a micro-batch larger than one that failed\n";
+}
+
 // "Fails after N samples" means it: for every N below the effective batch that divides it,
 // under every optimizer, the finder under that budget finds exactly N (everything up to N
 // fits, everything above fails), or the budget is refused in words because no larger

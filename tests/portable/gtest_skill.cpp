@@ -327,8 +327,9 @@ TEST_F(Skill, Content)
                       static_cast<long long>(p.accumSteps), static_cast<long long>(p.microBatch), p.samplesPerSec);
         EXPECT_TRUE(contains(md, buf)) << buf;
     }
-    EXPECT_TRUE(contains(md, "| holds | yes |"));
-    std::snprintf(buf, sizeof buf, "; sgd lr %g; float32; loss scaling divide):", eq.config.run.optimizer.lr);
+    EXPECT_TRUE(contains(md, "| verdict | equivalent (holds) |"));
+    EXPECT_TRUE(contains(md, "| lesson's yardstick, max abs diff < ")) << md;
+    std::snprintf(buf, sizeof buf, "; sgd lr %g; float32; loss scaling divide; planted bug: no):", eq.config.run.optimizer.lr);
     EXPECT_TRUE(contains(md, buf)) << buf;
     EXPECT_TRUE(contains(md, "Throughput sweep (fixture model, "));
 }
@@ -419,10 +420,10 @@ TEST_F(Skill, Persian)
                                 formatNumber(p.samplesPerSec, ".1f", fa) + " |";
         EXPECT_TRUE(contains(md, row)) << row;
     }
-    EXPECT_TRUE(contains(md, "| هم‌ارزی برقرار است | بله |"));
+    EXPECT_TRUE(contains(md, "| داوری | هم‌ارز (برقرار است) |"));
     // The settings in Persian words: no "sgd", "divide" or "fixture" as prose.
     EXPECT_TRUE(contains(md, "؛ SGD با نرخ یادگیری "));
-    EXPECT_TRUE(contains(md, "مقیاس‌دهی زیان: تقسیم بر `accum_steps`)"));
+    EXPECT_TRUE(contains(md, "مقیاس‌دهی زیان: تقسیم بر `accum_steps`؛ باگ کاشته‌شده: خیر)")) << md;
     EXPECT_TRUE(contains(md, "(مدل کوچکِ آزمون‌ها (`fixture`)، "));
 }
 
@@ -504,8 +505,9 @@ TEST_P(SameFiguresInEveryLanguage, AsMeasured)
     EXPECT_TRUE(close(other.at(7), m_eq.maxGradDiff));
     EXPECT_TRUE(close(other.at(8), m_eq.maxParamDiff));
     EXPECT_TRUE(std::abs(other.at(9) - m_eq.updateRatio) <= 5e-5);
-    EXPECT_TRUE(close(other.at(10), c.fixedTolerance));
-    EXPECT_TRUE(close(other.at(11), m_eq.gradBoundDtype));
+    EXPECT_TRUE(close(other.at(10), m_eq.largestTwinDiff()));
+    EXPECT_TRUE(close(other.at(11), kTwinTolerance));
+    EXPECT_TRUE(close(other.at(12), c.fixedTolerance));
     const int rowsStart = int(other.size()) - 8 * int(m_sweep.points.size());
     ASSERT_GE(rowsStart, 0); // a row of 8 figures for each sweep point
     for (size_t i = 0; i < m_sweep.points.size(); ++i) {
@@ -565,7 +567,7 @@ INSTANTIATE_TEST_SUITE_P(
         {"as shipped", "", "", "", ""},
         {"fa lacks a placeholder", "skill.fa.md", "{max_grad_diff:.3e}", "",
          "skill.fa.md: the placeholders of \"fa\" differ"},
-        {"fa has an extra placeholder", "skill.fa.md", "{holds}", "{holds} {seed}",
+        {"fa has an extra placeholder", "skill.fa.md", "{verdict}", "{verdict} {seed}",
          "skill.fa.md: the placeholders of \"fa\" differ"},
         {"en lacks a placeholder", "skill.en.md", "{sweep_table}", "",
          "skill.fa.md: the placeholders of \"fa\" differ"},
