@@ -630,8 +630,9 @@ std::string EquivalenceResult::explanation(const NumberStyle &style) const
     std::string key;
     if (verdict() == Verdict::Fails && withinLessonBound)
         key = "under-lesson-bound-yet-fails"; // a bug smaller than 1e-4 at this rate
-    else if (verdict() != Verdict::Fails && !withinLessonBound)
-        key = "rounding-over-lesson-bound";   // the dtype's rounding, or AdamW's eps, over 1e-4
+    else if (verdict() != Verdict::Fails && !withinLessonBound) // the dtype's rounding, or AdamW's eps, over 1e-4
+        key = config.run.optimizer.kind == OptimizerKind::AdamW ? "rounding-over-lesson-bound-adamw"
+                                                                : "rounding-over-lesson-bound";
     else if (verdict() != Verdict::Fails && config.run.dtype != DType::Float32 && config.run.dtype != DType::Float64)
         key = "rounding";
     else
