@@ -654,11 +654,9 @@ void AccumEngine::copyParametersFrom(const AccumEngine &other)
 
 void AccumEngine::becomeTwinOf(DType dtype)
 {
-    torch::NoGradGuard noGrad;
-    const torch::Dtype storage = toTorch(dtype); // float16 runs keep float32 weights
-    for (auto &p : d->optimizer->params())
-        p.copy_(p.to(storage));
-    d->data->roundInputsThrough(dtype == DType::Float16 ? torch::kFloat32 : storage);
+    // The run stores its weights and samples in toTorch(dtype) (float32 for a float16 run).
+    roundParametersThrough(d->optimizer->params(), toTorch(dtype));
+    d->data->roundInputsThrough(toTorch(dtype));
 }
 
 std::string AccumEngine::float16Path() const { return toString(d->halfMode); }

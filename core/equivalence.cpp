@@ -38,10 +38,12 @@ struct RunState {
     int64_t stateStep = 0;
 };
 
-// Both sides of the check in one dtype: each window's state, and the models as built.
+// Both sides of the check in one dtype: each window's state, the models as built, and each
+// window's update (theta_after - theta_before, per tensor).
 struct Sides {
     std::vector<RunState> full, acc;
     std::vector<torch::Tensor> initFull, initAcc;
+    std::vector<std::vector<torch::Tensor>> dFull, dAcc;
 };
 
 // Windows compared in a row.
@@ -145,7 +147,7 @@ struct Fixture {
         // The batches the engine's windows draw: the same stream, seed and order.
         DataStream data(config.run.modelShape(), config.run.labels, config.run.seed, toTorch(dtype), device);
         if (twin)
-            data.roundInputsThrough(roundingOf(config.run.dtype));
+            data.roundInputsThrough(toTorch(config.run.dtype));
         for (int w = 0; w < kWindows; ++w) {
             auto [x, y] = data.next(config.bigBatch());
             xs.push_back(x);
@@ -153,17 +155,11 @@ struct Fixture {
         }
     }
 
-    static torch::Dtype roundingOf(DType d) { return d == DType::Float16 ? torch::kFloat32 : toTorch(d); }
-
     Mlp freshModel() const
     {
-        Mlp m = makeModel(config.run.modelShape(), config.run.seed, twin ? roundingOf(config.run.dtype) : toTorch(dtype),
-                          device);
-        if (twin) {
-            torch::NoGradGuard noGrad;
-            for (auto &p : m->parameters())
-                p.set_data(p.to(toTorch(dtype)));
-        }
+        Mlp m = makeModel(config.run.modelShape(), config.run.seed, toTorch(dtype), device);
+        if (twin) // as the twin's engine starts (AccumEngine::becomeTwinOf)
+            roundParametersThrough(m->parameters(), toTorch(config.run.dtype));
         m->halfMode = halfModeFor(dtype, device); // the full batch in float16 too, as the window
         return m;
     }
@@ -193,7 +189,6 @@ struct Fixture {
         for (size_t w = 0; w < xs.size(); ++w) {
             checkCancel();
             RunState s;
-            s.paramsBefore = float64Copies(opt.params());
             fullBatchGradient(model, opt, xs[w], ys[w], clipNorm());
             s.grads = float64Copies(opt.grads());
             scheduledStep(opt, static_cast<int64_t>(w));
@@ -250,6 +245,8 @@ struct Fixture {
         if (s.acc.size() != s.full.size())
             throw std::logic_error("the engine closed " + std::to_string(s.acc.size()) + " windows, not " +
                                    std::to_string(s.full.size()));
+        s.dFull = updates(s.full, s.initFull);
+        s.dAcc = updates(s.acc, s.initAcc);
         return s;
     }
 
@@ -265,8 +262,8 @@ struct Fixture {
 // element each (two parameters a side, two sides).
 std::vector<TwinWindow> judgeTwin(const Sides &t, std::vector<LayerDiff> &layers)
 {
-    const auto dFull = updates(t.full, t.initFull);
-    const auto dAcc = updates(t.acc, t.initAcc);
+    const auto &dFull = t.dFull;
+    const auto &dAcc = t.dAcc;
     std::vector<TwinWindow> out;
     for (size_t w = 0; w < t.full.size(); ++w) {
         const RunState &full = t.full[w];
@@ -407,13 +404,11 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 
     // The run's dtype explained: its two sides against each other, and its full batch against
     // the twin's (rounding alone, the same sums).
-    const auto dRunFull = updates(run.full, run.initFull);
-    const auto dRunAcc = updates(run.acc, run.initAcc);
-    const auto dTwinFull = updates(twin.full, twin.initFull);
     r.dtypeGradDiff = relative(normOfDifference(acc.grads, full.grads), norm(full.grads));
-    r.dtypeUpdateDiff = relative(normOfDifference(dRunAcc.front(), dRunFull.front()), norm(dRunFull.front()));
+    r.dtypeUpdateDiff = relative(normOfDifference(run.dAcc.front(), run.dFull.front()), norm(run.dFull.front()));
     r.roundingGradDiff = relative(normOfDifference(full.grads, twin.full.front().grads), norm(twin.full.front().grads));
-    r.roundingUpdateDiff = relative(normOfDifference(dRunFull.front(), dTwinFull.front()), norm(dTwinFull.front()));
+    r.roundingUpdateDiff =
+        relative(normOfDifference(run.dFull.front(), twin.dFull.front()), norm(twin.dFull.front()));
     r.withinLessonBound = r.maxGradDiff < config.fixedTolerance && r.maxParamDiff < config.fixedTolerance;
 
     if (config.compareSplit) {

@@ -40,6 +40,13 @@ torch::Tensor MlpImpl::forward(const torch::Tensor &x)
 
 torch::Tensor roundThroughHalf(const torch::Tensor &t) { return t.to(torch::kHalf).to(t.scalar_type()); }
 
+void roundParametersThrough(const std::vector<torch::Tensor> &params, torch::Dtype dtype)
+{
+    torch::NoGradGuard noGrad;
+    for (torch::Tensor p : params)
+        p.copy_(p.to(dtype));
+}
+
 bool realFloat16Works(const torch::Device &device)
 {
     static std::mutex mutex;

@@ -48,6 +48,9 @@ std::string toString(HalfMode);
 // t rounded through float16 storage and back to its own dtype; its gradient is rounded the same
 // way on the way back.
 torch::Tensor roundThroughHalf(const torch::Tensor &t);
+// Rounds each parameter, in place, to `dtype`'s values and keeps its own dtype: a float64 twin
+// of a run that stores its weights in `dtype` starts where that run starts (core/equivalence.h).
+void roundParametersThrough(const std::vector<torch::Tensor> &params, torch::Dtype dtype);
 
 // Parameter tensors in registration order and their names.
 std::vector<torch::Tensor> parameterList(torch::nn::Module &model);
