@@ -71,7 +71,7 @@ struct AccumEngine::Impl {
     std::vector<std::string> names;
     HalfMode halfMode = HalfMode::Off;   // DType::Float16: real or emulated float16 compute
     std::unique_ptr<LossScaler> scaler;  // null when the loss scaler is off
-    bool windowDropped = false;          // skip-overflowed-micro: a micro-batch of this window was dropped
+    int64_t droppedInWindow = 0;         // skip-overflowed-micro: micro-batches of this window dropped
     double windowScale = 1.0;            // the scale the window's last micro-batch was multiplied by
 
     // The open window: its micro-batches, how many ran, their detached raw losses.
@@ -185,7 +185,7 @@ struct AccumEngine::Impl {
         }
         stopWindowWork(zeroing);
         micro = 0;
-        windowDropped = false;
+        droppedInWindow = 0;
         open = true;
     }
 
@@ -260,7 +260,7 @@ struct AccumEngine::Impl {
         bugZeroInLoop();
         const torch::Tensor raw = forwardBackward(lastMicro);  //     (loss / N).backward()
         ++microBatches;
-        pitfallsInLoop(lastMicro);
+        pitfallsInLoop();
         bugClipInLoop();
         const bool stepPoint = config.stepEveryMicro || lastMicro;
         const auto work = startWindowWork(stepPoint);
@@ -327,7 +327,7 @@ struct AccumEngine::Impl {
         if (before.defined() && buffersNonFinite()) {
             torch::NoGradGuard noGrad;
             optimizer->flatGrad().copy_(before); // the pitfall: drop this micro-batch, keep the window
-            windowDropped = true;
+            ++droppedInWindow;                   // (the scaler is not told: its unscale_() finds no Inf)
         }
         return raw;
     }
@@ -352,9 +352,8 @@ struct AccumEngine::Impl {
         bool foundInf = false;
         if (scaler) { // unscale once (unless a pitfall already did), then look for Inf/NaN
             foundInf = scaler->state().unscaledSinceUpdate ? buffersNonFinite() : unscaleBuffers();
-            foundInf = foundInf || windowDropped; // the dropped micro-batch overflowed
         }
-        end.skipStep = foundInf && !(scalerBug() == ScalerBug::SkipOverflowedMicro && windowDropped);
+        end.skipStep = foundInf;
         // The correct loop clips once, the window's synced (and unscaled) sum, just before the
         // step (step-every-micro: before each of its steps).
         if (clipNorm > 0.0 && config.bug != AccumBug::ClipEachMicro && !end.skipStep) {
@@ -436,14 +435,15 @@ struct AccumEngine::Impl {
     // and no-division change the divisor: lossDivisor.)
 
     // The scaler's pitfalls inside the loop: unscale_() after every backward (the second call
-    // raises), update() after every micro-batch but the last (whose update is the window's own).
-    void pitfallsInLoop(bool lastMicro)
+    // raises), update() after every backward (the first call raises: no unscale_() checked the
+    // buffers for Inf/NaN since the window opened). Both refusals are PyTorch's (LossScaler).
+    void pitfallsInLoop()
     {
         if (scalerBug() == ScalerBug::UnscaleEveryMicro)
             unscaleBuffers();
-        if (scalerBug() == ScalerBug::UpdateEveryMicro && !lastMicro) {
-            scaler->update(buffersNonFinite());
+        if (scalerBug() == ScalerBug::UpdateEveryMicro) {
             did(LoopStatement::Update);
+            scaler->update(false);
         }
     }
 
@@ -490,6 +490,7 @@ struct AccumEngine::Impl {
             r.lossScaling = true;
             r.lossScale = windowScale;
             r.stepSkipped = end.skipStep;
+            r.droppedMicroBatches = droppedInWindow;
             r.scalerState = scaler->state();
         }
         r.layerGradNorms = std::move(end.hostNorms);

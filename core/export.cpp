@@ -376,8 +376,10 @@ json toJson(const OomDemoResult &r)
             {"accumulation", toJson(r.accumulation)},
             {"accumulation_loss", r.accumulationLoss},
             {"max_param_diff", r.maxParamDiff},
-            {"param_tolerance", r.paramTolerance},
-            {"params_match", r.paramsMatch()}};
+            {"lesson_bound", r.paramTolerance},
+            // The one verdict on the demo's loop, as the curve's export carries it.
+            {"equivalence", r.equivalence ? toJson(*r.equivalence) : json(nullptr)},
+            {"same_step", r.sameStep()}};
 }
 
 json toJson(const MicroBatchFinding &r)

@@ -29,8 +29,8 @@ LoopStatement statementFromString(const std::string &name)
 }
 
 // The tags a run's settings give its loop: the planted bug's name, no-division,
-// step-every-micro, clip (a max_norm, the configured one or the clip bug's), ddp and scaler (a
-// dynamic loss scaler).
+// step-every-micro, clip (a max_norm, the configured one or the clip bug's), ddp, scaler (a
+// dynamic loss scaler) and the scaler's pitfall by name.
 std::set<std::string> tagsOf(const AccumConfig &c, LoopForm form)
 {
     std::set<std::string> tags;
@@ -46,6 +46,8 @@ std::set<std::string> tagsOf(const AccumConfig &c, LoopForm form)
         tags.insert("ddp");
     if (c.lossScaler.enabled)
         tags.insert("scaler");
+    if (c.lossScaler.enabled && c.lossScaler.bug != ScalerBug::None)
+        tags.insert(toString(c.lossScaler.bug));
     return tags;
 }
 
@@ -138,9 +140,11 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
     const nlohmann::json &file = contentJson(kLoopFile);
     const std::set<std::string> tags = tagsOf(c, form);
     LoopListing out;
+    const bool scalerPitfall = c.lossScaler.enabled && c.lossScaler.bug != ScalerBug::None;
     out.variant = c.bug != AccumBug::None ? toString(c.bug)
                   : c.scaling == Scaling::None ? "no-division"
                   : c.stepEveryMicro ? "step-every-micro"
+                  : scalerPitfall    ? toString(c.lossScaler.bug)
                                      : "correct";
     // Code strings take the run's settings as Python literals; notes take them in the reader's digits.
     const int64_t warmup = effectiveLrWarmup(c.optimizer, c.bug);
@@ -177,8 +181,7 @@ LoopListing loopListing(const AccumConfig &c, const NumberStyle &style, LoopForm
         add(line, false);
     if (c.dtype == DType::Float16)
         out.caveat = renderLocalized(localizedText(file.at("float16")), {}, style);
-    else if (c.lossScaler.enabled &&
-             (c.bug != AccumBug::None || c.stepEveryMicro || c.lossScaler.bug != ScalerBug::None))
+    else if (c.lossScaler.enabled && (c.bug != AccumBug::None || c.stepEveryMicro))
         out.caveat = renderLocalized(localizedText(file.at("scaler-combined")), {}, style);
     else if (c.stepEveryMicro && c.bug == AccumBug::SkipLastMicro)
         out.caveat = renderLocalized(localizedText(file.at("combined")), {}, style);

@@ -27,9 +27,9 @@ struct CodeLine {
 
 struct LoopListing {
     std::vector<CodeLine> lines;
-    std::string variant; // "correct", or the planted bug's name ("no-division", "step-every-micro", ...)
+    std::string variant; // "correct", or the planted bug's or the scaler pitfall's name ("no-division", ...)
     // When the code cannot be the run's (float16's per-layer casts, a loss scaler with a planted
-    // bug or pitfall, or a combination the loop above does not write), why, in the reader's
+    // bug of the zoo, or a combination the loop above does not write), why, in the reader's
     // language; the lines then show the loop without what it cannot write.
     std::string caveat;
     bool shownAsRun() const { return caveat.empty(); }

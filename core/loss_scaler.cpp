@@ -60,6 +60,10 @@ void LossScaler::noteUnscale()
 
 void LossScaler::update(bool foundInf)
 {
+    // GradScaler.update() reads the Inf/NaN checks its unscale_() recorded since the last
+    // update(); with none it raises, and so does this.
+    if (!m_state.unscaledSinceUpdate)
+        throw ScalerError("engine/update-without-inf-checks", {});
     m_state.unscaledSinceUpdate = false;
     if (foundInf) {
         m_state.scale *= m_config.backoffFactor;

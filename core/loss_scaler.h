@@ -22,16 +22,18 @@ namespace accumlab {
 //   UnscaleEveryMicro   scaler.unscale_() after every micro-batch's backward: PyTorch raises
 //                       "unscale_() has already been called on this optimizer since the last
 //                       update()" at the second one; so does the engine (engine/unscale-twice)
-//   UpdateEveryMicro    scaler.update() after every micro-batch: the growth interval counts
-//                       micro-batches, and a scale changed inside a window unscales the earlier
-//                       micro-batches by the wrong factor
-//   SkipOverflowedMicro an overflowed micro-batch's gradient is dropped and the rest of the
-//                       window still steps (instead of skipping the whole window)
+//   UpdateEveryMicro    scaler.update() after every micro-batch's backward: no unscale_() has
+//                       checked the buffers for Inf/NaN since the last update(), and PyTorch
+//                       raises "No inf checks were recorded prior to update." at the first
+//                       one; so does the engine (engine/update-without-inf-checks)
+//   SkipOverflowedMicro an overflowed micro-batch's gradient is dropped (the buffers put back as
+//                       they were) and the window steps on the rest: the scaler never sees the
+//                       overflow, so it never backs its scale off, and grows it on schedule
 //   LogScaledLoss       the logged loss is the scaled one: `scale` times too large
 enum class ScalerBug { None, UnscaleEveryMicro, UpdateEveryMicro, SkipOverflowedMicro, LogScaledLoss };
 
-// What the scaler refuses at run time (engine/unscale-twice): a code of the content's
-// errors/engine.json.
+// What the scaler refuses at run time, as PyTorch's does (engine/unscale-twice,
+// engine/update-without-inf-checks): a code of the content's errors/engine.json.
 class ScalerError : public CodedError {
 public:
     using CodedError::CodedError;
@@ -66,7 +68,7 @@ struct LossScalerConfig {
 // Everything the scaler carries from one window to the next: what a checkpoint saves.
 struct LossScalerState {
     double scale = kDefaultInitScale;
-    int64_t growthTracker = 0;   // clean windows (micro-batches under UpdateEveryMicro) since the last change
+    int64_t growthTracker = 0;   // clean windows since the last change
     int64_t skippedWindows = 0;  // windows whose optimizer step was skipped for an Inf/NaN
     int64_t unscaleCalls = 0;    // unscale_() calls so far
     int64_t growths = 0;         // times the scale grew
@@ -91,6 +93,8 @@ public:
     void noteUnscale();
     // update(): `foundInf` backs the scale off and restarts the count of clean windows, else the
     // count grows and, at the growth interval, so does the scale. Ends the unscale stage.
+    // Throws ScalerError engine/update-without-inf-checks when no unscale_() ran since the last
+    // update(), as PyTorch does.
     void update(bool foundInf);
     // A window whose step was skipped for an Inf/NaN.
     void noteSkippedWindow() { ++m_state.skippedWindows; }

@@ -286,6 +286,9 @@ OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)
     r.accumulationLoss = acc.loss;
     if (accumulated && reference)
         r.maxParamDiff = accumulated->maxAbsParamDiff(*reference);
+    // 4. The verdict on that loop: the one every surface asks (its float64 twin decides).
+    if (r.accumulationSucceeded)
+        r.equivalence = runEquivalence(equivalenceConfigOf(runConfig(lab, r.microBatch)), cancel);
     return r;
 }
 

@@ -4,7 +4,8 @@
 // CUDA caching allocator's memory fraction; what goes beyond fails with LibTorch's own
 // out-of-memory error. Three things run the engine's window under it:
 //   the out-of-memory demo: the full effective batch in one pass fails, the same samples by
-//     accumulation fit and give the same parameters as the full batch (run without the cap);
+//     accumulation fit, and the one verdict (core/equivalence.h, its float64 twin) says whether
+//     that loop's step is the full batch's;
 //   the trade-off sweep (accum-tradeoff.v1): a fixed effective batch over a grid of
 //     micro-batches, time per optimizer step and measured peak per point, the points beyond
 //     the budget failing;
@@ -16,6 +17,7 @@
 
 #include "core/config.h"
 #include "core/engine.h"
+#include "core/equivalence.h"
 #include "core/memory_timeline.h"
 
 #include <cstdint>
@@ -93,13 +95,17 @@ struct OomDemoResult {
     WindowMemory accumulation;    // the same effective batch by accumulation, under the budget
     double accumulationLoss = 0.0;
     double maxParamDiff = 0.0;    // after the step: accumulation against the uncapped full batch
-    double paramTolerance = 0.0;  // the lesson's 1e-4
+    double paramTolerance = 0.0;  // the lesson's 1e-4: a yardstick shown with its own label, never the verdict
+    // The verdict on the demo's loop (its settings, micro x accum against the full batch), as
+    // every surface asks it: runEquivalence's float64 twin. Run when the accumulation fitted.
+    std::optional<EquivalenceResult> equivalence;
     // The allocator's events of one window of each (CPU runs): the uncapped full batch's hill,
     // drawn against the budget it crosses, and the accumulation's N small hills under it.
     MemoryTimeline fullBatchTimeline;
     MemoryTimeline accumulationTimeline;
-    bool paramsMatch() const { return accumulationSucceeded && maxParamDiff < paramTolerance; }
-    bool contrastShown() const { return fullBatchOutOfMemory && paramsMatch(); }
+    // The accumulated step is the full batch's: the verdict holds (or a planted bug had no effect).
+    bool sameStep() const { return accumulationSucceeded && equivalence && equivalence->verdict() != Verdict::Fails; }
+    bool contrastShown() const { return fullBatchOutOfMemory && sameStep(); }
 };
 // lab.base.microBatch is the micro-batch (with failsAfterSamples 0 and budgetBytes 0 it is
 // also the "fails after" size); accumSteps = effective / (micro x world).

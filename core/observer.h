@@ -95,10 +95,12 @@ struct StepResult {
     std::string float16Path;
     // The loss scaler (AccumConfig::lossScaler), when enabled: the scale this window's
     // micro-batches were multiplied by (the last one's), whether its step was skipped for an
-    // Inf/NaN, and the scaler's state after the window's update().
+    // Inf/NaN, how many of its micro-batches the skip-overflowed-micro pitfall dropped, and the
+    // scaler's state after the window's update().
     bool lossScaling = false;
     double lossScale = 1.0;
     bool stepSkipped = false;
+    int64_t droppedMicroBatches = 0;
     LossScalerState scalerState;
 };
 

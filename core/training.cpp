@@ -103,11 +103,13 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
     const int64_t target = plan.numSteps * c.accumSteps; // micro-batches of the whole run
     int64_t written = 0;
     int64_t savedAt = -1;
+    int64_t dropped = 0; // skip-overflowed-micro: micro-batches dropped in this run
     while (engine.microBatches() < target) {
         if (engine.microStep()) {
             const StepResult &w = engine.lastStep();
             watch.observe({/*step=*/w.step + 1, w.loss, lossMeasured, /*stepped=*/!w.stepSkipped,
                            /*lossScale=*/w.lossScaling ? w.scalerState.scale : 1.0});
+            dropped += w.droppedMicroBatches;
         }
         const int64_t done = engine.microBatches();
         if (plan.checkpointEvery > 0 && done % plan.checkpointEvery == 0) {
@@ -154,6 +156,8 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
         out.report["loss_scale"] = ls.scale;
         out.report["skipped_windows"] = ls.skippedWindows;
         out.report["unscale_calls"] = ls.unscaleCalls;
+        if (c.lossScaler.bug == ScalerBug::SkipOverflowedMicro)
+            out.report["dropped_micro_batches"] = dropped;
     }
     return out;
 }

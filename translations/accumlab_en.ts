@@ -1299,7 +1299,23 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step the parameters differ from the full batch&apos;s by at most %4 (the lesson&apos;s bound: %5).</source>
+        <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verdict: the accumulated step is the full batch&apos;s (%1).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verdict: the accumulated step is not the full batch&apos;s: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verdict: the planted bug had no effect here, and the step is the full batch&apos;s: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>After the step this run&apos;s parameters differ from the full batch&apos;s by at most %1 (the lesson&apos;s bound: %2).</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

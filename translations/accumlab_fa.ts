@@ -1299,8 +1299,24 @@
         <translation>کل دسته‌ی مؤثر %1 نمونه‌ای در یک گذر به %2 نیاز دارد و زیر این بودجه جا شد؛ خطای کمبود حافظه‌ای رخ نداد.</translation>
     </message>
     <message>
-        <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step the parameters differ from the full batch&apos;s by at most %4 (the lesson&apos;s bound: %5).</source>
-        <translation>با انباشت، %1 میکروبچ %2 نمونه‌ای جا شدند، با اوج اندازه‌گیری‌شده‌ی %3؛ پس از گام، پارامترها حداکثر %4 با پارامترهای دسته‌ی کامل فرق دارند (کران درس: %5‎).</translation>
+        <source>By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3.</source>
+        <translation>با انباشت، %1 میکروبچ %2 نمونه‌ای جا شدند، با اوج اندازه‌گیری‌شده‌ی %3.</translation>
+    </message>
+    <message>
+        <source>Verdict: the accumulated step is the full batch&apos;s (%1).</source>
+        <translation>نتیجه: گام انباشته همان گام دسته‌ی کامل است (%1)‎.</translation>
+    </message>
+    <message>
+        <source>Verdict: the accumulated step is not the full batch&apos;s: %1</source>
+        <translation>نتیجه: گام انباشته همان گام دسته‌ی کامل نیست: %1</translation>
+    </message>
+    <message>
+        <source>Verdict: the planted bug had no effect here, and the step is the full batch&apos;s: %1</source>
+        <translation>نتیجه: باگ کاشته‌شده این‌جا اثری نداشت و گام همان گام دسته‌ی کامل است: %1</translation>
+    </message>
+    <message>
+        <source>After the step this run&apos;s parameters differ from the full batch&apos;s by at most %1 (the lesson&apos;s bound: %2).</source>
+        <translation>پس از گام، پارامترهای این اجرا حداکثر %1 با پارامترهای دسته‌ی کامل فرق دارند (کران درس: %2‎).</translation>
     </message>
     <message>
         <source>Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.</source>

@@ -470,12 +470,34 @@ QString MemoryView::resultText() const
                         "out-of-memory error was raised.")
                          .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes));
         if (r.accumulationSucceeded)
-            lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3; after the step "
-                        "the parameters differ from the full batch's by at most %4 (the lesson's bound: %5).")
-                         .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes),
-                              figure(r.maxParamDiff, ".3g"), figure(r.paramTolerance, ".3g"));
+            lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3.")
+                         .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes));
         else
             lines << tr("By accumulation the same effective batch ran out of memory too.");
+        // The one verdict on this loop (the float64 twin's), then this run's own figure beside
+        // the lesson's yardstick, with why they differ where they do.
+        if (r.equivalence) {
+            const EquivalenceResult &eq = *r.equivalence;
+            const QString cause = localized(eq.cause(contentStyle()));
+            const QString criterion = localized(eq.criterion(contentStyle()));
+            switch (eq.verdict()) {
+            case Verdict::Holds:
+                lines << tr("Verdict: the accumulated step is the full batch's (%1).").arg(criterion);
+                break;
+            case Verdict::Fails:
+                lines << tr("Verdict: the accumulated step is not the full batch's: %1").arg(cause);
+                break;
+            case Verdict::NoEffect:
+                lines << tr("Verdict: the planted bug had no effect here, and the step is the full batch's: %1").arg(cause);
+                break;
+            }
+            QString figures = tr("After the step this run's parameters differ from the full batch's by at most %1 (the "
+                                 "lesson's bound: %2).")
+                                  .arg(figure(r.maxParamDiff, ".3g"), figure(r.paramTolerance, ".3g"));
+            if (const std::string why = eq.explanation(contentStyle()); !why.empty())
+                figures += QLatin1Char(' ') + localized(why);
+            lines << figures;
+        }
         // The timeline under the answer, in a sentence: where the hill crosses the budget.
         if (const auto crossing = m_timeline->crossingPercent(); crossing && r.accumulationSucceeded)
             lines << tr("On the timeline the full batch's one hill crosses the budget %1% of the way through its window; "

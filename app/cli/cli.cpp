@@ -419,14 +419,22 @@ int runOomDemoCommand(const MemoryFlags &f)
                   << (r.accumulationSucceeded ? "fits, peak " + formatByteCount(r.accumulation.peakBytes)
                                               : "out of memory: " + r.accumulationError)
                   << "\n";
-        if (r.accumulationSucceeded)
-            std::cout << "parameters after the step against the full batch's (run without the budget): max abs diff "
-                      << r.maxParamDiff << (r.paramsMatch() ? " < " : " >= ") << r.paramTolerance << "\n";
+        if (r.equivalence) {
+            // The one verdict on this loop, then the run's own figure beside the lesson's yardstick.
+            const EquivalenceResult &eq = *r.equivalence;
+            const std::string cause = eq.cause(), why = eq.explanation(NumberStyle{});
+            std::cout << "the accumulated step against the full batch's: " << toString(eq.verdict())
+                      << (cause.empty() ? "" : " (" + cause + ")") << "; " << eq.criterion(NumberStyle{}) << "\n"
+                      << "this run's parameters after the step: max abs diff " << formatNumber(r.maxParamDiff, ".3g")
+                      << " (the lesson's bound " << formatNumber(r.paramTolerance, ".3g") << ")"
+                      << (why.empty() ? "" : ". " + why) << "\n";
+        }
     }
     if (!r.contrastShown()) {
         std::cerr << "the out-of-memory contrast did not show: the full batch "
                   << (r.fullBatchOutOfMemory ? "ran out of memory" : "fitted under the budget") << ", accumulation "
-                  << (r.accumulationSucceeded ? (r.paramsMatch() ? "matched it" : "gave different parameters") : "failed")
+                  << (r.accumulationSucceeded ? (r.sameStep() ? "took the full batch's step" : "took another step")
+                                              : "failed")
                   << "\n";
         return kExitFails;
     }

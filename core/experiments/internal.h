@@ -58,6 +58,7 @@ struct LossScalingRuns {
     ScalerBug droppedRunBug = ScalerBug::SkipOverflowedMicro;
     ScalerBug doubleUnscaleRunBug = ScalerBug::UnscaleEveryMicro;
     ScalerBug updateRunBug = ScalerBug::UpdateEveryMicro;
+    ScalerBug harmRunBug = ScalerBug::SkipOverflowedMicro; // the windows that show its harm
     ScalerBug logRunBug = ScalerBug::LogScaledLoss;
 };
 ExperimentLabSettings lossScalingSettings(const ExperimentOptions &);

@@ -209,7 +209,8 @@ const std::vector<VerdictRow> &verdictRows()
         {"loss-scaling",
          "loss-scaling",
          {"loss-over-n-underflows", "scaler-keeps-gradients", "scaled-within-float16-bound", "overflow-skips-window",
-          "skip-overflowed-micro-steps", "unscale-every-micro-raises", "update-every-micro-grows-early",
+          "skip-overflowed-micro-steps", "skip-overflowed-micro-harms", "unscale-every-micro-raises",
+          "update-every-micro-raises",
           "logged-scaled-loss-scale-times"}},
         {"resume-mid-window",
          "resume-mid-window",
@@ -382,10 +383,10 @@ const std::vector<PlantRow> &plantRows()
         {"the scaler off in the scaled run", 1, "scaler-keeps-gradients|scaled-within-float16-bound"},
         {"no loss / N in the scaled run", 2, "scaled-within-float16-bound"},
         {"only the overflowed micro-batch skipped", 3, "overflow-skips-window"},
-        {"the scale updated every micro-batch", 4, "overflow-skips-window"},
+        {"the harm's windows without the pitfall", 4, "skip-overflowed-micro-harms"},
         {"the pitfall run without its pitfall", 5, "skip-overflowed-micro-steps"},
         {"no double-unscale check", 6, "unscale-every-micro-raises"},
-        {"update once per window in the pitfall run", 7, "update-every-micro-grows-early"},
+        {"update once per window in the pitfall run", 7, "update-every-micro-raises"},
         {"the raw loss in the pitfall's log", 8, "logged-scaled-loss-scale-times"},
     };
     return rows;
@@ -406,7 +407,7 @@ TEST_P(LossScalingVerdictsFailOnPlantedRuns, Row)
     case 1: runs.scaledRunScaler = false; break;
     case 2: runs.scaledRunScaling = Scaling::None; break;
     case 3: runs.skipRunBug = ScalerBug::SkipOverflowedMicro; break;
-    case 4: runs.skipRunBug = ScalerBug::UpdateEveryMicro; break;
+    case 4: runs.harmRunBug = ScalerBug::None; break;
     case 5: runs.droppedRunBug = ScalerBug::None; break;
     case 6: runs.doubleUnscaleRunBug = ScalerBug::None; break;
     case 7: runs.updateRunBug = ScalerBug::None; break;

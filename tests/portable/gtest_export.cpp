@@ -278,15 +278,20 @@ TEST(Export, ResultsPrintTheirKeys)
     oom.accumulationSucceeded = true;
     oom.maxParamDiff = 1e-6;
     oom.paramTolerance = 1e-4;
+    const json unjudged = toJson(oom); // no verdict yet: the step is not called the full batch's
+    EXPECT_TRUE(unjudged["equivalence"].is_null());
+    EXPECT_FALSE(unjudged["same_step"].get<bool>());
+    oom.equivalence = runEquivalence(EquivalenceConfig{});
     const json o = toJson(oom);
     for (const char *key : {"device", "device_bytes", "budget_bytes", "fails_after_samples", "micro_batch",
                             "accum_steps", "effective_batch", "full_batch", "full_batch_out_of_memory",
                             "full_batch_error", "accumulation_succeeded", "accumulation_error", "accumulation",
-                            "accumulation_loss", "max_param_diff", "param_tolerance", "params_match"})
+                            "accumulation_loss", "max_param_diff", "lesson_bound", "equivalence", "same_step"})
         ASSERT_TRUE(o.contains(key)) << key; // o[key] below reads a const object
-    EXPECT_EQ(o.size(), size_t(17));
+    EXPECT_EQ(o.size(), size_t(18));
     EXPECT_TRUE(o["fails_after_samples"].is_null());
-    EXPECT_EQ(o["params_match"].get<bool>(), true);
+    EXPECT_EQ(o["equivalence"], toJson(*oom.equivalence)); // the curve's verdict object, as it is
+    EXPECT_EQ(o["same_step"].get<bool>(), true);
     EXPECT_EQ(o["full_batch"].size(), size_t(6));
 
     MicroBatchFinding found;

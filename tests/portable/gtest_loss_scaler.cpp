@@ -7,6 +7,7 @@
 #include "core/curve_io.h"
 #include "core/divergence.h"
 #include "core/engine.h"
+#include "core/loop_code.h"
 #include "core/loss_scaler.h"
 
 #include <torch/torch.h>
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <string>
@@ -73,8 +75,10 @@ TEST_P(UpdateRule, FollowsGradScaler)
     c.enabled = true;
     c.growthInterval = row.interval;
     LossScaler s(c);
-    for (char step : row.steps)
+    for (char step : row.steps) {
+        s.noteUnscale(); // the window's unscale_() records its Inf/NaN check
         s.update(step == 'i');
+    }
     EXPECT_DOUBLE_EQ(s.scale(), row.scale);
     EXPECT_EQ(s.state().growthTracker, int64_t(row.tracker));
     EXPECT_EQ(s.state().growths, int64_t(row.growths));
@@ -107,6 +111,29 @@ TEST(LossScaler, SecondUnscaleRaises)
     s.update(false);
     s.noteUnscale(); // a new window
     EXPECT_EQ(s.state().unscaleCalls, int64_t(2));
+}
+
+// PyTorch: update() with no Inf/NaN check since the last one raises "No inf checks were
+// recorded prior to update.", in a fresh scaler and after an update() alike.
+TEST(LossScaler, UpdateWithoutUnscaleRaises)
+{
+    LossScaler s(LossScalerConfig{});
+    const auto raises = [&] {
+        try {
+            s.update(false);
+        } catch (const ScalerError &e) {
+            EXPECT_EQ(e.code(), "engine/update-without-inf-checks");
+            EXPECT_NE(std::string(e.what()).find("No inf checks were recorded prior to update."), std::string::npos)
+                << e.what();
+            return true;
+        }
+        return false;
+    };
+    EXPECT_TRUE(raises());
+    s.noteUnscale();
+    s.update(false);
+    EXPECT_TRUE(raises());
+    EXPECT_EQ(s.state().growthTracker, int64_t(1)); // the refused update() changed nothing
 }
 
 struct InvalidConfigRow {
@@ -307,20 +334,27 @@ INSTANTIATE_TEST_SUITE_P(Rows, UnscaleEveryMicroRaises,
                          }),
                          test::ByName());
 
-TEST(LossScaler, UpdateEveryMicroGrowsEarly)
+// update() after every micro-batch's backward: PyTorch raises at the first one, before any
+// unscale_() has checked the buffers, whatever N (with N = 1 the update still comes before the
+// window's step); nothing has stepped.
+class UpdateEveryMicroRaises : public testing::TestWithParam<int> {};
+
+TEST_P(UpdateEveryMicroRaises, AtTheFirstMicroBatch)
 {
-    AccumConfig c = float16Config(4);
-    c.lossScaler.growthInterval = 2;
-    AccumEngine right(c);
+    AccumConfig c = float16Config(GetParam());
     c.lossScaler.bug = ScalerBug::UpdateEveryMicro;
-    AccumEngine wrong(c);
-    right.step();
-    wrong.step();
-    EXPECT_DOUBLE_EQ(right.lossScalerState().scale, kDefaultInitScale);       // 1 clean window of 2
-    EXPECT_DOUBLE_EQ(wrong.lossScalerState().scale, kDefaultInitScale * 4.0); // 4 micro-batches: 2 growths
-    // The first micro-batches were scaled by less than they were unscaled by: a different step.
-    EXPECT_GT(wrong.maxAbsParamDiff(right), 0.0);
+    AccumEngine e(c);
+    try {
+        e.step();
+        FAIL() << "update() after a micro-batch's backward did not raise";
+    } catch (const ScalerError &err) {
+        EXPECT_EQ(err.code(), "engine/update-without-inf-checks");
+    }
+    EXPECT_EQ(e.microBatches(), int64_t(1));
+    EXPECT_EQ(e.optimizerSteps(), int64_t(0));
 }
+
+INSTANTIATE_TEST_SUITE_P(Accum, UpdateEveryMicroRaises, testing::Values(1, 4));
 
 TEST(LossScaler, SkipOverflowedMicroStepsAPartialWindow)
 {
@@ -334,7 +368,10 @@ TEST(LossScaler, SkipOverflowedMicroStepsAPartialWindow)
     EXPECT_FALSE(r.stepSkipped);
     EXPECT_EQ(r.optimizerStateStep, int64_t(1)); // it stepped on 3 of 4 micro-batches
     EXPECT_EQ(r.scalerState.skippedWindows, int64_t(0));
-    EXPECT_DOUBLE_EQ(r.scalerState.scale, kDefaultInitScale / 2.0);
+    EXPECT_EQ(r.droppedMicroBatches, int64_t(1));
+    // The scaler never saw the overflow: no back-off, a clean window counted toward growth.
+    EXPECT_DOUBLE_EQ(r.scalerState.scale, kDefaultInitScale);
+    EXPECT_EQ(r.scalerState.growthTracker, int64_t(1));
     EXPECT_GT(e.maxAbsParamDiff(untouched), 0.0);
 }
 
@@ -525,3 +562,53 @@ INSTANTIATE_TEST_SUITE_P(Rows, DivergenceWatchOnTheEngine,
                          test::ByName());
 
 } // namespace
+
+// The code panel and `loop-code` write each pitfall's own line where the engine runs it, marked
+// as planted, with PyTorch's refusal as its note where PyTorch refuses it; float16's caveat (its
+// per-layer casts) does not hide it, and without the scaler there is no pitfall to write.
+struct PitfallCodeRow {
+    const char *name;
+    const char *pitfall;
+    const char *planted; // the planted line's code, trimmed
+    const char *note;    // in its note ("" for any)
+};
+class PitfallCode : public testing::TestWithParam<PitfallCodeRow> {};
+
+TEST_P(PitfallCode, WritesThePlantedLine)
+{
+    const PitfallCodeRow &row = GetParam();
+    for (const DType dtype : {DType::Float32, DType::Float16}) {
+        AccumConfig c = float16Config(4);
+        c.dtype = dtype;
+        c.lossScaler.bug = scalerBugFromString(row.pitfall);
+        const LoopListing listing = loopListing(c);
+        EXPECT_EQ(listing.variant, row.pitfall);
+        EXPECT_EQ(listing.shownAsRun(), dtype == DType::Float32) << listing.caveat;
+        std::vector<const CodeLine *> planted;
+        for (const CodeLine &l : listing.lines)
+            if (l.planted)
+                planted.push_back(&l);
+        ASSERT_EQ(planted.size(), size_t(1)) << loopSource(listing);
+        const std::string code = planted[0]->code.substr(planted[0]->code.find_first_not_of(' '));
+        EXPECT_EQ(code, row.planted);
+        EXPECT_NE(planted[0]->note.find(row.note), std::string::npos) << planted[0]->note;
+
+        c.lossScaler.enabled = false; // the pitfall needs the scaler it misuses
+        const LoopListing plain = loopListing(c);
+        EXPECT_EQ(plain.variant, "correct");
+        EXPECT_TRUE(std::none_of(plain.lines.begin(), plain.lines.end(), [](const CodeLine &l) { return l.planted; }));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, PitfallCode,
+    testing::ValuesIn(std::vector<PitfallCodeRow>{
+        {"unscale every micro-batch", "unscale-every-micro", "scaler.unscale_(optimizer)",
+         "unscale_() has already been called on this optimizer since the last update()"},
+        {"update every micro-batch", "update-every-micro", "scaler.update()",
+         "No inf checks were recorded prior to update."},
+        {"skip the overflowed micro-batch", "skip-overflowed-micro",
+         "if not all(p.grad.isfinite().all() for p in model.parameters()):", "the scale is never cut"},
+        {"log the scaled loss", "log-scaled-loss", "logged_loss += scaler.scale(loss).item()", "scale times too large"},
+    }),
+    test::ByName());

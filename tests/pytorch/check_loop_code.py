@@ -8,13 +8,15 @@ the wheel's PyTorch.)
 
 For every variant the panel can show (the correct loop, the two teaching bugs, each bug of
 the zoo, clipping, a warmup schedule, momentum and AdamW, float64, the data-parallel form with
-model.no_sync(), the dynamic loss scaler), asks `accumlab-cli loop-code --json --record FILE`
-for the listing and a run of the engine with the same settings: its parameters before and after, its gradient buffers at
+model.no_sync(), the dynamic loss scaler and its pitfalls), asks `accumlab-cli loop-code --json`
+for the listing and `--record FILE` for a run of the engine with the same settings: its parameters before and after, its gradient buffers at
 the end, and the samples of every window as the model saw them. Builds the same model in
 torch.nn, loads the initial parameters, runs the listing's source exactly as the panel shows it
 (exec, in English and in Persian, whose comments differ), and compares the parameters and
 gradients with the engine's. A listing that leaves out a planted bug's line, or writes it
-elsewhere than the engine runs it, ends elsewhere and fails. Exits 0 when every variant holds.
+elsewhere than the engine runs it, ends elsewhere and fails. Where the engine refuses a pitfall
+(unscale_() twice, update() with no inf check), the listing must raise in PyTorch with the
+engine's words. Exits 0 when every variant holds.
 """
 import contextlib
 import json
@@ -63,7 +65,25 @@ VARIANTS = [
     ["--loss-scaling", "--scaler-growth-interval", "1"],
     ["--loss-scaling", "--clip-norm", "0.5", "--lr-warmup", "3", "--optimizer", "adamw"],
     ["--loss-scaling", "--data-parallel", "--optimizer", "momentum", "--scaler-growth-interval", "2"],
+    # The scaler's pitfalls. Dropping an overflowed micro-batch and logging the scaled loss end
+    # where the engine ends (nothing overflows in float32); unscale_() after every micro-batch
+    # is allowed once per window (N = 1), and refused at k = 1 otherwise; update() after every
+    # micro-batch is refused at k = 0. A refused loop is refused by both, in the same words.
+    ["--loss-scaling", "--scaler-bug", "skip-overflowed-micro", "--scaler-growth-interval", "1"],
+    ["--loss-scaling", "--scaler-bug", "skip-overflowed-micro", "--data-parallel", "--optimizer", "adamw"],
+    ["--loss-scaling", "--scaler-bug", "log-scaled-loss"],
+    ["--loss-scaling", "--scaler-bug", "unscale-every-micro", "--accum-steps", "1", "--clip-norm", "0.5"],
+    ["--loss-scaling", "--scaler-bug", "unscale-every-micro", "--clip-norm", "0.5"],
+    ["--loss-scaling", "--scaler-bug", "update-every-micro"],
 ]
+
+# The variants PyTorch refuses: the engine's refusal, and the exception PyTorch raises with it.
+REFUSED = {"unscale-every-micro": RuntimeError, "update-every-micro": AssertionError}
+
+
+def without_scaler_bug(args):
+    i = args.index("--scaler-bug")
+    return args[:i] + args[i + 2:]
 
 
 def has_cpu_grad_scaler():
@@ -143,27 +163,52 @@ def main(cli):
                 print(f"{' '.join(args):60s} skipped: PyTorch {torch.__version__} has no torch.amp.GradScaler('cpu')")
                 continue
             record = os.path.join(tmp, "run.safetensors")
+            label = " ".join(args) or "correct"
+            env = dict(os.environ, OMP_NUM_THREADS="1")
+            base = [cli, "loop-code", "--json", "--num-steps", str(WINDOWS)]
             sources = {}
             for lang in ("en", "fa"):
-                cmd = [cli, "loop-code", "--json", "--num-steps", str(WINDOWS), "--lang", lang] + args
-                if lang == "en":
-                    cmd += ["--record", record]
-                run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+                run = subprocess.run(base + ["--lang", lang] + args, capture_output=True, text=True, env=env)
                 if run.returncode != 0:
-                    failures.append(f"{' '.join(args) or 'correct'}: exit {run.returncode}: {run.stderr.strip()}")
+                    failures.append(f"{label}: exit {run.returncode}: {run.stderr.strip()}")
                     break
                 listing = json.loads(run.stdout)
                 sources[lang] = listing["source"]
             if len(sources) != 2:
                 continue
             if not listing["shown_as_run"]:
-                failures.append(f"{' '.join(args)}: the panel would not show this run's code: {listing['caveat']}")
+                failures.append(f"{label}: the panel would not show this run's code: {listing['caveat']}")
                 continue
+            run = subprocess.run(base + ["--record", record] + args, capture_output=True, text=True, env=env)
+            refusal = None
+            if run.returncode != 0:
+                pitfall = args[args.index("--scaler-bug") + 1] if "--scaler-bug" in args else None
+                if pitfall not in REFUSED:
+                    failures.append(f"{label}: --record: exit {run.returncode}: {run.stderr.strip()}")
+                    continue
+                # The engine refused the loop: PyTorch must raise the same words on the same run's
+                # model and samples (those of the loop without the pitfall).
+                refusal = run.stderr.strip().split("error: ", 1)[-1]
+                run = subprocess.run(base + ["--record", record] + without_scaler_bug(args), capture_output=True,
+                                     text=True, env=env)
+                if run.returncode != 0:
+                    failures.append(f"{label}: --record without the pitfall: exit {run.returncode}: {run.stderr.strip()}")
+                    continue
             tensors, meta = read_safetensors(record)
             dtype = tensors["init.fc1.weight"].dtype
             tol = 1e-12 if dtype == torch.float64 else 2e-6
-            label = " ".join(args) or "correct"
             for lang, source in sources.items():
+                if refusal is not None:
+                    try:
+                        run_listing(source, tensors, meta, "--data-parallel" in args)
+                        raised = None
+                    except REFUSED[pitfall] as e:
+                        raised = str(e)
+                    status = "ok" if raised is not None and refusal in raised else "DIFFERS"
+                    print(f"{label:60s} [{lang}] the engine refuses \"{refusal}\"; PyTorch raises \"{raised}\"  {status}")
+                    if status != "ok":
+                        failures.append(f"{label} [{lang}]: the engine refuses \"{refusal}\", PyTorch raised {raised!r}")
+                    continue
                 model = run_listing(source, tensors, meta, "--data-parallel" in args)
                 dp = max_diff(model, tensors, "final.", of_grad=False)
                 dg = max_diff(model, tensors, "grad.", of_grad=True)
