@@ -384,6 +384,11 @@ TradeoffPoint parseTradeoffPoint(const json &pj, size_t i, int64_t worldSize, in
     p.memory.held.gradients = optionalCount(pj, "grad_bytes", i).value_or(0);
     p.memory.held.optimizerState = optionalCount(pj, "optimizer_state_bytes", i).value_or(0);
     p.memory.held.windowSamples = optionalCount(pj, "window_samples_bytes", i).value_or(0);
+    // The transient split: both figures or neither (files before it have neither).
+    const auto activations = optionalCount(pj, "activation_bytes", i);
+    const auto step = optionalCount(pj, "step_temporary_bytes", i);
+    if (activations && step)
+        p.memory.transient = WindowMemory::Transient{*activations, *step};
     return p;
 }
 

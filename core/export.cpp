@@ -356,7 +356,10 @@ json toJson(const WindowMemory &m)
             {"grad_bytes", m.held.gradients},
             {"optimizer_state_bytes", m.held.optimizerState},
             {"window_samples_bytes", m.held.windowSamples},
-            {"transient_bytes", m.transientBytes()}};
+            {"transient_bytes", m.transientBytes()},
+            {"activation_bytes", m.transient ? json(m.transient->activations) : json(nullptr)},
+            {"step_temporary_bytes", m.transient ? json(m.transient->stepTemporaries) : json(nullptr)},
+            {"peak_set_by", m.transient ? json(m.transient->stepSetsPeak() ? "step" : "activations") : json(nullptr)}};
 }
 
 json toJson(const OomDemoResult &r)
@@ -420,6 +423,7 @@ json tradeoffJson(const TradeoffResult &r)
     for (const TradeoffPoint &p : r.points) {
         const HeldBytes &h = p.memory.held;
         const bool held = !p.outOfMemory;
+        const auto &t = p.memory.transient;
         points.push_back({{"micro_batch", p.microBatch},
                           {"accum_steps", p.accumSteps},
                           {"effective_batch", p.effectiveBatch},
@@ -433,7 +437,11 @@ json tradeoffJson(const TradeoffResult &r)
                           {"grad_bytes", held ? json(h.gradients) : json(nullptr)},
                           {"optimizer_state_bytes", held ? json(h.optimizerState) : json(nullptr)},
                           {"window_samples_bytes", held ? json(h.windowSamples) : json(nullptr)},
-                          {"transient_bytes", held && p.peakMemBytes ? json(p.memory.transientBytes()) : json(nullptr)}});
+                          {"transient_bytes", held && p.peakMemBytes ? json(p.memory.transientBytes()) : json(nullptr)},
+                          // The transient split (a recorded window on the CPU; null elsewhere).
+                          {"activation_bytes", t ? json(t->activations) : json(nullptr)},
+                          {"step_temporary_bytes", t ? json(t->stepTemporaries) : json(nullptr)},
+                          {"peak_set_by", t ? json(t->stepSetsPeak() ? "step" : "activations") : json(nullptr)}});
     }
     return {{"schema", kTradeoffSchema},
             {"effective_batch", lab.effectiveBatch},
@@ -450,8 +458,10 @@ json tradeoffJson(const TradeoffResult &r)
             {"measured_region", "peak_mem_bytes: the most bytes allocated at once on the device during the point's "
                                 "windows (warm-up and timed), counted from before its engine was built: weights, gradient "
                                 "buffers, optimizer state, the window's samples, one micro-batch's activations and the "
-                                "backward's and the step's temporaries; step_ms_median: the median wall time of the timed "
-                                "optimizer steps, under the budget"},
+                                "backward's and the step's temporaries; activation_bytes and step_temporary_bytes: the most "
+                                "one micro-batch's forward and backward, and the optimizer step, add above the live bytes of "
+                                "their moment, in one more window recorded after the timed ones (CPU; peak_set_by names the "
+                                "larger); step_ms_median: the median wall time of the timed optimizer steps, under the budget"},
             {"environment", environment},
             {"points", points}};
 }

@@ -124,6 +124,16 @@ std::string bugStory(AccumBug bug, const NumberStyle &style)
     return renderText("bugs.json", "/bugs/" + toString(bug) + "/story", args, style);
 }
 
+std::string scalerBugTitle(ScalerBug bug, const NumberStyle &style)
+{
+    return renderText("bugs.json", "/scaler-bugs/" + toString(bug) + "/title", {}, style);
+}
+
+std::string scalerBugStory(ScalerBug bug, const NumberStyle &style)
+{
+    return renderText("bugs.json", "/scaler-bugs/" + toString(bug) + "/story", {}, style);
+}
+
 std::string pythonNumber(double value)
 {
     char buf[40];

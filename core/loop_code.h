@@ -53,6 +53,9 @@ std::string loopSource(const LoopListing &listing);
 // ContentError for a bug the content lacks.
 std::string bugTitle(AccumBug bug, const NumberStyle &style = {});
 std::string bugStory(AccumBug bug, const NumberStyle &style = {});
+// The loss scaler's pitfalls the same way (bugs.json's scaler-bugs): the control panel's list.
+std::string scalerBugTitle(ScalerBug bug, const NumberStyle &style = {});
+std::string scalerBugStory(ScalerBug bug, const NumberStyle &style = {});
 
 // A number as Python writes the shortest literal that reads back as the same double ("0.05",
 // "1e-08", "0.999").

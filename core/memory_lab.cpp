@@ -66,8 +66,11 @@ int64_t weightBytes(const AccumConfig &c) { return parameterCount(c.modelShape()
 // `timeline`: where the windows' allocations go, recorded from the counting CPU allocator, or on
 // CUDA from the caching allocator's history where the build has it (CudaMemoryHistory; a CUDA
 // run of another build records none).
+// `split`: after the windows (timed, unrecorded), one more is recorded on the CPU for the
+// transient's split (WindowMemory::transient); the engine has stepped once more then, so a kept
+// engine never has one.
 BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, int64_t windows, const CancelToken *cancel,
-                    std::unique_ptr<AccumEngine> *keep, MemoryTimeline *timeline = nullptr)
+                    std::unique_ptr<AccumEngine> *keep, MemoryTimeline *timeline = nullptr, bool split = false)
 {
     using Clock = std::chrono::steady_clock;
     BudgetedRun run;
@@ -102,6 +105,15 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
         }
         if (const auto peak = peakMemoryBytes(device))
             run.memory.peakBytes = *peak - before;
+        if (split && !keep && !timeline && !run.outOfMemory && !isCudaName(device) && cpuMemoryCounted()) {
+            try {
+                MemoryTimelineRecording extra(before);
+                engine->step(nullptr, cancel);
+                run.memory.transient = transientOf(extra.finish());
+            } catch (const std::logic_error &) {
+                // another recording runs in this process (the lab's own window): no split here
+            }
+        }
         if (!run.outOfMemory)
             run.memory.held = engine->heldBytes();
         std::optional<MemoryTimeline> recorded;
@@ -115,6 +127,7 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
             timeline->accumSteps = config.accumSteps;
             timeline->floor = engine->heldBytes();
             timeline->budgetBytes = budget;
+            run.memory.transient = transientOf(*timeline);
         }
     }
     if (keep && !run.outOfMemory)
@@ -123,6 +136,13 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
 }
 
 } // namespace
+
+std::optional<WindowMemory::Transient> transientOf(const MemoryTimeline &timeline)
+{
+    if (!timeline.phasesKnown())
+        return std::nullopt;
+    return WindowMemory::Transient{timeline.activationBytes(), timeline.stepTemporaryBytes()};
+}
 
 std::vector<int64_t> dividingMicroBatches(int64_t effectiveBatch, int64_t worldSize)
 {
@@ -192,9 +212,11 @@ void validate(const MemoryLabConfig &lab)
     }
 }
 
-BudgetedRun runUnderBudget(const AccumConfig &config, int64_t budgetBytes, int64_t windows, const CancelToken *cancel)
+BudgetedRun runUnderBudget(const AccumConfig &config, int64_t budgetBytes, int64_t windows, const CancelToken *cancel,
+                           bool split)
 {
-    return runKept(config, budgetBytes > 0 ? std::optional<int64_t>(budgetBytes) : std::nullopt, windows, cancel, nullptr);
+    return runKept(config, budgetBytes > 0 ? std::optional<int64_t>(budgetBytes) : std::nullopt, windows, cancel, nullptr,
+                   nullptr, split);
 }
 
 WindowMemory measureWindows(const AccumConfig &config, int64_t windows)
@@ -343,7 +365,8 @@ TradeoffResult runTradeoff(const TradeoffConfig &config, const CancelToken *canc
         p.microBatch = c.microBatch;
         p.accumSteps = c.accumSteps;
         p.effectiveBatch = config.lab.effectiveBatch;
-        const BudgetedRun run = runUnderBudget(c, result.budgetBytes, config.warmupSteps + config.numSteps, cancel);
+        const BudgetedRun run =
+            runUnderBudget(c, result.budgetBytes, config.warmupSteps + config.numSteps, cancel, /*split=*/true);
         p.outOfMemory = run.outOfMemory;
         p.error = run.error;
         p.memory = run.memory;
@@ -362,6 +385,15 @@ TradeoffResult runTradeoff(const TradeoffConfig &config, const CancelToken *canc
             progress(context, result.points.back(), static_cast<int64_t>(i), static_cast<int64_t>(grid.size()));
     }
     return result;
+}
+
+std::vector<int64_t> TradeoffResult::stepSetPeakAt() const
+{
+    std::vector<int64_t> out;
+    for (const TradeoffPoint &p : points)
+        if (!p.outOfMemory && p.memory.transient && p.memory.transient->stepSetsPeak())
+            out.push_back(p.microBatch);
+    return out;
 }
 
 std::string MicroBatchFinding::sentence() const

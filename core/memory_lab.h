@@ -37,7 +37,20 @@ struct WindowMemory {
     int64_t peakBytes = 0;  // measured: the most allocated at once during the windows
     // Above what the engine holds: one micro-batch's activations and the step's temporaries.
     int64_t transientBytes() const { return peakBytes > held.total() ? peakBytes - held.total() : 0; }
+    // The transient split, measured on a recorded window (the counting CPU allocator's phases;
+    // empty on a device whose history has none): the most one micro-batch's forward and backward
+    // add, and the most the optimizer step adds, each above the floor of its moment.
+    struct Transient {
+        int64_t activations = 0;
+        int64_t stepTemporaries = 0;
+        // The step's temporaries, not the activations, set the peak: then the peak does not grow
+        // with the micro-batch (AdamW's moments and their temporaries, the size of the weights).
+        bool stepSetsPeak() const { return stepTemporaries >= activations; }
+    };
+    std::optional<Transient> transient;
 };
+// The split of `timeline`'s window; empty where its events carry no phases.
+std::optional<WindowMemory::Transient> transientOf(const MemoryTimeline &timeline);
 
 // What each run measures or is budgeted for: the model, its dtype and device, the optimizer.
 // microBatch and accumSteps are set per run; worldSize only divides the effective batch (one
@@ -76,8 +89,10 @@ struct BudgetedRun {
     std::vector<double> stepMs; // wall time of each window
     double loss = 0.0;          // the last window's loss
 };
+// `split`: one more window, recorded after the timed ones, measures WindowMemory::transient
+// (on the CPU, where no other recording runs).
 BudgetedRun runUnderBudget(const AccumConfig &config, int64_t budgetBytes, int64_t windows,
-                           const CancelToken *cancel = nullptr);
+                           const CancelToken *cancel = nullptr, bool split = false);
 
 struct OomDemoResult {
     std::string device;
@@ -139,6 +154,9 @@ struct TradeoffResult {
     int threads = 0;
     int64_t budgetBytes = 0; // resolved; 0 when none
     std::vector<TradeoffPoint> points;
+    // The micro-batches (ascending) whose measured peak the optimizer step's temporaries set, not
+    // their activations: where the line is flat for that reason. Empty where none or unmeasured.
+    std::vector<int64_t> stepSetPeakAt() const;
 };
 // Observer: called after each point.
 using TradeoffProgress = void (*)(void *context, const TradeoffPoint &point, int64_t index, int64_t count);

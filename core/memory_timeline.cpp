@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 
@@ -87,6 +88,46 @@ std::optional<size_t> MemoryTimeline::firstAbove(int64_t bytes) const
         if (events[i].liveBytes > bytes)
             return i;
     return std::nullopt;
+}
+
+bool MemoryTimeline::phasesKnown() const
+{
+    return std::any_of(events.begin(), events.end(), [](const MemoryEvent &e) { return e.phase != MemoryPhase::Outside; });
+}
+
+int64_t MemoryTimeline::activationBytes() const
+{
+    int64_t most = 0, floor = 0, peak = 0, micro = -2;
+    for (const MemoryEvent &e : events) {
+        if (e.refused || (e.phase != MemoryPhase::Forward && e.phase != MemoryPhase::Backward))
+            continue;
+        if (e.micro != micro) { // a micro-batch's first event: its floor is the live bytes before it
+            micro = e.micro;
+            floor = e.liveBytes - e.deltaBytes;
+            peak = floor;
+        }
+        peak = std::max(peak, e.liveBytes);
+        most = std::max(most, peak - floor);
+    }
+    return most;
+}
+
+int64_t MemoryTimeline::stepTemporaryBytes() const
+{
+    int64_t most = 0;
+    for (size_t i = 0; i < events.size();) {
+        if (events[i].phase != MemoryPhase::Step || events[i].refused) {
+            ++i;
+            continue;
+        }
+        int64_t peak = events[i].liveBytes - events[i].deltaBytes, after = peak;
+        for (; i < events.size() && events[i].phase == MemoryPhase::Step && !events[i].refused; ++i) {
+            peak = std::max(peak, events[i].liveBytes);
+            after = events[i].liveBytes;
+        }
+        most = std::max(most, peak - after);
+    }
+    return most;
 }
 
 std::vector<MemoryTimeline::PhasePeak> MemoryTimeline::phasePeaks() const
@@ -244,6 +285,19 @@ std::string frameName(const MemoryEvent &e)
     return name;
 }
 
+// The one stack frame an event has: the window's phase as its name.
+void frame(Pickler &p, const MemoryEvent &e)
+{
+    p.beginDict();
+    p.key("filename");
+    p.string("accumlab");
+    p.key("line");
+    p.integer(0);
+    p.key("name");
+    p.string(frameName(e));
+    p.endDict();
+}
+
 void traceEntry(Pickler &p, const char *action, const MemoryEvent &e, int64_t size, int64_t deviceFree)
 {
     p.beginDict();
@@ -261,14 +315,7 @@ void traceEntry(Pickler &p, const char *action, const MemoryEvent &e, int64_t si
     }
     p.key("frames");
     p.beginList();
-    p.beginDict();
-    p.key("filename");
-    p.string("accumlab");
-    p.key("line");
-    p.integer(0);
-    p.key("name");
-    p.string(frameName(e));
-    p.endDict();
+    frame(p, e);
     p.endList();
     p.endDict();
 }
@@ -277,14 +324,66 @@ void traceEntry(Pickler &p, const char *action, const MemoryEvent &e, int64_t si
 
 std::string memorySnapshotPickle(const std::vector<const MemoryTimeline *> &runs)
 {
+    // What each run allocated during its recording and still holds at its end: its segments.
+    // address -> the event that allocated it, in address order.
+    std::vector<std::map<uint64_t, const MemoryEvent *>> alive(runs.size());
+    for (size_t d = 0; d < runs.size(); ++d) {
+        if (!runs[d]->blocksAreSegments)
+            continue;
+        for (const MemoryEvent &e : runs[d]->events) {
+            if (e.refused)
+                continue;
+            if (e.deltaBytes >= 0)
+                alive[d][e.address] = &e;
+            else
+                alive[d].erase(e.address); // a block of the floor freed: never in the map
+        }
+    }
     Pickler p;
     p.beginDict();
     p.key("segments");
     p.beginList();
+    for (size_t d = 0; d < runs.size(); ++d)
+        for (const auto &[address, e] : alive[d]) {
+            const int64_t size = e->deltaBytes;
+            p.beginDict();
+            p.key("device");
+            p.integer(static_cast<int64_t>(d));
+            p.key("address");
+            p.unsignedInteger(address);
+            for (const char *k : {"total_size", "allocated_size", "active_size", "requested_size"}) {
+                p.key(k);
+                p.integer(size);
+            }
+            p.key("stream");
+            p.integer(0);
+            p.key("segment_type");
+            p.string("large");
+            p.key("frames");
+            p.beginList();
+            p.endList();
+            p.key("blocks");
+            p.beginList();
+            p.beginDict();
+            p.key("size");
+            p.integer(size);
+            p.key("requested_size");
+            p.integer(size);
+            p.key("state");
+            p.string("active_allocated");
+            p.key("frames");
+            p.beginList();
+            frame(p, *e);
+            p.endList();
+            p.endDict();
+            p.endList();
+            p.endDict();
+        }
     p.endList();
     p.key("device_traces");
     p.beginList();
     for (const MemoryTimeline *t : runs) {
+        const bool segments = t->blocksAreSegments;
         p.beginList();
         for (size_t i = 0; i < t->events.size(); ++i) {
             const MemoryEvent &e = t->events[i];
@@ -293,10 +392,14 @@ std::string memorySnapshotPickle(const std::vector<const MemoryTimeline *> &runs
                 const int64_t free = t->budgetBytes ? std::max<int64_t>(*t->budgetBytes - liveBefore, 0) : 0;
                 traceEntry(p, "oom", e, e.deltaBytes, free);
             } else if (e.deltaBytes >= 0) {
+                if (segments)
+                    traceEntry(p, "segment_alloc", e, e.deltaBytes, -1);
                 traceEntry(p, "alloc", e, e.deltaBytes, -1);
             } else {
                 traceEntry(p, "free_requested", e, -e.deltaBytes, -1);
                 traceEntry(p, "free_completed", e, -e.deltaBytes, -1);
+                if (segments)
+                    traceEntry(p, "segment_free", e, -e.deltaBytes, -1);
             }
         }
         p.endList();
@@ -346,6 +449,7 @@ std::optional<MemoryTimeline> CudaMemoryHistory::finish()
     const alloc::SnapshotInfo snapshot = alloc::snapshot();
     alloc::recordHistory(false, nullptr, 0, alloc::RecordContext::NEVER, /*clearHistory=*/true, {});
     MemoryTimeline t;
+    t.blocksAreSegments = false; // the caching allocator's segments are not in its history
     t.originBytes = m_origin;
     t.startBytes = m_start;
     if (static_cast<size_t>(m_device) >= snapshot.device_traces.size())

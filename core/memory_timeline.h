@@ -61,6 +61,9 @@ struct MemoryTimeline {
     std::optional<int64_t> budgetBytes; // the budget the run held, from the origin
     std::vector<MemoryEvent> events;
     bool truncated = false;      // stopped at kMaxMemoryEvents
+    // The counting CPU allocator's: every block its own malloc, so a block is a segment too. A
+    // CUDA history's blocks live inside the caching allocator's segments, which it does not carry.
+    bool blocksAreSegments = true;
 
     int64_t peakBytes() const;   // the most live bytes of any accepted event (startBytes if none)
     // The first event whose live bytes exceed `bytes` (a refused one counts): the point where
@@ -74,6 +77,15 @@ struct MemoryTimeline {
         int64_t peakBytes;
     };
     std::vector<PhasePeak> phasePeaks() const;
+    // What rises above the floor of the moment, measured: the most any micro-batch's forward and
+    // backward add above the live bytes before its first event (its activations and the
+    // backward's temporaries), and the most the optimizer step adds above the live bytes it
+    // leaves (its temporaries; state it allocates for good is not among them). 0 where the
+    // timeline has no such phase (a CUDA history carries none: phasesKnown()).
+    int64_t activationBytes() const;
+    int64_t stepTemporaryBytes() const;
+    // Whether the events carry the window's phases (the counting CPU allocator's do).
+    bool phasesKnown() const;
 };
 
 inline constexpr size_t kMaxMemoryEvents = 1'000'000;
@@ -129,7 +141,12 @@ inline constexpr const char *kMemoryTimelineSchema = "memory-timeline.v1";
 // "free_requested" and "free_completed" with its address and size, a refused allocation an
 // "oom", and the phase as the one stack frame's name ("forward, micro-batch 3"). Blocks alive
 // before the recording (the resident floor) are in no trace: the traces show what each window
-// allocated on top of it. `segments` is empty (a CPU allocator has no cudaMalloc segments).
+// allocated on top of it. Where a block is its own segment (the counting CPU allocator: each
+// block one malloc), each alloc follows a "segment_alloc" and each free precedes a
+// "segment_free" of the same address and size, and `segments` holds what is alive at the end of
+// each run (its device index) as one block each, so that the visualiser's segment view
+// (segment_plot, "Allocator State History") replays it; the floor, allocated before the
+// recording, is in neither. A CUDA history writes no segments (blocksAreSegments false).
 // Pickle protocol 2, written here (no Python needed).
 std::string memorySnapshotPickle(const std::vector<const MemoryTimeline *> &runs);
 

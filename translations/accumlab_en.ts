@@ -424,6 +424,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Bug: loss scaler</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Loss scaler</source>
         <translation type="unfinished"></translation>
     </message>
@@ -433,6 +437,10 @@
     </message>
     <message>
         <source>dynamic loss scaling</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A pitfall of loss scaling under accumulation, planted in the engine&apos;s window with the loss scaler on; where PyTorch refuses it, the engine refuses it in PyTorch&apos;s words.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1319,6 +1327,30 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>weights %1, gradients %2, optimizer state %3, the window&apos;s samples %4, one micro-batch&apos;s activations %5, the optimizer step&apos;s temporaries %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its peak: %1; the step&apos;s temporaries, not the activations, set it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its peak: %1; one micro-batch&apos;s activations set it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At micro-batch %1 the peak of %2 is: %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From micro-batch %1 to %2 the optimizer step&apos;s temporaries, not the activations, set the peak: it does not grow with the micro-batch there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One micro-batch&apos;s activations set every peak: it grows with the micro-batch.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1769,6 +1801,14 @@ the bar: the middle half of the blocks, %10 to %11</source>
     </message>
     <message>
         <source>budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>resident floor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>step&apos;s peak</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

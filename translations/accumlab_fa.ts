@@ -424,6 +424,10 @@
         <translation>باگی که حلقه‌های آموزش واقعی با آن منتشر شده‌اند، کاشته‌شده در پنجره‌ی موتور: پنل هم‌ارزی، حالت تدریس و پیمایش همه آن را اجرا می‌کنند.</translation>
     </message>
     <message>
+        <source>Bug: loss scaler</source>
+        <translation>باگ: مقیاس‌دهنده‌ی زیان</translation>
+    </message>
+    <message>
         <source>Loss scaler</source>
         <translation>مقیاس‌دهنده‌ی زیان</translation>
     </message>
@@ -434,6 +438,10 @@
     <message>
         <source>dynamic loss scaling</source>
         <translation>مقیاس‌دهی پویای زیان</translation>
+    </message>
+    <message>
+        <source>A pitfall of loss scaling under accumulation, planted in the engine&apos;s window with the loss scaler on; where PyTorch refuses it, the engine refuses it in PyTorch&apos;s words.</source>
+        <translation>دامی از مقیاس‌دهی زیان در انباشت، کاشته‌شده در پنجره‌ی موتور وقتی مقیاس‌دهنده‌ی زیان روشن است؛ جایی که PyTorch آن را نمی‌پذیرد، موتور هم با همان کلمات PyTorch آن را نمی‌پذیرد.</translation>
     </message>
     <message>
         <source>Like PyTorch&apos;s GradScaler: the loss is multiplied by a scale before backward, the buffers are unscaled once per window, and a window with an Inf or NaN is skipped and the scale halved.</source>
@@ -1319,6 +1327,30 @@
         <translation>پس از گام، پارامترهای این اجرا حداکثر %1 با پارامترهای دسته‌ی کامل فرق دارند (کران درس: %2‎).</translation>
     </message>
     <message>
+        <source>weights %1, gradients %2, optimizer state %3, the window&apos;s samples %4, one micro-batch&apos;s activations %5, the optimizer step&apos;s temporaries %6</source>
+        <translation>وزن‌ها %1، بافرهای گرادیان %2، وضعیت بهینه‌ساز %3، نمونه‌های پنجره %4، فعال‌سازی‌های یک میکروبچ %5، داده‌های موقت گام بهینه‌ساز %6</translation>
+    </message>
+    <message>
+        <source>Its peak: %1; the step&apos;s temporaries, not the activations, set it.</source>
+        <translation>اوج آن: %1؛ داده‌های موقت گام، نه فعال‌سازی‌ها، آن را تعیین می‌کنند.</translation>
+    </message>
+    <message>
+        <source>Its peak: %1; one micro-batch&apos;s activations set it.</source>
+        <translation>اوج آن: %1؛ فعال‌سازی‌های یک میکروبچ آن را تعیین می‌کنند.</translation>
+    </message>
+    <message>
+        <source>At micro-batch %1 the peak of %2 is: %3.</source>
+        <translation>در میکروبچ %1، اوج %2 این‌گونه است: %3.</translation>
+    </message>
+    <message>
+        <source>From micro-batch %1 to %2 the optimizer step&apos;s temporaries, not the activations, set the peak: it does not grow with the micro-batch there.</source>
+        <translation>از میکروبچ %1 تا %2، داده‌های موقت گام بهینه‌ساز، نه فعال‌سازی‌ها، اوج را تعیین می‌کنند: آن‌جا اوج با بزرگ‌تر شدن میکروبچ بالا نمی‌رود.</translation>
+    </message>
+    <message>
+        <source>One micro-batch&apos;s activations set every peak: it grows with the micro-batch.</source>
+        <translation>فعال‌سازی‌های یک میکروبچ همه‌ی اوج‌ها را تعیین می‌کنند: اوج با میکروبچ بالا می‌رود.</translation>
+    </message>
+    <message>
         <source>Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.</source>
         <translation>بده‌بستان در دسته‌ی مؤثر %1: %2 از %3 میکروبچ در بودجه‌ی %4 جا شدند.</translation>
     </message>
@@ -1774,6 +1806,14 @@ the bar: the middle half of the blocks, %10 to %11</source>
     <message>
         <source>budget</source>
         <translation>بودجه</translation>
+    </message>
+    <message>
+        <source>resident floor</source>
+        <translation>کف ماندگار</translation>
+    </message>
+    <message>
+        <source>step&apos;s peak</source>
+        <translation>اوجِ گام</translation>
     </message>
     <message>
         <source>out of memory</source>

@@ -163,6 +163,13 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
     m_lossScalingCheck = new QCheckBox;
     m_lossScalingCheck->setObjectName(QStringLiteral("lossScalingCheck"));
     addRow(trainForm, QStringLiteral("lossScaling"), m_lossScalingCheck);
+    // The scaler's pitfalls (core/loss_scaler.h), planted in the same window; they misuse the
+    // scaler, so the list is live only while it is on.
+    m_scalerBugCombo = new QComboBox;
+    m_scalerBugCombo->setObjectName(QStringLiteral("scalerBugCombo"));
+    for (const std::string &name : scalerBugNames())
+        addItem(m_scalerBugCombo, scalerBugFromString(name));
+    addRow(trainForm, QStringLiteral("scalerBug"), m_scalerBugCombo);
     m_deviceCombo = new QComboBox;
     m_deviceCombo->setObjectName(QStringLiteral("deviceCombo"));
     addItem(m_deviceCombo, DeviceRequest::Auto);
@@ -221,8 +228,9 @@ ControlPanel::ControlPanel(QWidget *parent) : QWidget(parent)
         connect(s, &QSlider::valueChanged, this, &ControlPanel::updateValueLabels);
         connect(s, &QSlider::valueChanged, this, &ControlPanel::configChanged);
     }
-    for (QComboBox *c : {m_optimizerCombo, m_bugCombo, m_dtypeCombo, m_deviceCombo, m_modelCombo})
+    for (QComboBox *c : {m_optimizerCombo, m_bugCombo, m_scalerBugCombo, m_dtypeCombo, m_deviceCombo, m_modelCombo})
         connect(c, &QComboBox::currentIndexChanged, this, &ControlPanel::configChanged);
+    connect(m_lossScalingCheck, &QCheckBox::toggled, m_scalerBugCombo, &QWidget::setEnabled);
     for (QCheckBox *c : {m_noDivisionCheck, m_stepEveryMicroCheck, m_noSyncCheck, m_lossScalingCheck})
         connect(c, &QCheckBox::toggled, this, &ControlPanel::configChanged);
     connect(m_seedSpin, &QSpinBox::valueChanged, this, &ControlPanel::configChanged);
@@ -240,7 +248,7 @@ QStringList ControlPanel::controlKeys()
             QStringLiteral("optimizer"),  QStringLiteral("noDivision"), QStringLiteral("stepEveryMicro"),
             QStringLiteral("bug"),
             QStringLiteral("noSync"),     QStringLiteral("dtype"),      QStringLiteral("lossScaling"),
-            QStringLiteral("device"),
+            QStringLiteral("scalerBug"),  QStringLiteral("device"),
             QStringLiteral("model"),      QStringLiteral("seed"),       QStringLiteral("pace"),
             QStringLiteral("accumGrid"),  QStringLiteral("numSteps")};
 }
@@ -271,6 +279,8 @@ QString ControlPanel::controlTitle(const QString &key) const
         return tr("Dtype");
     if (key == QLatin1String("lossScaling"))
         return tr("Loss scaler");
+    if (key == QLatin1String("scalerBug"))
+        return tr("Bug: loss scaler");
     if (key == QLatin1String("device"))
         return tr("Device");
     if (key == QLatin1String("model"))
@@ -463,6 +473,13 @@ void ControlPanel::retranslateUi()
     m_lossScalingCheck->setToolTip(tr("Like PyTorch's GradScaler: the loss is multiplied by a scale before backward, the "
                                       "buffers are unscaled once per window, and a window with an Inf or NaN is skipped "
                                       "and the scale halved."));
+    for (int i = 0; i < m_scalerBugCombo->count(); ++i) {
+        const ScalerBug bug = scalerBugFromString(m_scalerBugCombo->itemData(i).toString().toStdString());
+        m_scalerBugCombo->setItemText(i, localized(scalerBugTitle(bug, contentStyle())));
+        m_scalerBugCombo->setItemData(i, localized(scalerBugStory(bug, contentStyle())), Qt::ToolTipRole);
+    }
+    m_scalerBugCombo->setToolTip(tr("A pitfall of loss scaling under accumulation, planted in the engine's window with "
+                                    "the loss scaler on; where PyTorch refuses it, the engine refuses it in PyTorch's words."));
     m_deviceCombo->setItemText(0, tr("Auto"));
     m_deviceCombo->setItemText(1, tr("CPU"));
     m_deviceCombo->setItemText(2, m_cudaAvailable ? tr("CUDA") : tr("CUDA (not available)"));
@@ -547,6 +564,7 @@ Preset ControlPanel::preset() const
     c.bug = comboValue<AccumBug>(m_bugCombo, accumBugFromString);
     c.noSync = m_noSyncCheck->isChecked();
     c.lossScaler.enabled = m_lossScalingCheck->isChecked();
+    c.lossScaler.bug = comboValue<ScalerBug>(m_scalerBugCombo, scalerBugFromString);
     c.dtype = comboValue<DType>(m_dtypeCombo, dtypeFromString);
     c.device = comboValue<DeviceRequest>(m_deviceCombo, deviceFromString);
     c.preset = comboValue<ModelPreset>(m_modelCombo, presetFromString);
@@ -571,7 +589,8 @@ void ControlPanel::setPreset(const Preset &p)
                                            QSignalBlocker(m_lrSlider),         QSignalBlocker(m_optimizerCombo),
                                            QSignalBlocker(m_noDivisionCheck),  QSignalBlocker(m_stepEveryMicroCheck),
                                            QSignalBlocker(m_bugCombo),
-                                           QSignalBlocker(m_noSyncCheck), QSignalBlocker(m_lossScalingCheck),      QSignalBlocker(m_dtypeCombo),
+                                           QSignalBlocker(m_noSyncCheck), QSignalBlocker(m_lossScalingCheck),      QSignalBlocker(m_scalerBugCombo),
+                                           QSignalBlocker(m_dtypeCombo),
                                            QSignalBlocker(m_deviceCombo),      QSignalBlocker(m_modelCombo),
                                            QSignalBlocker(m_seedSpin),         QSignalBlocker(m_paceSlider),
                                            QSignalBlocker(m_gridEdit),         QSignalBlocker(m_stepsSpin)};
@@ -585,6 +604,8 @@ void ControlPanel::setPreset(const Preset &p)
         selectValue(m_bugCombo, c.bug);
         m_noSyncCheck->setChecked(c.noSync);
         m_lossScalingCheck->setChecked(c.lossScaler.enabled);
+        selectValue(m_scalerBugCombo, c.lossScaler.bug);
+        m_scalerBugCombo->setEnabled(c.lossScaler.enabled); // toggled() is blocked here
         selectValue(m_dtypeCombo, c.dtype);
         selectValue(m_deviceCombo, (c.device == DeviceRequest::Cuda && !m_cudaAvailable) ? DeviceRequest::Auto : c.device);
         selectValue(m_modelCombo, c.preset);

@@ -130,6 +130,7 @@ private:
     QCheckBox *m_noSyncCheck = nullptr;
     QComboBox *m_dtypeCombo = nullptr;
     QCheckBox *m_lossScalingCheck = nullptr; // float16's dynamic loss scaler
+    QComboBox *m_scalerBugCombo = nullptr;   // ScalerBug, "none" first; live while the scaler is on
     QComboBox *m_deviceCombo = nullptr;
     QComboBox *m_modelCombo = nullptr;
     QSpinBox *m_seedSpin = nullptr;

@@ -23,6 +23,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {
@@ -436,6 +437,17 @@ void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
     refresh();
 }
 
+QString MemoryView::peakParts(const WindowMemory &m) const
+{
+    if (!m.transient)
+        return {};
+    return tr("weights %1, gradients %2, optimizer state %3, the window's samples %4, one micro-batch's activations %5, "
+              "the optimizer step's temporaries %6")
+        .arg(formatBytes(m.held.weights), formatBytes(m.held.gradients), formatBytes(m.held.optimizerState),
+             formatBytes(m.held.windowSamples), formatBytes(m.transient->activations),
+             formatBytes(m.transient->stepTemporaries));
+}
+
 QString MemoryView::resultText() const
 {
     if (!m_last)
@@ -469,10 +481,15 @@ QString MemoryView::resultText() const
             lines << tr("The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no "
                         "out-of-memory error was raised.")
                          .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes));
-        if (r.accumulationSucceeded)
+        if (r.accumulationSucceeded) {
             lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3.")
                          .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes));
-        else
+            if (const QString parts = peakParts(r.accumulation); !parts.isEmpty())
+                lines << (r.accumulation.transient->stepSetsPeak()
+                              ? tr("Its peak: %1; the step's temporaries, not the activations, set it.")
+                              : tr("Its peak: %1; one micro-batch's activations set it."))
+                             .arg(parts);
+        } else
             lines << tr("By accumulation the same effective batch ran out of memory too.");
         // The one verdict on this loop (the float64 twin's), then this run's own figure beside
         // the lesson's yardstick, with why they differ where they do.
@@ -528,6 +545,19 @@ QString MemoryView::resultText() const
         if (fastest)
             lines << tr("The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.")
                          .arg(n(fastest->microBatch), n(fastest->accumSteps), figure(fastest->stepMsMedian, ".2f"));
+        // Why the line has the shape it has: the smallest micro-batch's peak in its parts, and
+        // where the step's temporaries, not the activations, set it (a flat stretch).
+        const auto smallest = std::find_if(r.points.begin(), r.points.end(),
+                                           [](const TradeoffPoint &p) { return !p.outOfMemory && p.memory.transient; });
+        if (smallest != r.points.end())
+            lines << tr("At micro-batch %1 the peak of %2 is: %3.")
+                         .arg(n(smallest->microBatch), formatBytes(smallest->memory.peakBytes), peakParts(smallest->memory));
+        if (const std::vector<int64_t> flat = r.stepSetPeakAt(); !flat.empty())
+            lines << tr("From micro-batch %1 to %2 the optimizer step's temporaries, not the activations, set the peak: "
+                        "it does not grow with the micro-batch there.")
+                         .arg(n(flat.front()), n(flat.back()));
+        else if (smallest != r.points.end())
+            lines << tr("One micro-batch's activations set every peak: it grows with the micro-batch.");
         break;
     }
     case MemoryLabKind::Finder: {

@@ -78,6 +78,9 @@ private:
     void refreshButtons();
     void settingsChanged(); // a measured budget no longer applies
     QString resultText() const;
+    // A measured peak in its parts: what the engine holds, and above it one micro-batch's
+    // activations and the step's temporaries ("" where the split was not measured).
+    QString peakParts(const WindowMemory &memory) const;
 
     AccumConfig m_config;
     QLabel *m_title = nullptr;

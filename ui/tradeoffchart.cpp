@@ -51,13 +51,26 @@ TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
     m_oom->setMarkerSize(11);
     m_oom->setColor(colors::kOutOfMemory);
     m_oom->setBorderColor(colors::kOutOfMemory);
+    // Why a peak has its height: the floor the engine holds (weights, gradients, optimizer state,
+    // the window's samples) under the peak line, and a ring on each peak that the optimizer step's
+    // temporaries set rather than the activations (a flat stretch of the line).
+    m_held = new QLineSeries;
+    m_held->setPen(QPen(colors::kGood, 1.5, Qt::DotLine));
+    m_stepPeak = new QScatterSeries;
+    m_stepPeak->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    m_stepPeak->setMarkerSize(15);
+    m_stepPeak->setColor(Qt::transparent);
+    m_stepPeak->setBorderColor(colors::kWarning);
+    m_stepPeak->setPen(QPen(colors::kWarning, 2));
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_ms), static_cast<QAbstractSeries *>(m_mem),
+                               static_cast<QAbstractSeries *>(m_held), static_cast<QAbstractSeries *>(m_stepPeak),
                                static_cast<QAbstractSeries *>(m_budget), static_cast<QAbstractSeries *>(m_oom)})
         chart->addSeries(s);
     m_ms->attachAxis(m_xAxis);
     m_ms->attachAxis(m_msAxis);
     for (QAbstractSeries *s : {static_cast<QAbstractSeries *>(m_mem), static_cast<QAbstractSeries *>(m_budget),
-                               static_cast<QAbstractSeries *>(m_oom)}) {
+                               static_cast<QAbstractSeries *>(m_oom), static_cast<QAbstractSeries *>(m_held),
+                               static_cast<QAbstractSeries *>(m_stepPeak)}) {
         s->attachAxis(m_xAxis);
         s->attachAxis(m_memAxis);
     }
@@ -76,6 +89,7 @@ void TradeoffChart::changeEvent(QEvent *event)
 
 int TradeoffChart::fittedPointCount() const { return static_cast<int>(m_ms->count()); }
 int TradeoffChart::outOfMemoryPointCount() const { return static_cast<int>(m_oom->count()); }
+int TradeoffChart::stepSetPeakCount() const { return static_cast<int>(m_stepPeak->count()); }
 
 void TradeoffChart::setResult(const TradeoffResult &result)
 {
@@ -87,7 +101,7 @@ void TradeoffChart::setResult(const TradeoffResult &result)
             memMax = std::max(memMax, static_cast<double>(*p.peakMemBytes));
     }
     m_memUnit = memMax >= 8.0 * 1024 * 1024 ? 1024.0 * 1024.0 : 1024.0;
-    QList<QPointF> ms, mem, oom;
+    QList<QPointF> ms, mem, oom, held, stepPeak;
     for (const TradeoffPoint &p : result.points) {
         const auto x = static_cast<double>(p.microBatch);
         if (p.outOfMemory) {
@@ -96,11 +110,18 @@ void TradeoffChart::setResult(const TradeoffResult &result)
             continue;
         }
         ms << QPointF(x, p.stepMsMedian);
-        if (p.peakMemBytes)
+        if (p.peakMemBytes) {
             mem << QPointF(x, static_cast<double>(*p.peakMemBytes) / m_memUnit);
+            held << QPointF(x, static_cast<double>(p.memory.held.total()) / m_memUnit);
+            if (p.memory.transient && p.memory.transient->stepSetsPeak())
+                stepPeak << QPointF(x, static_cast<double>(*p.peakMemBytes) / m_memUnit);
+        }
     }
     m_ms->replace(ms);
     m_mem->replace(mem);
+    m_held->replace(held);
+    m_stepPeak->replace(stepPeak);
+    m_stepPeak->setVisible(!stepPeak.isEmpty()); // no legend entry for what is not there
     m_oom->replace(oom);
     const double xMax = result.points.empty() ? 512.0 : static_cast<double>(result.points.back().microBatch);
     m_xAxis->setRange(0.75, std::max(2.0, xMax * 1.35));
@@ -131,6 +152,8 @@ void TradeoffChart::retranslateUi()
     m_mem->setName(LanguageManager::natural(tr("measured peak")));
     m_budget->setName(LanguageManager::natural(tr("budget")));
     m_oom->setName(LanguageManager::natural(tr("out of memory")));
+    m_held->setName(LanguageManager::natural(tr("resident floor")));
+    m_stepPeak->setName(LanguageManager::natural(tr("step's peak")));
 }
 
 } // namespace accumlab::ui

@@ -23,6 +23,7 @@ public:
 
     void setResult(const TradeoffResult &result);
     int fittedPointCount() const;
+    int stepSetPeakCount() const; // peaks ringed as set by the optimizer step's temporaries
     int outOfMemoryPointCount() const;
 
 protected:
@@ -38,6 +39,8 @@ private:
     QLineSeries *m_mem = nullptr;
     QLineSeries *m_budget = nullptr;
     QScatterSeries *m_oom = nullptr;
+    QLineSeries *m_held = nullptr;        // what the engine holds: the floor under each peak
+    QScatterSeries *m_stepPeak = nullptr; // peaks the optimizer step's temporaries set
     double m_memUnit = 1024.0; // bytes per unit on the memory axis (KiB or MiB)
     std::optional<TradeoffResult> m_result;
 };

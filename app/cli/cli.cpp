@@ -419,6 +419,16 @@ int runOomDemoCommand(const MemoryFlags &f)
                   << (r.accumulationSucceeded ? "fits, peak " + formatByteCount(r.accumulation.peakBytes)
                                               : "out of memory: " + r.accumulationError)
                   << "\n";
+        // The peaks' parts, measured on the recorded windows.
+        for (const auto &[name, m] : {std::pair{"full batch", &r.fullBatch}, std::pair{"accumulation", &r.accumulation}})
+            if (m->transient)
+                std::cout << name << "'s peak " << formatByteCount(m->peakBytes) << ": weights "
+                          << formatByteCount(m->held.weights) << ", gradients " << formatByteCount(m->held.gradients)
+                          << ", optimizer state " << formatByteCount(m->held.optimizerState) << ", samples "
+                          << formatByteCount(m->held.windowSamples) << ", activations "
+                          << formatByteCount(m->transient->activations) << ", step temporaries "
+                          << formatByteCount(m->transient->stepTemporaries)
+                          << (m->transient->stepSetsPeak() ? " (the step sets the peak)" : "") << "\n";
         if (r.equivalence) {
             // The one verdict on this loop, then the run's own figure beside the lesson's yardstick.
             const EquivalenceResult &eq = *r.equivalence;
@@ -457,16 +467,37 @@ int runTradeoffCommand(const MemoryFlags &f)
     const TradeoffResult r = runTradeoff(t);
     std::printf("effective batch %lld on %s, budget %s\n", static_cast<long long>(t.lab.effectiveBatch), r.device.c_str(),
                 r.budgetBytes > 0 ? formatByteCount(r.budgetBytes).c_str() : "none");
-    std::printf("%6s %6s %12s %12s %12s  %s\n", "micro", "accum", "ms/step", "samples/s", "peak", "");
+    // The peak's parts: what the engine holds (weights, gradients, optimizer state, samples) and,
+    // above it, one micro-batch's activations and the step's temporaries, measured apart.
+    std::printf("%6s %6s %12s %12s %12s %12s %12s  %s\n", "micro", "accum", "ms/step", "samples/s", "peak", "activations",
+                "step temps", "");
+    const auto bytes = [](std::optional<int64_t> b) { return b ? formatByteCount(*b) : std::string("n/a"); };
     for (const TradeoffPoint &p : r.points) {
+        const auto &t = p.memory.transient;
         if (p.outOfMemory)
-            std::printf("%6lld %6lld %12s %12s %12s  %s\n", static_cast<long long>(p.microBatch),
-                        static_cast<long long>(p.accumSteps), "-", "-", "-", p.error.c_str());
+            std::printf("%6lld %6lld %12s %12s %12s %12s %12s  %s\n", static_cast<long long>(p.microBatch),
+                        static_cast<long long>(p.accumSteps), "-", "-", "-", "-", "-", p.error.c_str());
         else
-            std::printf("%6lld %6lld %12.2f %12.0f %12s\n", static_cast<long long>(p.microBatch),
+            std::printf("%6lld %6lld %12.2f %12.0f %12s %12s %12s  %s\n", static_cast<long long>(p.microBatch),
                         static_cast<long long>(p.accumSteps), p.stepMsMedian, p.samplesPerSec,
-                        p.peakMemBytes ? formatByteCount(*p.peakMemBytes).c_str() : "n/a");
+                        bytes(p.peakMemBytes).c_str(), bytes(t ? std::optional(t->activations) : std::nullopt).c_str(),
+                        bytes(t ? std::optional(t->stepTemporaries) : std::nullopt).c_str(),
+                        t && t->stepSetsPeak() ? "the step sets the peak" : "");
     }
+    for (const TradeoffPoint &p : r.points)
+        if (!p.outOfMemory) { // what every point holds between windows
+            const HeldBytes &h = p.memory.held;
+            std::printf("held by every point: weights %s, gradients %s, optimizer state %s, the window's samples %s "
+                        "(micro-batch %lld)\n",
+                        formatByteCount(h.weights).c_str(), formatByteCount(h.gradients).c_str(),
+                        formatByteCount(h.optimizerState).c_str(), formatByteCount(h.windowSamples).c_str(),
+                        static_cast<long long>(p.microBatch));
+            break;
+        }
+    if (const std::vector<int64_t> flat = r.stepSetPeakAt(); !flat.empty())
+        std::printf("from micro-batch %lld to %lld the optimizer step's temporaries, not the activations, set the peak: "
+                    "it does not grow with the micro-batch there\n",
+                    static_cast<long long>(flat.front()), static_cast<long long>(flat.back()));
     if (!f.noWrite) {
         writeFileAtomic(out, tradeoffJson(r).dump(2) + "\n");
         std::cout << "wrote " << out.string() << "\n";

@@ -292,7 +292,7 @@ TEST(Export, ResultsPrintTheirKeys)
     EXPECT_TRUE(o["fails_after_samples"].is_null());
     EXPECT_EQ(o["equivalence"], toJson(*oom.equivalence)); // the curve's verdict object, as it is
     EXPECT_EQ(o["same_step"].get<bool>(), true);
-    EXPECT_EQ(o["full_batch"].size(), size_t(6));
+    EXPECT_EQ(o["full_batch"].size(), size_t(9));
 
     MicroBatchFinding found;
     found.microBatch = 32;

@@ -313,6 +313,11 @@ TEST(OomDemo, AdamWInBfloat16IsJudgedByTheVerdict)
     EXPECT_TRUE(r.contrastShown());
     EXPECT_NE(r.equivalence->explanation(NumberStyle{}).find("AdamW"), std::string::npos)
         << r.equivalence->explanation(NumberStyle{});
+    // Its peaks in their parts: the full batch's activations set its peak, the accumulation's
+    // is the step's temporaries (the moments'), which no smaller micro-batch would lower.
+    ASSERT_TRUE(r.fullBatch.transient && r.accumulation.transient);
+    EXPECT_FALSE(r.fullBatch.transient->stepSetsPeak());
+    EXPECT_TRUE(r.accumulation.transient->stepSetsPeak());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -608,6 +613,108 @@ TEST(MemoryLab, TradeoffPointsBeyondTheBudgetFail)
         }
     }
 }
+
+// The transient's split on a timeline of known events: each micro-batch's forward and backward
+// above the live bytes before its first event, the step above what it leaves; refused events and
+// other phases count for neither.
+struct SplitRow {
+    const char *name;
+    std::vector<MemoryEvent> events; // deltaBytes, liveBytes, phase, micro
+    int64_t activations;
+    int64_t step;
+};
+class TransientSplit : public testing::TestWithParam<SplitRow> {};
+
+TEST_P(TransientSplit, OfKnownEvents)
+{
+    MemoryTimeline t;
+    t.events = GetParam().events;
+    EXPECT_EQ(t.activationBytes(), GetParam().activations);
+    EXPECT_EQ(t.stepTemporaryBytes(), GetParam().step);
+    const auto split = transientOf(t);
+    ASSERT_TRUE(split.has_value());
+    EXPECT_EQ(split->stepSetsPeak(), GetParam().step >= GetParam().activations);
+}
+
+const std::vector<SplitRow> &splitRows()
+{
+    using P = MemoryPhase;
+    static const std::vector<SplitRow> rows{
+        {"one micro-batch, then a step that keeps nothing",
+         {{50, 150, P::Forward, 0}, {30, 180, P::Forward, 0}, {-30, 150, P::Backward, 0}, {20, 170, P::Backward, 0},
+          {-70, 100, P::Backward, 0}, {40, 140, P::Step, -1}, {-40, 100, P::Step, -1}},
+         80, 40},
+        // The floor under micro-batch 1 is higher (something kept from micro-batch 0): its own.
+        {"two micro-batches on different floors",
+         {{50, 150, P::Forward, 0}, {-50, 100, P::Backward, 0}, {10, 110, P::OpenWindow, -1},
+          {60, 170, P::Forward, 1}, {-60, 110, P::Backward, 1}},
+         60, 0},
+        // State the step allocates for good (AdamW's moments at the first step) is not a temporary.
+        {"a step that keeps its state",
+         {{20, 120, P::Forward, 0}, {-20, 100, P::Backward, 0}, {200, 300, P::Step, -1}, {100, 400, P::Step, -1},
+          {-100, 300, P::Step, -1}},
+         20, 100},
+        {"a refused allocation counts for nothing",
+         {{20, 120, P::Forward, 0}, {500, 620, P::Forward, 0, true}},
+         20, 0},
+    };
+    return rows;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, TransientSplit, testing::ValuesIn(splitRows()), test::ByName());
+
+TEST(MemoryLab, NoPhasesNoSplit) // a CUDA history carries no phases
+{
+    MemoryTimeline t;
+    t.events = {{20, 120, MemoryPhase::Outside, -1}};
+    EXPECT_FALSE(transientOf(t).has_value());
+}
+
+// Where the optimizer step's temporaries, not the activations, set the peak, the trade-off says
+// so at every point it measured: AdamW in bfloat16 on the lesson model is flat at about 452 KiB
+// from micro-batch 1 to 32 (its moments' temporaries, the size of the float32 state, outweigh the
+// activations); SGD in float32 has no such stretch, and its activations grow with the micro-batch.
+struct PeakSetterRow {
+    const char *name;
+    OptimizerKind optimizer;
+    DType dtype;
+    bool stepSetsEveryPeak; // else none
+};
+class TradeoffSaysWhatSetsThePeak : public testing::TestWithParam<PeakSetterRow> {};
+
+TEST_P(TradeoffSaysWhatSetsThePeak, Row)
+{
+    const PeakSetterRow &row = GetParam();
+    TradeoffConfig t;
+    t.lab = lessonLab(512, 32);
+    t.lab.base.optimizer.kind = row.optimizer;
+    t.lab.base.dtype = row.dtype;
+    t.microGrid = {1, 4, 16, 32};
+    t.numSteps = 1;
+    const TradeoffResult r = runTradeoff(t);
+    std::vector<int64_t> fitted;
+    int64_t lastActivations = 0;
+    for (const TradeoffPoint &p : r.points) {
+        if (p.outOfMemory)
+            continue;
+        fitted.push_back(p.microBatch);
+        ASSERT_TRUE(p.memory.transient.has_value()) << "micro-batch " << p.microBatch;
+        EXPECT_GT(p.memory.transient->activations, lastActivations) << "micro-batch " << p.microBatch;
+        lastActivations = p.memory.transient->activations;
+        // Both parts rise above the floor, neither above the peak.
+        EXPECT_LT(p.memory.held.total() + p.memory.transient->activations, *p.peakMemBytes + 8192);
+        EXPECT_LE(p.memory.held.total() + p.memory.transient->stepTemporaries, *p.peakMemBytes);
+    }
+    EXPECT_EQ(fitted, (std::vector<int64_t>{1, 4, 16, 32}));
+    EXPECT_EQ(r.stepSetPeakAt(), row.stepSetsEveryPeak ? fitted : std::vector<int64_t>{});
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, TradeoffSaysWhatSetsThePeak,
+                         testing::ValuesIn(std::vector<PeakSetterRow>{
+                             {"AdamW in bfloat16: the step's temporaries", OptimizerKind::AdamW, DType::BFloat16, true},
+                             {"SGD in float32: the activations", OptimizerKind::Sgd, DType::Float32, false},
+                         }),
+                         test::ByName());
 
 struct BadInputRow {
     const char *name;

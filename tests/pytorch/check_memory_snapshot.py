@@ -4,11 +4,13 @@ Usage: python check_memory_snapshot.py ACCUMLAB_CLI
 (the Python of a PyTorch 2.x install: the test command's virtual environment).
 
 Runs `accumlab-cli oom-demo --timeline T --snapshot S`, then opens S with pickle as
-torch.cuda._memory_viz's command line does, renders it with that module's own trace() and
-trace_plot(), and checks that what PyTorch reads is AccumLab's figures: for each run (device 0
-the full batch, device 1 the accumulation) the trace's events are the timeline's, the peak and
+torch.cuda._memory_viz's command line does, renders it with that module's own trace(),
+trace_plot(), segment_plot() and segsum(), and checks that what PyTorch reads is AccumLab's
+figures: for each run (device 0 the full batch, device 1 the accumulation) the trace's events
+are the timeline's, the peak and
 the final bytes PyTorch's replay reaches are the timeline's peak and end above its start, the
-full batch holds the "oom" where the budget refused it, and every event names its phase.
+full batch holds the "oom" where the budget refused it, every event names its phase, and the
+segments are what each run's trace leaves allocated.
 Exits 0 when all hold; prints what differs otherwise.
 """
 import json
@@ -83,6 +85,30 @@ def main(cli):
               f"run {i}: phases missing from the frames: {sorted(names)[:5]}")
     check(any(e["action"] == "oom" for e in traces[0]) == (runs[0]["refused_event"] is not None),
           "the full batch's oom and the timeline disagree")
+    # Segments: every CPU block is its own malloc, so each alloc has its segment_alloc just before
+    # it and each free its segment_free just after, and `segments` is what each run's trace leaves
+    # allocated at its end, by device; the visualiser's segment view and segsum() read them.
+    for i, trace in enumerate(traces):
+        left = {}
+        for j, e in enumerate(trace):
+            if e["action"] == "alloc":
+                prev = trace[j - 1] if j > 0 else {}
+                check(prev.get("action") == "segment_alloc" and (prev["addr"], prev["size"]) == (e["addr"], e["size"]),
+                      f"run {i}: alloc at entry {j} without its segment_alloc")
+                left[e["addr"]] = e["size"]
+            elif e["action"] == "free_completed":
+                nxt = trace[j + 1] if j + 1 < len(trace) else {}
+                check(nxt.get("action") == "segment_free" and (nxt["addr"], nxt["size"]) == (e["addr"], e["size"]),
+                      f"run {i}: free at entry {j} without its segment_free")
+                left.pop(e["addr"], None)
+        segments = {seg["address"]: seg["total_size"] for seg in snapshot["segments"] if seg["device"] == i}
+        check(segments == left, f"run {i}: {len(segments)} segments at the end, the trace leaves {len(left)} blocks")
+        check(all(b["state"] == "active_allocated" and b["size"] == seg["total_size"]
+                  for seg in snapshot["segments"] for b in seg["blocks"]), "a segment's block is not the segment")
+    summary = _memory_viz.segsum(snapshot)
+    check("Summary of segments" in summary, "segsum() summed nothing")
+    seg_html = _memory_viz.segment_plot(snapshot)
+    check("Allocator State History" in seg_html, "segment_plot rendered no page")
     for f in failures:
         print("FAIL:", f)
     if not failures:

@@ -192,6 +192,46 @@ private slots:
                                                "        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n")));
     }
 
+    // A pitfall of the loss scaler, picked in the control panel, reaches the engine and the code
+    // panel: its own line, planted, and PyTorch's refusal as its note where PyTorch refuses it.
+    // The list is live only while the scaler is on.
+    void scalerPitfallShowsItsLine_data()
+    {
+        QTest::addColumn<QString>("pitfall");
+        QTest::addColumn<QString>("planted");
+        QTest::addColumn<QString>("note");
+        QTest::newRow("update every micro-batch") << "update-every-micro" << "scaler.update()"
+                                                  << "No inf checks were recorded prior to update.";
+        QTest::newRow("drop the overflowed micro-batch")
+            << "skip-overflowed-micro" << "if not all(p.grad.isfinite().all() for p in model.parameters()):"
+            << "the scale is never cut";
+    }
+    void scalerPitfallShowsItsLine()
+    {
+        QFETCH(QString, pitfall);
+        QFETCH(QString, planted);
+        QFETCH(QString, note);
+        MainWindow w(false);
+        w.show();
+        auto *combo = w.findChild<QComboBox *>(QStringLiteral("scalerBugCombo"));
+        auto *scaling = w.findChild<QCheckBox *>(QStringLiteral("lossScalingCheck"));
+        QVERIFY(combo && scaling);
+        QVERIFY(!scaling->isChecked() && !combo->isEnabled());
+        scaling->setChecked(true);
+        QVERIFY(combo->isEnabled());
+        combo->setCurrentIndex(combo->findData(pitfall));
+        const ScalerBug bug = scalerBugFromString(pitfall.toStdString());
+        QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return c.lossScaler.enabled && c.lossScaler.bug == bug; }));
+        const LoopListing &listing = w.codePanel()->listing();
+        QCOMPARE(QString::fromStdString(listing.variant), pitfall);
+        QCOMPARE(w.codePanel()->plantedLines().size(), 1);
+        const CodeLine &line = listing.lines[size_t(w.codePanel()->plantedLines().front())];
+        QCOMPARE(QString::fromStdString(line.code).trimmed(), planted);
+        QVERIFY2(QString::fromStdString(line.note).contains(note), line.note.c_str());
+        scaling->setChecked(false); // the pitfall needs the scaler: the list goes quiet with it
+        QVERIFY(!combo->isEnabled());
+    }
+
     // In Persian the code is the English code, left to right; the comments are Persian.
     void codeStaysLeftToRightInPersian()
     {

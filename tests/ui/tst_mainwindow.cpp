@@ -349,7 +349,13 @@ void TestMainWindow::memoryLabRunsOnThisMachine_data()
     QTest::addColumn<QString>("says");
     QTest::newRow("demo") << int(MemoryLabKind::OomDemo) << false << QStringLiteral("LibTorch's words: \u2066CPU out of memory. Tried to allocate");
     QTest::newRow("planted: a roomy budget") << int(MemoryLabKind::OomDemo) << true << QStringLiteral("no out-of-memory error was raised");
+    QTest::newRow("demo: the one verdict") << int(MemoryLabKind::OomDemo) << false
+                                           << QStringLiteral("Verdict: the accumulated step is the full batch's");
+    QTest::newRow("demo: the peak in its parts") << int(MemoryLabKind::OomDemo) << false
+                                                 << QStringLiteral("one micro-batch's activations set it");
     QTest::newRow("tradeoff") << int(MemoryLabKind::Tradeoff) << false << QStringLiteral("6 of 10 micro-batches fit the budget");
+    QTest::newRow("tradeoff: what sets the peak") << int(MemoryLabKind::Tradeoff) << false
+                                                  << QStringLiteral("One micro-batch's activations set every peak");
     QTest::newRow("finder") << int(MemoryLabKind::Finder) << false << QStringLiteral("32 samples fit; effective 512 = 32 × 16 × 1");
 }
 
@@ -373,6 +379,7 @@ void TestMainWindow::memoryLabRunsOnThisMachine()
     if (kind == int(MemoryLabKind::Tradeoff)) {
         QCOMPARE(m->tradeoffChart()->fittedPointCount(), 6);      // 1 to 32
         QCOMPARE(m->tradeoffChart()->outOfMemoryPointCount(), 4); // 64 to 512
+        QCOMPARE(m->tradeoffChart()->stepSetPeakCount(), 0);      // SGD: the activations set them
     }
     if (!roomy) // the budget is the measured one now
         QVERIFY2(labelText(m, "memoryBudgetLabel").contains(QStringLiteral("measured")), qPrintable(labelText(m, "memoryBudgetLabel")));

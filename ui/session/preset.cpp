@@ -67,6 +67,7 @@ QByteArray presetToJson(const Preset &p)
     o[QStringLiteral("no_sync")] = c.noSync;
     o[QStringLiteral("dtype")] = str(toString(c.dtype));
     o[QStringLiteral("loss_scaling")] = c.lossScaler.enabled;
+    o[QStringLiteral("scaler_bug")] = str(toString(c.lossScaler.bug));
     o[QStringLiteral("device")] = str(toString(c.device));
     o[QStringLiteral("labels")] = str(toString(c.labels));
     o[QStringLiteral("seed")] = QString::number(c.seed); // 64-bit: a string survives JSON doubles
@@ -141,6 +142,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         c.noSync = o.value(QStringLiteral("no_sync")).toBool(c.noSync);
         c.dtype = dtypeFromString(text("dtype", toString(c.dtype)));
         c.lossScaler.enabled = o.value(QStringLiteral("loss_scaling")).toBool(c.lossScaler.enabled);
+        c.lossScaler.bug = scalerBugFromString(text("scaler_bug", toString(c.lossScaler.bug)));
         c.device = deviceFromString(text("device", toString(c.device)));
         c.labels = labelsFromString(text("labels", toString(c.labels)));
         bool seedOk = true;
