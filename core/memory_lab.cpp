@@ -112,6 +112,8 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
                 run.memory.transient = transientOf(extra.finish());
             } catch (const std::logic_error &) {
                 // another recording runs in this process (the lab's own window): no split here
+            } catch (const c10::OutOfMemoryError &) {
+                // the same window fitted before; should it not now, the split stays unmeasured
             }
         }
         if (!run.outOfMemory)

@@ -313,11 +313,11 @@ TEST(OomDemo, AdamWInBfloat16IsJudgedByTheVerdict)
     EXPECT_TRUE(r.contrastShown());
     EXPECT_NE(r.equivalence->explanation(NumberStyle{}).find("AdamW"), std::string::npos)
         << r.equivalence->explanation(NumberStyle{});
-    // Its peaks in their parts: the full batch's activations set its peak, the accumulation's
-    // is the step's temporaries (the moments'), which no smaller micro-batch would lower.
+    // Its peaks in their parts: the full batch's activations set its peak. (The accumulation's
+    // micro-batch of 32 sits where the step's temporaries and the activations are close: the
+    // step's with Debian's LibTorch 1.13, the activations' with the 2.11 wheel.)
     ASSERT_TRUE(r.fullBatch.transient && r.accumulation.transient);
     EXPECT_FALSE(r.fullBatch.transient->stepSetsPeak());
-    EXPECT_TRUE(r.accumulation.transient->stepSetsPeak());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -671,14 +671,15 @@ TEST(MemoryLab, NoPhasesNoSplit) // a CUDA history carries no phases
 }
 
 // Where the optimizer step's temporaries, not the activations, set the peak, the trade-off says
-// so at every point it measured: AdamW in bfloat16 on the lesson model is flat at about 452 KiB
-// from micro-batch 1 to 32 (its moments' temporaries, the size of the float32 state, outweigh the
-// activations); SGD in float32 has no such stretch, and its activations grow with the micro-batch.
+// so: AdamW in bfloat16 on the lesson model is flat from micro-batch 1 (to 32 with Debian's
+// LibTorch 1.13; with the 2.11 wheel's kernels the activations overtake before 32), its moments'
+// temporaries outweighing the activations; the stretch starts at the smallest micro-batch and
+// ends where the growing activations overtake. SGD in float32 has no such stretch.
 struct PeakSetterRow {
     const char *name;
     OptimizerKind optimizer;
     DType dtype;
-    bool stepSetsEveryPeak; // else none
+    bool stepSetsSmallPeaks; // from micro-batch 1 on; else at none
 };
 class TradeoffSaysWhatSetsThePeak : public testing::TestWithParam<PeakSetterRow> {};
 
@@ -706,7 +707,13 @@ TEST_P(TradeoffSaysWhatSetsThePeak, Row)
         EXPECT_LE(p.memory.held.total() + p.memory.transient->stepTemporaries, *p.peakMemBytes);
     }
     EXPECT_EQ(fitted, (std::vector<int64_t>{1, 4, 16, 32}));
-    EXPECT_EQ(r.stepSetPeakAt(), row.stepSetsEveryPeak ? fitted : std::vector<int64_t>{});
+    const std::vector<int64_t> flat = r.stepSetPeakAt();
+    if (row.stepSetsSmallPeaks) { // a stretch from the smallest: a prefix of what fitted
+        ASSERT_GE(flat.size(), size_t(2));
+        EXPECT_TRUE(std::equal(flat.begin(), flat.end(), fitted.begin()));
+    } else {
+        EXPECT_TRUE(flat.empty());
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, TradeoffSaysWhatSetsThePeak,
