@@ -2,6 +2,7 @@
 #include "core/export.h"
 
 #include "core/device.h"
+#include "core/regular_file.h"
 #include "core/version.h"
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <random>
 #include <sys/file.h>
 #include <thread>
@@ -168,7 +170,7 @@ T valueAs(const json &v, const std::string &key)
                                                                          v.get<int64_t>() <= std::numeric_limits<T>::max());
     }();
     if (!fits)
-        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", key}, {"value", v.dump()}}});
+        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", key}, {"value", jsonExcerpt(v)}}});
     return v.get<T>();
 }
 
@@ -190,11 +192,11 @@ auto settingNamed(const json &record, const std::string &key, F fromString)
 AccumConfig accumConfigFromJson(const json &record, const AccumConfig &base)
 {
     if (!record.is_object())
-        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", "run"}, {"value", record.dump()}}});
+        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", "run"}, {"value", jsonExcerpt(record)}}});
     const nlohmann::ordered_json known = toJson(base);
     for (auto it = record.begin(); it != record.end(); ++it)
         if (!known.contains(it.key()))
-            throw ConfigError("config/settings-unknown-key", TextArgs{{}, {{"key", it.key()}}});
+            throw ConfigError("config/settings-unknown-key", TextArgs{{}, {{"key", textExcerpt(it.key())}}});
     AccumConfig c = base;
     OptimizerConfig &o = c.optimizer;
     LossScalerConfig &l = c.lossScaler;
@@ -279,6 +281,81 @@ nlohmann::ordered_json sweepSettingsJson(const SweepConfig &c)
             {"phase_timing", c.phaseTiming}};
 }
 
+std::string textExcerpt(const std::string &s, size_t n)
+{
+    if (s.size() <= n)
+        return s;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
+        --n;
+    return s.substr(0, n) + "...";
+}
+
+std::string jsonExcerpt(const json &value)
+{
+    // Built by hand, two levels deep at most: a dump of a value nested 100,000 deep recursed
+    // until the stack ran out, and a 5 MB string was echoed whole.
+    std::string out;
+    const std::function<void(const json &, int)> add = [&](const json &v, int level) {
+        if (out.size() > kExcerptChars)
+            return;
+        if (v.is_string()) {
+            out += json(textExcerpt(v.get_ref<const std::string &>())).dump();
+        } else if (v.is_object() || v.is_array()) {
+            const bool object = v.is_object();
+            out += object ? '{' : '[';
+            if (level >= 2) {
+                out += v.empty() ? "" : "...";
+            } else {
+                bool first = true;
+                for (auto it = v.begin(); it != v.end() && out.size() <= kExcerptChars; ++it, first = false) {
+                    if (!first)
+                        out += ',';
+                    if (object)
+                        out += json(textExcerpt(it.key())).dump() + ':';
+                    add(*it, level + 1);
+                }
+            }
+            out += object ? '}' : ']';
+        } else {
+            out += v.dump(); // a number, a boolean or null
+        }
+    };
+    add(value, 0);
+    return textExcerpt(out);
+}
+
+SweepConfig readSweepSettingsFile(const std::filesystem::path &file)
+{
+    const std::string name = file.string();
+    const FileBytes f = readRegularFile(file, kMaxSettingsFileBytes);
+    switch (f.refusal) {
+    case ReadRefusal::None: break;
+    case ReadRefusal::System:
+        throw ConfigError("config/settings-file-unreadable", TextArgs{{}, {{"file", name}, {"reason", std::strerror(f.error)}}});
+    case ReadRefusal::NotRegular:
+        throw ConfigError("config/settings-file-not-regular", TextArgs{{}, {{"file", name}}});
+    case ReadRefusal::TooLarge:
+        throw ConfigError("config/settings-file-too-large",
+                          TextArgs{{{"max", double(kMaxSettingsFileBytes)}}, {{"file", name}}});
+    }
+    // The depth is refused while parsing, before a structure that deep exists.
+    const auto depthGuard = [&](int depth, json::parse_event_t, json &) {
+        if (depth > kMaxSettingsJsonDepth)
+            throw ConfigError("config/settings-file-too-deep",
+                              TextArgs{{{"depth", double(kMaxSettingsJsonDepth)}}, {{"file", name}}});
+        return true;
+    };
+    json record;
+    try {
+        record = json::parse(f.bytes, depthGuard);
+    } catch (const json::exception &e) {
+        // nlohmann's sentence quotes the last token it read: at most a short excerpt of it.
+        throw ConfigError("config/settings-file-not-json",
+                          TextArgs{{}, {{"file", name}, {"reason", textExcerpt(e.what(), 2 * kExcerptChars)}}});
+    }
+    return sweepSettingsFromJson(record);
+}
+
 SweepConfig sweepSettingsFromJson(const json &settings)
 {
     if (!settings.is_object() || !settings.contains("schema") || settings["schema"] != kSweepSettingsSchema)
@@ -286,14 +363,15 @@ SweepConfig sweepSettingsFromJson(const json &settings)
     const nlohmann::ordered_json known = sweepSettingsJson(SweepConfig{});
     for (auto it = settings.begin(); it != settings.end(); ++it)
         if (!known.contains(it.key()))
-            throw ConfigError("config/settings-unknown-key", TextArgs{{}, {{"key", it.key()}}});
+            throw ConfigError("config/settings-unknown-key", TextArgs{{}, {{"key", textExcerpt(it.key())}}});
     SweepConfig c;
     if (settings.contains("run"))
         c.base = accumConfigFromJson(settings["run"], c.base);
     if (settings.contains("accum_grid")) {
         const json &grid = settings["accum_grid"];
         if (!grid.is_array())
-            throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", "accum_grid"}, {"value", grid.dump()}}});
+            throw ConfigError("config/settings-bad-value",
+                              TextArgs{{}, {{"key", "accum_grid"}, {"value", jsonExcerpt(grid)}}});
         c.accumGrid.clear();
         for (size_t i = 0; i < grid.size(); ++i)
             c.accumGrid.push_back(valueAs<int64_t>(grid[i], "accum_grid"));

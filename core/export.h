@@ -39,6 +39,20 @@ nlohmann::json toJson(const SweepConfig &);
 extern const char *const kSweepSettingsSchema;
 nlohmann::ordered_json sweepSettingsJson(const SweepConfig &);
 SweepConfig sweepSettingsFromJson(const nlohmann::json &settings);
+// The same from a record file (accumlab-cli --settings FILE): through the one bounded reader
+// (core/regular_file.h: a regular file of at most kMaxSettingsFileBytes), JSON nested at most
+// kMaxSettingsJsonDepth deep, then sweepSettingsFromJson. Every refusal is one ConfigError that
+// names the file (config/settings-file-*), and quotes a value by a short excerpt, never whole.
+constexpr uint64_t kMaxSettingsFileBytes = uint64_t(1) << 20; // a sweep's record is about 2 KB
+constexpr int kMaxSettingsJsonDepth = 64;                     // a record nests 3 deep
+SweepConfig readSweepSettingsFile(const std::filesystem::path &file);
+// A JSON value as a refusal quotes it: at most kExcerptChars characters of its text, a structure
+// two levels deep at most ("[[...]]"), a string cut at a character's boundary.
+constexpr size_t kExcerptChars = 60;
+std::string jsonExcerpt(const nlohmann::json &value);
+// Text as a refusal quotes it: the first `n` bytes, cut at a UTF-8 character's boundary, with
+// "..." where it was cut.
+std::string textExcerpt(const std::string &text, size_t n = kExcerptChars);
 // What the exports were measured on: LibTorch's version, the BLAS, the threads in effect, CUDA,
 // AccumLab's version.
 nlohmann::json environmentJson();

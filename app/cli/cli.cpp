@@ -55,7 +55,6 @@
 #include <regex>
 #include <type_traits>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 using namespace accumlab;
@@ -329,13 +328,7 @@ LessonOptions lessonOptions(const SweepFlags &f)
 {
     LessonOptions o;
     if (!f.settings.empty()) {
-        std::ifstream in(f.settings);
-        if (!in)
-            throw UsageError("--settings: cannot read '" + f.settings + "'");
-        const nlohmann::json record = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-        if (record.is_discarded())
-            throw UsageError("--settings: '" + f.settings + "' is not JSON");
-        o.sweep = sweepSettingsFromJson(record);
+        o.sweep = readSweepSettingsFile(f.settings); // bounded: size, kind, depth (core/export.h)
         resolveDevice(o.sweep.base.device);
     } else {
         o.sweep.base = f.run.toConfig(o.sweep.base.worldSize);
@@ -872,7 +865,10 @@ int accumlab::cli::run(int argc, char **argv)
     CLI::Option *settingsOpt =
         app.add_option("--settings", s.settings,
                        "the sweep's settings from a record (accumlab-sweep-settings.v1, as the window hands a sweep to "
-                       "its ranks) instead of the options above; its run's world size is the job's");
+                       "its ranks) instead of the options above; its run's world size is the job's")
+            ->check(CLI::Validator(
+                [](std::string &file) { return file.empty() ? std::string("needs a file name") : std::string(); },
+                "FILE"));
     for (CLI::Option *o : mainRun)
         settingsOpt->excludes(o);
     std::string memoryCounter = "on";

@@ -172,6 +172,10 @@ private slots:
         QTest::newRow("loop-code record of a scaler's pitfall")
             << QStringList{"loop-code", "--loss-scaling", "--scaler-bug", "update-every-micro", "--record", "run.safetensors"};
         QTest::newRow("loop-code ranks 0") << QStringList{"loop-code", "--ranks", "0"};
+        // A settings record that is none: a folder, no name at all (once the default sweep ran).
+        QTest::newRow("settings a folder") << QStringList{"--settings", "."};
+        QTest::newRow("settings with no name") << QStringList{"--settings", ""};
+        QTest::newRow("settings not JSON") << QStringList{"--settings", "blocker"};
         // Output folders that cannot be used.
         QTest::newRow("out-dir under a file") << QStringList{"--out-dir", "blocker/sub"};
         QTest::newRow("empty out-dir") << QStringList{"--out-dir", ""};

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fnmatch.h>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <sys/file.h>
@@ -267,6 +268,109 @@ TEST(Export, SweepSettingsRoundTrip)
     nlohmann::json grid = written;
     grid["accum_grid"] = {2, "8"};
     EXPECT_THROW(sweepSettingsFromJson(grid), ConfigError);
+}
+
+// A settings record file (accumlab-cli --settings FILE) that is not one is refused in one short
+// sentence that names the file, never read whole, never dumped: a value nested 100,000 deep (once
+// SIGSEGV in the refusal's recursive dump; 50,000 deep a 300 KB sentence), a FIFO (once blocked
+// until killed), a folder (once "basic_filebuf::underflow error"), a sparse file past the bound,
+// a 500 KB string, a 500 KB key (5 MB is past the bound).
+struct SettingsFileRow {
+    const char *name;
+    std::function<void(const fs::path &)> make; // writes the file at the path
+    const char *code;
+};
+class SettingsFileRefusals : public testing::TestWithParam<SettingsFileRow> {};
+
+TEST_P(SettingsFileRefusals, OneShortSentenceNamingTheFile)
+{
+    test::TempDir dir;
+    const fs::path file = dir / "settings.json";
+    GetParam().make(file);
+    try {
+        readSweepSettingsFile(file);
+        FAIL() << "accepted";
+    } catch (const ConfigError &e) {
+        EXPECT_EQ(e.code(), GetParam().code) << e.what();
+        const std::string what = e.what();
+        EXPECT_LT(what.size(), 400u) << what.substr(0, 400);
+        if (e.code().rfind("config/settings-file-", 0) == 0)
+            EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+    }
+}
+
+namespace {
+
+void writeText(const fs::path &file, const std::string &text)
+{
+    std::ofstream(file, std::ios::binary) << text;
+}
+
+std::string nested(int depth, const std::string &inner)
+{
+    return std::string(size_t(depth), '[') + inner + std::string(size_t(depth), ']');
+}
+
+std::string recordWith(const std::string &key, const std::string &value)
+{
+    return R"({"schema": "accumlab-sweep-settings.v1", ")" + key + "\": " + value + "}";
+}
+
+} // namespace
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, SettingsFileRefusals,
+    testing::ValuesIn(std::vector<SettingsFileRow>{
+        {"nested 100000 deep", [](const fs::path &f) { writeText(f, recordWith("accum_grid", nested(100000, "1"))); },
+         "config/settings-file-too-deep"},
+        {"objects nested 50000 deep",
+         [](const fs::path &f) {
+             std::string v;
+             for (int i = 0; i < 50000; ++i)
+                 v += "{\"a\":";
+             writeText(f, recordWith("accum_grid", v + "1" + std::string(50000, '}')));
+         },
+         "config/settings-file-too-deep"},
+        {"a FIFO", [](const fs::path &f) { ASSERT_EQ(::mkfifo(f.c_str(), 0600), 0); }, "config/settings-file-not-regular"},
+        {"a folder", [](const fs::path &f) { fs::create_directory(f); }, "config/settings-file-not-regular"},
+        {"missing", [](const fs::path &) {}, "config/settings-file-unreadable"},
+        {"a sparse file past the bound",
+         [](const fs::path &f) {
+             writeText(f, "{}");
+             fs::resize_file(f, kMaxSettingsFileBytes + 1);
+         },
+         "config/settings-file-too-large"},
+        {"not JSON", [](const fs::path &f) { writeText(f, "{\"schema\": "); }, "config/settings-file-not-json"},
+        {"a 500 KB string where a grid goes (under the bound)",
+         [](const fs::path &f) { writeText(f, recordWith("accum_grid", "\"" + std::string(500000, 'x') + "\"")); },
+         "config/settings-bad-value"},
+        {"a 500 KB key", [](const fs::path &f) { writeText(f, recordWith(std::string(500000, 'k'), "1")); },
+         "config/settings-unknown-key"},
+        {"a grid nested 10 deep (within the bound, still no grid)",
+         [](const fs::path &f) { writeText(f, recordWith("accum_grid", nested(10, "1"))); }, "config/settings-bad-value"},
+    }),
+    test::ByName());
+
+// The excerpt a refusal quotes: short, two levels deep, cut at a character's boundary.
+TEST(Export, JsonExcerptIsShort)
+{
+    EXPECT_EQ(jsonExcerpt(nlohmann::json::parse("[1, [2, [3, [4]]]]")), "[1,[2,[...]]]");
+    EXPECT_EQ(jsonExcerpt(nlohmann::json::parse(R"({"a": {"b": {"c": 1}}})")), R"({"a":{"b":{...}}})");
+    EXPECT_EQ(jsonExcerpt(nlohmann::json(7)), "7");
+    EXPECT_LE(jsonExcerpt(nlohmann::json(std::string(200, 'x'))).size(), kExcerptChars + 3);
+    // Cut at a character's boundary: no half of a two-byte Persian letter.
+    std::string letters;
+    for (int i = 0; i < 100; ++i)
+        letters += "\u0628";
+    EXPECT_EQ(textExcerpt(letters, 61), letters.substr(0, 60) + "..."); // byte 61 is half of a letter
+    nlohmann::json deep = 1;
+    for (int i = 0; i < 100000; ++i) { // built in code, not parsed: the excerpt still does not recurse
+        nlohmann::json outer = nlohmann::json::array();
+        outer.push_back(std::move(deep));
+        deep = std::move(outer);
+    }
+    EXPECT_EQ(jsonExcerpt(deep), "[[[...]]]");
+    deep = nullptr; // (its destruction is nlohmann's: iterative since 3.10)
 }
 
 // The results the CLI prints with --json are core's objects: every key, a "fails after"
