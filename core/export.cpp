@@ -427,17 +427,29 @@ json environmentJson()
             {"accumlab_version", kVersion}};
 }
 
+namespace {
+
+// The transient split's keys, one writer for the demo's runs and the trade-off's points (a
+// recorded window on the CPU; null elsewhere).
+void addTransientSplit(json &o, const std::optional<WindowMemory::Transient> &t)
+{
+    o["activation_bytes"] = t ? json(t->activations) : json(nullptr);
+    o["step_temporary_bytes"] = t ? json(t->stepTemporaries) : json(nullptr);
+    o["peak_set_by"] = t ? json(t->stepSetsPeak() ? "step" : "activations") : json(nullptr);
+}
+
+} // namespace
+
 json toJson(const WindowMemory &m)
 {
-    return {{"peak_bytes", m.peakBytes},
-            {"weights_bytes", m.held.weights},
-            {"grad_bytes", m.held.gradients},
-            {"optimizer_state_bytes", m.held.optimizerState},
-            {"window_samples_bytes", m.held.windowSamples},
-            {"transient_bytes", m.transientBytes()},
-            {"activation_bytes", m.transient ? json(m.transient->activations) : json(nullptr)},
-            {"step_temporary_bytes", m.transient ? json(m.transient->stepTemporaries) : json(nullptr)},
-            {"peak_set_by", m.transient ? json(m.transient->stepSetsPeak() ? "step" : "activations") : json(nullptr)}};
+    json o = {{"peak_bytes", m.peakBytes},
+              {"weights_bytes", m.held.weights},
+              {"grad_bytes", m.held.gradients},
+              {"optimizer_state_bytes", m.held.optimizerState},
+              {"window_samples_bytes", m.held.windowSamples},
+              {"transient_bytes", m.transientBytes()}};
+    addTransientSplit(o, m.transient);
+    return o;
 }
 
 json toJson(const OomDemoResult &r)
@@ -501,8 +513,7 @@ json tradeoffJson(const TradeoffResult &r)
     for (const TradeoffPoint &p : r.points) {
         const HeldBytes &h = p.memory.held;
         const bool held = !p.outOfMemory;
-        const auto &t = p.memory.transient;
-        points.push_back({{"micro_batch", p.microBatch},
+        json point = {{"micro_batch", p.microBatch},
                           {"accum_steps", p.accumSteps},
                           {"effective_batch", p.effectiveBatch},
                           {"out_of_memory", p.outOfMemory},
@@ -515,11 +526,9 @@ json tradeoffJson(const TradeoffResult &r)
                           {"grad_bytes", held ? json(h.gradients) : json(nullptr)},
                           {"optimizer_state_bytes", held ? json(h.optimizerState) : json(nullptr)},
                           {"window_samples_bytes", held ? json(h.windowSamples) : json(nullptr)},
-                          {"transient_bytes", held && p.peakMemBytes ? json(p.memory.transientBytes()) : json(nullptr)},
-                          // The transient split (a recorded window on the CPU; null elsewhere).
-                          {"activation_bytes", t ? json(t->activations) : json(nullptr)},
-                          {"step_temporary_bytes", t ? json(t->stepTemporaries) : json(nullptr)},
-                          {"peak_set_by", t ? json(t->stepSetsPeak() ? "step" : "activations") : json(nullptr)}});
+                          {"transient_bytes", held && p.peakMemBytes ? json(p.memory.transientBytes()) : json(nullptr)}};
+        addTransientSplit(point, p.memory.transient);
+        points.push_back(std::move(point));
     }
     return {{"schema", kTradeoffSchema},
             {"effective_batch", lab.effectiveBatch},
