@@ -170,6 +170,10 @@ std::string toString(const Split &);
 // micro-batches of 4 on one rank, SGD lr 0.1, random labels, seed 7, on the CPU.
 AccumConfig equivalenceFixture();
 
+// The lesson's own yardstick: the gradients of one full batch and of its micro-batches with
+// loss/N agree to max abs diff < 1e-4 in float32.
+constexpr double kLessonTolerance = 1e-4;
+
 // The full-batch vs accumulated comparison: the run whose window is checked (its micro-batches
 // over accum_steps and ranks make the big batch that the reference takes in one pass), and
 // what the comparison adds. One config: every setting of the run is the engine's own, so a
@@ -179,7 +183,7 @@ struct EquivalenceConfig {
     std::optional<Split> compareSplit;        // a second split compared against the first
     // The lesson's own yardstick, max abs diff < 1e-4 in float32: shown with its own label
     // beside the verdict, which the float64 twin decides (core/equivalence.h).
-    double fixedTolerance = 1e-4;
+    double fixedTolerance = kLessonTolerance;
 
     // The reference's batch: every rank's micro-batches, micro x accum x ranks.
     int64_t bigBatch() const { return run.effectiveBatch(); }

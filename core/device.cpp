@@ -102,4 +102,14 @@ std::string blasName()
 
 std::string torchVersion() { return TORCH_VERSION; }
 
+std::string firstLine(const std::exception &e)
+{
+    const auto *c10 = dynamic_cast<const c10::Error *>(&e);
+    std::string s = c10 ? c10->what_without_backtrace() : e.what();
+    const auto nl = s.find('\n');
+    if (nl != std::string::npos)
+        s.resize(nl);
+    return s;
+}
+
 } // namespace accumlab

@@ -3,6 +3,7 @@
 
 #include "core/config.h"
 
+#include <exception>
 #include <string>
 
 namespace accumlab {
@@ -33,5 +34,8 @@ std::string torchVersion();
 // own description and how it threads ("OpenBLAS 0.3.21 ... (OpenMP threads)"), else LibTorch's
 // build setting (a PyTorch wheel: "mkl").
 std::string blasName();
+// The first line of an exception's message, without LibTorch's C++ backtrace (a c10::Error's
+// what() carries one).
+std::string firstLine(const std::exception &e);
 
 } // namespace accumlab

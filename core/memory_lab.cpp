@@ -21,8 +21,6 @@ namespace accumlab {
 
 namespace {
 
-std::string firstLine(const std::string &text) { return text.substr(0, text.find('\n')); }
-
 // The budget on `device` while alive, counted from `baseline` bytes allocated: the CPU's
 // counting allocator, or the CUDA cap.
 class ScopedBudget {
@@ -101,7 +99,7 @@ BudgetedRun runKept(const AccumConfig &config, std::optional<int64_t> budget, in
             }
         } catch (const c10::OutOfMemoryError &e) {
             run.outOfMemory = true;
-            run.error = firstLine(e.what_without_backtrace());
+            run.error = firstLine(e);
         }
         if (const auto peak = peakMemoryBytes(device))
             run.memory.peakBytes = *peak - before;

@@ -70,7 +70,7 @@ QColor LossChart::seriesColor(int pointIndex) const
     return s ? s->color() : QColor();
 }
 
-LossChart::LossChart(QWidget *parent) : QChartView(parent)
+LossChart::LossChart(QWidget *parent) : LessonChart(parent)
 {
     setObjectName(QStringLiteral("lossChart"));
     QChart *chart = installChart(this, Qt::AlignRight);
@@ -94,20 +94,9 @@ LossChart::LossChart(QWidget *parent) : QChartView(parent)
     retranslateUi();
 }
 
-void LossChart::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::LanguageChange)
-        retranslateUi();
-    QChartView::changeEvent(event);
-}
-
 void LossChart::retranslateUi()
 {
-    setAccessibleName(tr("Loss chart"));
-    // Axis ticks and legends in the UI's digits (Qt Charts formats them with the chart's locale).
-    chart()->setLocale(locale());
-    chart()->setLocalizeNumbers(true);
-    chart()->setTitle(LanguageManager::natural(tr("Loss per optimizer step")));
+    retranslateFrame(tr("Loss chart"), tr("Loss per optimizer step"));
     m_xAxis->setTitleText(LanguageManager::natural(tr("samples seen")));
     m_yAxis->setTitleText(LanguageManager::natural(tr("loss")));
     for (auto it = m_series.begin(); it != m_series.end(); ++it)

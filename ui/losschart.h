@@ -6,9 +6,9 @@
 // series. Not mirrored in right-to-left layouts. GUI thread only.
 #pragma once
 
+#include "ui/lessonchart.h"
 #include "ui/updates.h"
 
-#include <QChartView>
 #include <QMap>
 #include <QSet>
 
@@ -18,7 +18,7 @@ class QValueAxis;
 
 namespace accumlab::ui {
 
-class LossChart : public QChartView {
+class LossChart : public LessonChart {
     Q_OBJECT
 public:
     // Redraws at most this often while losses stream in.
@@ -51,11 +51,9 @@ public:
     // (scaled.item() x accum_steps), on the raw curve with division, N times it without.
     QList<QPointF> loggedPoints(int pointIndex) const { return m_logged.value(pointIndex); }
 
-protected:
-    void changeEvent(QEvent *event) override;
 
 private:
-    void retranslateUi();
+    void retranslateUi() override;
     void nameLoggedSeries();
     QString seriesName(int pointIndex, qint64 effectiveBatch) const;
     void redraw();

@@ -133,7 +133,7 @@ QPointF peakOf(const QList<QPointF> &points)
 
 } // namespace
 
-MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : QChartView(parent)
+MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : LessonChart(parent)
 {
     setObjectName(QStringLiteral("memoryTimelineChart"));
     QChart *chart = installChart(this, Qt::AlignBottom);
@@ -202,13 +202,6 @@ MemoryTimelineChart::MemoryTimelineChart(QWidget *parent) : QChartView(parent)
     }
     showScale(m_yAxis, false);
     retranslateUi();
-}
-
-void MemoryTimelineChart::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::LanguageChange)
-        retranslateUi();
-    QChartView::changeEvent(event);
 }
 
 void MemoryTimelineChart::setResult(const OomDemoResult &result)
@@ -304,11 +297,8 @@ std::optional<double> MemoryTimelineChart::crossingPercent() const
 
 void MemoryTimelineChart::retranslateUi()
 {
-    setAccessibleName(tr("Memory timeline chart"));
-    chart()->setLocale(locale());
-    chart()->setLocalizeNumbers(true);
-    chart()->setTitle(LanguageManager::natural(m_live ? tr("Live memory of the window running now (Play/Step)")
-                                                      : tr("Live memory through one window, allocation by allocation")));
+    retranslateFrame(tr("Memory timeline chart"), m_live ? tr("Live memory of the window running now (Play/Step)")
+                                                         : tr("Live memory through one window, allocation by allocation"));
     m_xAxis->setTitleText(LanguageManager::natural(m_live ? tr("micro-batch of the window") : tr("through the window, %")));
     m_yAxis->setTitleText(LanguageManager::natural(m_unit > 1024.0 ? tr("live, MiB") : tr("live, KiB")));
     // Short names, so that the legend is never elided; the figures are in the memory lab's

@@ -9,9 +9,9 @@
 // and ticks follow the window's language. GUI thread only.
 #pragma once
 
+#include "ui/lessonchart.h"
 #include "core/memory_lab.h"
 
-#include <QChartView>
 
 #include <array>
 #include <optional>
@@ -23,7 +23,7 @@ class QValueAxis;
 
 namespace accumlab::ui {
 
-class MemoryTimelineChart : public QChartView {
+class MemoryTimelineChart : public LessonChart {
     Q_OBJECT
 public:
     explicit MemoryTimelineChart(QWidget *parent = nullptr);
@@ -44,11 +44,9 @@ public:
     qint64 drawnPeakBytes(int run) const;
     std::optional<double> crossingPercent() const;
 
-protected:
-    void changeEvent(QEvent *event) override;
 
 private:
-    void retranslateUi();
+    void retranslateUi() override;
 
     QValueAxis *m_xAxis = nullptr;
     QValueAxis *m_yAxis = nullptr;

@@ -32,7 +32,7 @@ constexpr int kFadedAlpha = 70;
 
 } // namespace
 
-ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
+ThroughputChart::ThroughputChart(QWidget *parent) : LessonChart(parent)
 {
     setObjectName(QStringLiteral("throughputChart"));
     QChart *chart = installChart(this, Qt::AlignBottom);
@@ -70,20 +70,9 @@ ThroughputChart::ThroughputChart(QWidget *parent) : QChartView(parent)
     retranslateUi();
 }
 
-void ThroughputChart::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::LanguageChange)
-        retranslateUi();
-    QChartView::changeEvent(event);
-}
-
 void ThroughputChart::retranslateUi()
 {
-    setAccessibleName(tr("Throughput chart"));
-    // Axis ticks and legends in the UI's digits (Qt Charts formats them with the chart's locale).
-    chart()->setLocale(locale());
-    chart()->setLocalizeNumbers(true);
-    chart()->setTitle(LanguageManager::natural(tr("Throughput: samples/sec vs effective batch")));
+    retranslateFrame(tr("Throughput chart"), tr("Throughput: samples/sec vs effective batch"));
     m_xAxis->setTitleText(LanguageManager::natural(tr("effective batch (log2)")));
     m_yAxis->setTitleText(LanguageManager::natural(tr("samples/sec")));
     m_msAxis->setTitleText(LanguageManager::natural(tr("ms per step")));

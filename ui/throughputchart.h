@@ -8,9 +8,9 @@
 // GUI thread only.
 #pragma once
 
+#include "ui/lessonchart.h"
 #include "core/sweep.h"
 
-#include <QChartView>
 #include <QList>
 #include <QPointF>
 
@@ -21,7 +21,7 @@ class QValueAxis;
 
 namespace accumlab::ui {
 
-class ThroughputChart : public QChartView {
+class ThroughputChart : public LessonChart {
     Q_OBJECT
 public:
     explicit ThroughputChart(QWidget *parent = nullptr);
@@ -39,11 +39,9 @@ public:
     QLineSeries *addImportedCurve(const QString &label, const std::vector<SweepPoint> &points);
     int importedCurveCount() const { return static_cast<int>(m_imported.size()); }
 
-protected:
-    void changeEvent(QEvent *event) override;
 
 private:
-    void retranslateUi();
+    void retranslateUi() override;
     void refresh();
     void onHovered(const QPointF &point, bool state);
 

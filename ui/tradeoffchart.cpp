@@ -21,7 +21,7 @@ namespace {
 
 } // namespace
 
-TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
+TradeoffChart::TradeoffChart(QWidget *parent) : LessonChart(parent)
 {
     setObjectName(QStringLiteral("tradeoffChart"));
     QChart *chart = installChart(this, Qt::AlignBottom);
@@ -80,13 +80,6 @@ TradeoffChart::TradeoffChart(QWidget *parent) : QChartView(parent)
     retranslateUi();
 }
 
-void TradeoffChart::changeEvent(QEvent *event)
-{
-    if (event->type() == QEvent::LanguageChange)
-        retranslateUi();
-    QChartView::changeEvent(event);
-}
-
 int TradeoffChart::fittedPointCount() const { return static_cast<int>(m_ms->count()); }
 int TradeoffChart::outOfMemoryPointCount() const { return static_cast<int>(m_oom->count()); }
 int TradeoffChart::stepSetPeakCount() const { return static_cast<int>(m_stepPeak->count()); }
@@ -138,13 +131,10 @@ void TradeoffChart::setResult(const TradeoffResult &result)
 
 void TradeoffChart::retranslateUi()
 {
-    setAccessibleName(tr("Memory and time trade-off chart"));
-    chart()->setLocale(locale());
-    chart()->setLocalizeNumbers(true);
     const QString effective = m_result ? count(m_result->config.lab.effectiveBatch) : QString();
-    chart()->setTitle(LanguageManager::natural(
-        m_result ? tr("Trade-off at an effective batch of %1: time per step and peak memory").arg(effective)
-                 : tr("Trade-off: time per step and peak memory against the micro-batch")));
+    retranslateFrame(tr("Memory and time trade-off chart"),
+                     m_result ? tr("Trade-off at an effective batch of %1: time per step and peak memory").arg(effective)
+                              : tr("Trade-off: time per step and peak memory against the micro-batch"));
     m_xAxis->setTitleText(LanguageManager::natural(tr("micro-batch (log2 axis)")));
     m_msAxis->setTitleText(LanguageManager::natural(tr("ms / step")));
     m_memAxis->setTitleText(LanguageManager::natural(m_memUnit > 1024.0 ? tr("peak, MiB") : tr("peak, KiB")));

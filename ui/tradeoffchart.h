@@ -5,9 +5,9 @@
 // mirrored in Persian; titles and ticks follow the window's language. GUI thread only.
 #pragma once
 
+#include "ui/lessonchart.h"
 #include "core/memory_lab.h"
 
-#include <QChartView>
 
 class QLineSeries;
 class QLogValueAxis;
@@ -16,7 +16,7 @@ class QValueAxis;
 
 namespace accumlab::ui {
 
-class TradeoffChart : public QChartView {
+class TradeoffChart : public LessonChart {
     Q_OBJECT
 public:
     explicit TradeoffChart(QWidget *parent = nullptr);
@@ -26,11 +26,9 @@ public:
     int stepSetPeakCount() const; // peaks ringed as set by the optimizer step's temporaries
     int outOfMemoryPointCount() const;
 
-protected:
-    void changeEvent(QEvent *event) override;
 
 private:
-    void retranslateUi();
+    void retranslateUi() override;
 
     QLogValueAxis *m_xAxis = nullptr;
     QValueAxis *m_msAxis = nullptr;

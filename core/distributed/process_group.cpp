@@ -6,6 +6,7 @@
 // (core/distributed/local_sweep.cpp).
 #include "core/distributed.h"
 
+#include "core/device.h"
 #include "core/distributed/c10d_sync.h"
 
 #include <nlohmann/json.hpp>
@@ -40,17 +41,6 @@ using Clock = std::chrono::steady_clock;
 
 // The watchdog gives a library wait this long past its deadline to time out by itself.
 constexpr auto kWatchdogSlack = std::chrono::milliseconds(500);
-
-// The first line of an exception's message, without LibTorch's C++ backtrace.
-std::string firstLine(const std::exception &e)
-{
-    const auto *c10 = dynamic_cast<const c10::Error *>(&e);
-    std::string s = c10 ? c10->what_without_backtrace() : e.what();
-    const auto nl = s.find('\n');
-    if (nl != std::string::npos)
-        s.resize(nl);
-    return s;
-}
 
 bool contains(const std::string &s, const char *needle) { return s.find(needle) != std::string::npos; }
 

@@ -28,8 +28,6 @@ namespace accumlab::experiments {
 namespace {
 
 const torch::Device kCpu(torch::kCPU);
-// The lesson's fixed absolute bound.
-constexpr double kFixedTolerance = 1e-4;
 // Float64 noise floor for a sum reordered over a handful of terms (a few hundred ulps of 1).
 constexpr double kFloat64Exact = 1e-12;
 
@@ -224,7 +222,7 @@ ExperimentResult variableLength(const ExperimentOptions &o, const CancelToken *c
     constexpr double kMatch = 1e-5;
     addClaim(r, "mean-over-n-differs",
              "float64_grad_diff_mean_over_n > 1e-4 and float32_grad_diff_mean_over_n > 1e-4",
-             wrong64 > kFixedTolerance && wrong32 > kFixedTolerance);
+             wrong64 > kLessonTolerance && wrong32 > kLessonTolerance);
     addClaim(r, "window-tokens-match",
              "float64_grad_diff_window_tokens < 1e-5 and float32_grad_diff_window_tokens < 1e-5",
              right64 < kMatch && right32 < kMatch);
@@ -313,7 +311,7 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
     addClaim(r, "weight-by-samples-exact",
              "grad_diff_weight_by_samples < 1e-12 (float64)", bySamplesDiff < kFloat64Exact);
     addClaim(r, "ragged-micro-count-wrong",
-             "ragged_grad_diff_divide_by_micro_batches_seen > 1e-4", raggedMicroDiff > kFixedTolerance);
+             "ragged_grad_diff_divide_by_micro_batches_seen > 1e-4", raggedMicroDiff > kLessonTolerance);
     addClaim(r, "ragged-weight-by-samples-exact", "ragged_grad_diff_weight_by_samples < 1e-12 (float64)",
              raggedSamplesDiff < kFloat64Exact);
     return r;
@@ -407,11 +405,11 @@ ExperimentResult batchNorm(const ExperimentOptions &o, const CancelToken *cancel
     addValue(r, "batchnorm_max_grad_diff", bn.gradDiff);
     addValue(r, "layernorm_max_grad_diff", ln.gradDiff);
     addValue(r, "batchnorm_running_mean_diff", bn.runningMeanDiff);
-    addValue(r, "fixed_tolerance", kFixedTolerance);
+    addValue(r, "fixed_tolerance", kLessonTolerance);
 
     // "Far above": a hundred times the bound.
-    addClaim(r, "batchnorm-breaks", "batchnorm_max_grad_diff > 100 x 1e-4", bn.gradDiff > 100.0 * kFixedTolerance);
-    addClaim(r, "layernorm-keeps", "layernorm_max_grad_diff < 1e-4", ln.gradDiff < kFixedTolerance);
+    addClaim(r, "batchnorm-breaks", "batchnorm_max_grad_diff > 100 x 1e-4", bn.gradDiff > 100.0 * kLessonTolerance);
+    addClaim(r, "layernorm-keeps", "layernorm_max_grad_diff < 1e-4", ln.gradDiff < kLessonTolerance);
     return r;
 }
 
@@ -583,9 +581,9 @@ ExperimentResult lrSchedule(const ExperimentOptions &o, const CancelToken *cance
              "warmup_done_at_step_per_micro_batch == W / N and warmup_done_at_step_per_effective_step == W",
              perMicro.warmupDoneAt * n == warmup && perStep.warmupDoneAt == warmup);
     addClaim(r, "per-step-matches-full-batch",
-             "param_diff_per_effective_step < 1e-4", perStepDiff < kFixedTolerance);
+             "param_diff_per_effective_step < 1e-4", perStepDiff < kLessonTolerance);
     addClaim(r, "per-micro-drifts", "param_diff_per_micro_batch > 1e-3",
-             perMicroDiff > 10.0 * kFixedTolerance);
+             perMicroDiff > 10.0 * kLessonTolerance);
     return r;
 }
 
