@@ -1,8 +1,10 @@
 // Data-parallel ranks: how a process learns its rank, joins the others, and how one
 // accumlab-cli starts N ranks on this machine.
 //
-// A rank reads torchrun's environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT,
-// LOCAL_RANK), meets the others through a c10d TCPStore served by rank 0 and all-reduces
+// A rank reads torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
+// GROUP_RANK, MASTER_ADDR, MASTER_PORT, TORCHELASTIC_*) or Slurm's (SLURM_PROCID, SLURM_NTASKS,
+// SLURM_LOCALID), meets the others through a c10d TCPStore (torchrun's agent store where
+// torchrun says so, else one rank 0 serves on MASTER_ADDR's interface only) and all-reduces
 // over a c10d process group (Gloo on CPU; NCCL on CUDA where LibTorch was built with it).
 // The collectives are LibTorch's own: nothing here moves gradients over home-made sockets.
 // Every wait is bounded by a timeout, so a rank that dies or hangs turns into an error on
@@ -72,8 +74,22 @@ struct DistributedOptions {
     // Compared at rendezvous before any collective; a difference is refused (ConfigError).
     std::string settings = "{}";
     // Keys of this launch in the store: ranks of another launch on the same port never meet
-    // these. The launcher sets ACCUMLAB_RUN_ID (torchrun's TORCHELASTIC_RUN_ID also counts).
+    // these. The launcher sets ACCUMLAB_RUN_ID (torchrun's TORCHELASTIC_RUN_ID and Slurm's job
+    // and step also count).
     std::string runId = "default";
+    // The ranks on this node and this node's index (torchrun's LOCAL_WORLD_SIZE, GROUP_RANK).
+    int64_t localWorldSize = 1;
+    int64_t groupRank = 0;
+    // torchrun's agent serves the store at MASTER_ADDR:MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE):
+    // every rank joins it as a client, under a namespace of its own restart attempt, as PyTorch's
+    // env:// rendezvous does. A build whose LibTorch cannot speak the agent's protocol (1.x's
+    // TCPStore against torchrun 2.x's) has rank 0 serve a store of its own on MASTER_PORT + 1.
+    bool agentStore = false;
+    int64_t restartCount = 0; // TORCHELASTIC_RESTART_COUNT: which attempt of the group this is
+    // Where rank 0's store listens: "" chooses (a loopback MASTER_ADDR: that loopback address
+    // only; else MASTER_ADDR's own interface), an address names one, and kStoreBindAny is every
+    // interface, only when asked for in so many words (ACCUMLAB_STORE_BIND=any).
+    std::string storeBind;
     // Called (from any thread) when a wait passes its bound although the library did not
     // return, or when an exception escapes one of LibTorch's threads: the message is one
     // sentence. Must not return; when null (or when it returns) the process writes the
@@ -88,11 +104,26 @@ struct DistributedOptions {
 // Throws ConfigError naming the first bad field (rank outside [0, world), port, timeout).
 void validate(const DistributedOptions &);
 
-// Reads torchrun's environment (runId from ACCUMLAB_RUN_ID or TORCHELASTIC_RUN_ID). nullopt
-// when neither RANK nor WORLD_SIZE is set; ConfigError
-// when one is set without the other or a value does not parse. MASTER_ADDR defaults to
-// 127.0.0.1, MASTER_PORT to 29500, LOCAL_RANK to RANK.
+// ACCUMLAB_STORE_BIND's word for every interface.
+inline constexpr const char *kStoreBindAny = "any";
+
+// Reads torchrun's environment (runId from ACCUMLAB_RUN_ID or TORCHELASTIC_RUN_ID), else
+// Slurm's (RANK from SLURM_PROCID, WORLD_SIZE from SLURM_NTASKS, LOCAL_RANK from SLURM_LOCALID,
+// runId from SLURM_JOB_ID and SLURM_STEP_ID). nullopt when neither names a rank; ConfigError
+// when RANK is set without WORLD_SIZE or the other way round, a value does not parse, or a
+// Slurm job on several nodes has no MASTER_ADDR. MASTER_ADDR defaults to 127.0.0.1,
+// MASTER_PORT to 29500, LOCAL_RANK to RANK, LOCAL_WORLD_SIZE to WORLD_SIZE, GROUP_RANK to 0;
+// ACCUMLAB_STORE_BIND sets storeBind.
 std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS = kDefaultDistTimeoutS);
+
+// Where rank 0's store listens for these options: an address, or kStoreBindAny.
+std::string storeBindAddress(const DistributedOptions &);
+// The port the ranks' store is at: MASTER_PORT, or MASTER_PORT + 1 where this build's LibTorch
+// cannot join torchrun's agent store (agentStore set, LibTorch 1.x).
+int storePort(const DistributedOptions &);
+// Whether every rank joins torchrun's agent store as a client (agentStore set and this
+// build's LibTorch speaks its protocol).
+bool joinsAgentStore(const DistributedOptions &);
 
 // The whole number `text` that environment variable `name` holds; ConfigError
 // "distributed/env-not-whole" naming both otherwise.

@@ -130,9 +130,11 @@ bool reaped(Child &c)
 // The environment of a rank: ours minus torchrun's variables, plus this rank's.
 std::vector<std::string> environmentWithoutRank()
 {
+    // torchrun's and Slurm's too: a launch inside their job is a job of its own.
     static const char *const kOwned[] = {"RANK=",        "WORLD_SIZE=",  "LOCAL_RANK=", "LOCAL_WORLD_SIZE=",
                                          "MASTER_ADDR=", "MASTER_PORT=", "GROUP_RANK=", "ACCUMLAB_RUN_ID=",
-                                         "TORCHELASTIC_RUN_ID="};
+                                         "TORCHELASTIC_", "SLURM_PROCID=", "SLURM_NTASKS=", "SLURM_LOCALID=",
+                                         "SLURM_NNODES=", "SLURM_JOB_ID=", "SLURM_STEP_ID="};
     std::vector<std::string> out;
     for (char **e = environ; e && *e; ++e) {
         bool owned = false;

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #ifdef USE_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -23,11 +24,13 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <exception>
 #include <fstream>
 #include <mutex>
 #include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <thread>
@@ -239,7 +242,16 @@ void validate(const DistributedOptions &o)
                           TextArgs{{{"rank", double(o.rank)}, {"world", double(o.worldSize)}}, {}});
     if (o.localRank < 0)
         throw ConfigError("distributed/local-rank-negative", TextArgs{{{"local_rank", double(o.localRank)}}, {}});
-    if (o.masterPort < 1 || o.masterPort > 65535)
+    if (o.localWorldSize < 1 || o.localWorldSize > o.worldSize || o.localRank >= o.localWorldSize)
+        throw ConfigError("distributed/local-rank-outside",
+                          TextArgs{{{"local_rank", double(o.localRank)},
+                                    {"local_world", double(o.localWorldSize)},
+                                    {"world", double(o.worldSize)}},
+                                   {}});
+    if (o.groupRank < 0 || o.restartCount < 0)
+        throw ConfigError("distributed/group-rank-negative",
+                          TextArgs{{{"group_rank", double(o.groupRank)}, {"restarts", double(o.restartCount)}}, {}});
+    if (o.masterPort < 1 || o.masterPort > (o.agentStore && storePort(o) != o.masterPort ? 65534 : 65535))
         throw ConfigError("distributed/master-port-range", TextArgs{{{"port", double(o.masterPort)}}, {}});
     if (o.masterAddr.empty())
         throw ConfigError("distributed/master-addr-empty", TextArgs{});
@@ -251,25 +263,74 @@ std::optional<DistributedOptions> distributedOptionsFromEnv(double timeoutS)
 {
     const auto rank = env("RANK");
     const auto world = env("WORLD_SIZE");
-    if (!rank && !world)
-        return std::nullopt;
-    if (!rank || !world)
-        throw ConfigError(rank ? "distributed/rank-without-world" : "distributed/world-without-rank", TextArgs{});
+    const auto intOr = [](const char *name, int64_t fallback) {
+        const auto v = env(name);
+        return v ? envInt(name, *v) : fallback;
+    };
     DistributedOptions o;
-    o.rank = envInt("RANK", *rank);
-    o.worldSize = envInt("WORLD_SIZE", *world);
-    o.localRank = env("LOCAL_RANK") ? envInt("LOCAL_RANK", *env("LOCAL_RANK")) : o.rank;
+    if (rank || world) { // torchrun, AccumLab's launcher, or by hand
+        if (!rank || !world)
+            throw ConfigError(rank ? "distributed/rank-without-world" : "distributed/world-without-rank", TextArgs{});
+        o.rank = envInt("RANK", *rank);
+        o.worldSize = envInt("WORLD_SIZE", *world);
+        o.localRank = intOr("LOCAL_RANK", o.rank);
+        o.localWorldSize = intOr("LOCAL_WORLD_SIZE", o.worldSize);
+        o.groupRank = intOr("GROUP_RANK", 0);
+        o.agentStore = env("TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True"; // torchrun writes str(True)
+        o.restartCount = intOr("TORCHELASTIC_RESTART_COUNT", 0);
+        if (const auto id = env("ACCUMLAB_RUN_ID"))
+            o.runId = *id;
+        else if (const auto elastic = env("TORCHELASTIC_RUN_ID"))
+            o.runId = *elastic;
+    } else { // a task of a Slurm job step (srun): its step's variables name the rank
+        const auto procId = env("SLURM_PROCID");
+        const auto tasks = env("SLURM_NTASKS");
+        const auto step = env("SLURM_STEP_ID");
+        if (!procId || !tasks || !step) // a batch script or an allocation's shell is no rank
+            return std::nullopt;
+        o.rank = envInt("SLURM_PROCID", *procId);
+        o.worldSize = envInt("SLURM_NTASKS", *tasks);
+        o.localRank = intOr("SLURM_LOCALID", o.rank);
+        const int64_t nodes = intOr("SLURM_NNODES", 1);
+        o.groupRank = intOr("SLURM_NODEID", 0);
+        o.localWorldSize = nodes > 1 ? std::max<int64_t>(1, o.worldSize / nodes) : o.worldSize;
+        if (nodes > 1 && !env("MASTER_ADDR"))
+            throw ConfigError("distributed/slurm-master-addr", TextArgs{{{"nodes", double(nodes)}}, {}});
+        o.runId = "slurm-" + env("SLURM_JOB_ID").value_or("job") + "." + *step;
+    }
     if (const auto addr = env("MASTER_ADDR"))
         o.masterAddr = *addr;
     if (const auto port = env("MASTER_PORT"))
         o.masterPort = static_cast<int>(std::clamp<int64_t>(envInt("MASTER_PORT", *port), -1, 70000));
-    if (const auto id = env("ACCUMLAB_RUN_ID"))
-        o.runId = *id;
-    else if (const auto elastic = env("TORCHELASTIC_RUN_ID"))
-        o.runId = *elastic;
+    if (const auto bind = env("ACCUMLAB_STORE_BIND"))
+        o.storeBind = *bind;
     o.timeoutS = timeoutS;
     validate(o);
     return o;
+}
+
+std::string storeBindAddress(const DistributedOptions &o)
+{
+    if (!o.storeBind.empty())
+        return o.storeBind;
+    return o.masterAddr == "localhost" ? "127.0.0.1" : o.masterAddr;
+}
+
+bool joinsAgentStore(const DistributedOptions &o)
+{
+#if TORCH_VERSION_MAJOR >= 2
+    return o.agentStore;
+#else
+    // LibTorch 1.x's TCPStore client predates the validation torchrun 2.x's store asks of every
+    // client: its writes are dropped unanswered, so such a rank could never meet the others there.
+    (void)o;
+    return false;
+#endif
+}
+
+int storePort(const DistributedOptions &o)
+{
+    return o.agentStore && !joinsAgentStore(o) ? o.masterPort + 1 : o.masterPort;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,6 +387,72 @@ std::string settingsDifference(const std::string &mine, int64_t myRank, const st
     return whole.substr(head.size(), whole.size() - head.size() - tail.size());
 }
 
+namespace {
+
+// Rank 0's store listens on one address: LibTorch's TCPStore binds every interface by itself.
+// A socket listening on `addr`:`port`, or -errno (-EADDRNOTAVAIL: not an address of this
+// machine). LibTorch 2.x takes it over (TCPStoreOptions::masterListenFd).
+int listenOn(const std::string &addr, int port)
+{
+    addrinfo hints{};
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo *found = nullptr;
+    if (::getaddrinfo(addr.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
+        return -EADDRNOTAVAIL;
+    int result = -EADDRNOTAVAIL;
+    for (addrinfo *a = found; a; a = a->ai_next) {
+        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            result = -errno;
+            continue;
+        }
+        const int one = 1; // as the store binds: connections in TIME_WAIT do not hold the port
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
+            ::freeaddrinfo(found);
+            return fd;
+        }
+        result = -errno;
+        ::close(fd);
+    }
+    ::freeaddrinfo(found);
+    return result;
+}
+
+#if TORCH_VERSION_MAJOR < 2
+// LibTorch 1.x has no such option: its server looks up the wildcard address (getaddrinfo with
+// no host and AI_PASSIVE) and binds what it gets. While t_passiveHost is set on the thread
+// that builds the store, that one lookup is answered for the chosen address instead; every
+// other lookup of the process goes to the C library unchanged.
+thread_local const char *t_passiveHost = nullptr;
+
+struct PassiveHostScope {
+    explicit PassiveHostScope(const std::string &host) { t_passiveHost = host.c_str(); }
+    ~PassiveHostScope() { t_passiveHost = nullptr; }
+    PassiveHostScope(const PassiveHostScope &) = delete;
+    PassiveHostScope &operator=(const PassiveHostScope &) = delete;
+};
+#endif
+
+} // namespace
+
+#if TORCH_VERSION_MAJOR < 2
+} // namespace accumlab
+
+extern "C" int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res)
+{
+    using Lookup = int (*)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
+    static const auto next = reinterpret_cast<Lookup>(::dlsym(RTLD_NEXT, "getaddrinfo"));
+    if (!node && hints && (hints->ai_flags & AI_PASSIVE) && accumlab::t_passiveHost)
+        node = accumlab::t_passiveHost;
+    return next(node, service, hints, res);
+}
+
+namespace accumlab {
+#endif
+
 C10dSync::C10dSync(const DistributedOptions &options)
     : m_options(options),
       m_timeout(std::chrono::milliseconds(static_cast<int64_t>(options.timeoutS * 1000.0))),
@@ -333,7 +460,9 @@ C10dSync::C10dSync(const DistributedOptions &options)
 {
     validate(options);
     quietLibraryLogging();
-    const std::string where = options.masterAddr + ":" + std::to_string(options.masterPort);
+    const bool client = joinsAgentStore(options); // torchrun's agent serves the store
+    const int port = storePort(options);
+    const std::string where = options.masterAddr + ":" + std::to_string(port);
     const std::string who = "rank " + std::to_string(options.rank) + " of " + std::to_string(options.worldSize);
     m_who = who;
     // One deadline for the whole rendezvous: each stage waits only for what is left of it.
@@ -387,26 +516,56 @@ C10dSync::C10dSync(const DistributedOptions &options)
         options.onWaiting(who + ": joining the rendezvous at " + where + "; waiting for rank 0 for up to " +
                           seconds(options.timeoutS));
     c10::intrusive_ptr<c10d::TCPStore> tcp;
+    const bool serves = options.rank == 0 && !client;
+    const std::string bindTo = storeBindAddress(options);
+    const bool bindAny = bindTo == kStoreBindAny;
     for (;;) {
         try {
             c10d::TCPStoreOptions so;
-            so.port = static_cast<std::uint16_t>(options.masterPort);
-            so.isServer = options.rank == 0;
-            so.numWorkers = static_cast<std::size_t>(options.worldSize);
-            so.waitWorkers = true; // the constructor returns once every rank has checked in
+            so.port = static_cast<std::uint16_t>(port);
+            so.isServer = serves;
+            if (!client) {
+                so.numWorkers = static_cast<std::size_t>(options.worldSize);
+                so.waitWorkers = true; // the constructor returns once every rank has checked in
+            } else {
+                so.waitWorkers = false; // the agent's store: the settings exchange is the meeting
+            }
             so.timeout = left();
+#if TORCH_VERSION_MAJOR >= 2
+            if (serves && !bindAny) {
+                const int fd = listenOn(bindTo, port);
+                if (fd == -EADDRINUSE)
+                    throw std::runtime_error("address already in use");
+                if (fd < 0)
+                    throw ConfigError("distributed/store-bind-not-local",
+                                      TextArgs{{{"port", double(port)}}, {{"addr", bindTo}, {"reason", std::strerror(-fd)}}});
+                so.masterListenFd = fd; // the store takes it over
+            }
+#else
+            std::optional<PassiveHostScope> passive;
+            if (serves && !bindAny) {
+                if (const int probe = listenOn(bindTo, 0); probe < 0) // an address of this machine?
+                    throw ConfigError("distributed/store-bind-not-local",
+                                      TextArgs{{{"port", double(port)}}, {{"addr", bindTo}, {"reason", std::strerror(-probe)}}});
+                else
+                    ::close(probe);
+                passive.emplace(bindTo);
+            }
+#endif
             tcp = c10::make_intrusive<c10d::TCPStore>(options.masterAddr, so);
             break;
+        } catch (const ConfigError &) {
+            throw;
         } catch (const std::exception &e) {
             const std::string cause = firstLine(e);
-            if (options.rank == 0 && (contains(cause, "in use") || contains(cause, "failed to listen"))) {
+            if (serves && (contains(cause, "in use") || contains(cause, "failed to listen"))) {
                 TextArgs args = meeting;
                 args.strings["cause"] = cause;
                 throw DistributedError("distributed/store-port-busy", args);
             }
             // A rank started before rank 0 keeps knocking until the deadline (LibTorch's client
             // may give up on connecting before its own timeout has passed).
-            const bool connecting = options.rank != 0 && (contains(cause, "connect") || contains(cause, "refused"));
+            const bool connecting = !serves && (contains(cause, "connect") || contains(cause, "refused"));
             if (connecting && deadline - Clock::now() > std::chrono::milliseconds(200)) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
                 continue;
@@ -422,7 +581,12 @@ C10dSync::C10dSync(const DistributedOptions &options)
 
     try {
         // This launch's keys only: a rank of another launch that reached this port meets nothing here.
-        m_store = c10::make_intrusive<c10d::PrefixStore>("accumlab/" + options.runId, tcp);
+        // Under torchrun's agent store each restart attempt has a namespace of its own, as
+        // PyTorch's env:// rendezvous has ("/worker/attempt_N"): a new attempt never reads
+        // the keys of the one that failed.
+        m_store = c10::make_intrusive<c10d::PrefixStore>(
+            "accumlab/" + options.runId + (options.agentStore ? "/attempt_" + std::to_string(options.restartCount) : ""),
+            tcp);
         m_store->setTimeout(left());
         checkSettings();
         m_store->setTimeout(left());
@@ -483,7 +647,7 @@ void C10dSync::checkSettings()
             throw DistributedError(
                 "distributed/settings-foreign",
                 TextArgs{{{"rank", double(m_options.rank)}, {"world", double(m_options.worldSize)}, {"other", double(r)}},
-                         {{"where", m_options.masterAddr + ":" + std::to_string(m_options.masterPort)}}});
+                         {{"where", m_options.masterAddr + ":" + std::to_string(storePort(m_options))}}});
     for (int64_t r = 1; r < m_options.worldSize; ++r) {
         const std::optional<SettingsDifference> diff = firstDifference(all[static_cast<size_t>(r)], r, all[0], 0);
         if (!diff)

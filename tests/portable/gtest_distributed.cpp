@@ -15,9 +15,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <ostream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace accumlab;
@@ -28,9 +33,15 @@ namespace {
 
 using accumlab::test::PrintTo; // a table row prints as its label (support.h)
 
-const char *const kTorchrunVars[] = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"};
+const char *const kTorchrunVars[] = {"RANK",          "WORLD_SIZE",    "LOCAL_RANK",
+                                     "LOCAL_WORLD_SIZE", "GROUP_RANK",  "MASTER_ADDR",
+                                     "MASTER_PORT",   "ACCUMLAB_RUN_ID", "ACCUMLAB_STORE_BIND",
+                                     "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_RESTART_COUNT",
+                                     "TORCHELASTIC_RUN_ID", "SLURM_PROCID", "SLURM_NTASKS",
+                                     "SLURM_LOCALID", "SLURM_NNODES", "SLURM_NODEID",
+                                     "SLURM_JOB_ID",  "SLURM_STEP_ID"};
 
-// Sets torchrun's variables from "NAME=VALUE" entries for one test, unsetting the others.
+// Sets torchrun's and Slurm's variables from "NAME=VALUE" entries for one test, unsetting the others.
 class ScopedEnv {
 public:
     explicit ScopedEnv(const std::vector<std::string> &vars)
@@ -119,6 +130,152 @@ TEST(Distributed, EnvDefaults)
     EXPECT_DOUBLE_EQ(o->timeoutS, kDefaultDistTimeoutS);
 }
 
+// What one launcher's environment makes of a rank: torchrun (one node, two nodes, a restart),
+// Slurm's srun, and the environments that name no rank.
+struct EnvRow {
+    const char *name;
+    std::vector<std::string> vars;
+    bool isRank;
+    int64_t rank, world, localRank, localWorld, groupRank;
+    bool agentStore;
+    int64_t restartCount;
+    std::string runId, masterAddr;
+};
+
+class EnvOfALauncher : public testing::TestWithParam<EnvRow> {};
+
+TEST_P(EnvOfALauncher, NamesTheRank)
+{
+    const EnvRow &row = GetParam();
+    ScopedEnv env(row.vars);
+    const auto o = distributedOptionsFromEnv();
+    ASSERT_EQ(o.has_value(), row.isRank);
+    if (!o)
+        return;
+    EXPECT_EQ(o->rank, row.rank);
+    EXPECT_EQ(o->worldSize, row.world);
+    EXPECT_EQ(o->localRank, row.localRank);
+    EXPECT_EQ(o->localWorldSize, row.localWorld);
+    EXPECT_EQ(o->groupRank, row.groupRank);
+    EXPECT_EQ(o->agentStore, row.agentStore);
+    EXPECT_EQ(o->restartCount, row.restartCount);
+    EXPECT_EQ(o->runId, row.runId);
+    EXPECT_EQ(o->masterAddr, row.masterAddr);
+}
+
+// torchrun 2.x's variables as it sets them for `--nproc-per-node 2` (printed by a worker).
+const std::vector<std::string> kTorchrunRank1 = {
+    "RANK=1", "WORLD_SIZE=2", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "GROUP_RANK=0", "MASTER_ADDR=127.0.0.1",
+    "MASTER_PORT=29831", "TORCHELASTIC_USE_AGENT_STORE=True", "TORCHELASTIC_RESTART_COUNT=0",
+    "TORCHELASTIC_RUN_ID=none"};
+
+std::vector<std::string> with(std::vector<std::string> vars, const std::vector<std::string> &more)
+{
+    vars.insert(vars.end(), more.begin(), more.end());
+    return vars;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, EnvOfALauncher,
+    testing::ValuesIn(std::vector<EnvRow>{
+        {"nothing", {}, false, 0, 0, 0, 0, 0, false, 0, "", ""},
+        {"torchrun one node", kTorchrunRank1, true, 1, 2, 1, 2, 0, true, 0, "none", "127.0.0.1"},
+        {"torchrun second node restarted",
+         {"RANK=3", "WORLD_SIZE=4", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2", "GROUP_RANK=1", "MASTER_ADDR=127.0.0.1",
+          "MASTER_PORT=29831", "TORCHELASTIC_USE_AGENT_STORE=True", "TORCHELASTIC_RESTART_COUNT=2",
+          "TORCHELASTIC_RUN_ID=job7"},
+         true, 3, 4, 1, 2, 1, true, 2, "job7", "127.0.0.1"},
+        {"agent store only when torchrun says True", with(kTorchrunRank1, {"TORCHELASTIC_USE_AGENT_STORE=False"}),
+         true, 1, 2, 1, 2, 0, false, 0, "none", "127.0.0.1"},
+        {"AccumLab's launcher id wins", with(kTorchrunRank1, {"ACCUMLAB_RUN_ID=abc"}), true, 1, 2, 1, 2, 0, true, 0,
+         "abc", "127.0.0.1"},
+        {"by hand", {"RANK=1", "WORLD_SIZE=2"}, true, 1, 2, 1, 2, 0, false, 0, "default", "127.0.0.1"},
+        {"srun one node",
+         {"SLURM_PROCID=2", "SLURM_NTASKS=4", "SLURM_LOCALID=2", "SLURM_NNODES=1", "SLURM_JOB_ID=81",
+          "SLURM_STEP_ID=0"},
+         true, 2, 4, 2, 4, 0, false, 0, "slurm-81.0", "127.0.0.1"},
+        {"srun two nodes",
+         {"SLURM_PROCID=3", "SLURM_NTASKS=4", "SLURM_LOCALID=1", "SLURM_NNODES=2", "SLURM_NODEID=1",
+          "SLURM_JOB_ID=81", "SLURM_STEP_ID=3", "MASTER_ADDR=127.0.0.2"},
+         true, 3, 4, 1, 2, 1, false, 0, "slurm-81.3", "127.0.0.2"},
+        {"Slurm's batch script is no rank", {"SLURM_PROCID=0", "SLURM_NTASKS=4", "SLURM_JOB_ID=81"}, false, 0, 0, 0, 0,
+         0, false, 0, "", ""},
+        {"torchrun inside Slurm: torchrun's",
+         with(kTorchrunRank1, {"SLURM_PROCID=0", "SLURM_NTASKS=1", "SLURM_STEP_ID=0"}), true, 1, 2, 1, 2, 0, true, 0,
+         "none", "127.0.0.1"},
+    }),
+    test::ByName());
+
+// Where rank 0's store listens: a loopback MASTER_ADDR keeps it on loopback, another address
+// keeps it on that interface, and every interface only when asked for by name.
+TEST(Distributed, StoreBindsWhereItShould)
+{
+    DistributedOptions o;
+    EXPECT_EQ(storeBindAddress(o), "127.0.0.1");
+    o.masterAddr = "localhost";
+    EXPECT_EQ(storeBindAddress(o), "127.0.0.1");
+    o.masterAddr = "10.1.2.3";
+    EXPECT_EQ(storeBindAddress(o), "10.1.2.3");
+    o.storeBind = "10.9.9.9";
+    EXPECT_EQ(storeBindAddress(o), "10.9.9.9");
+    o.storeBind = kStoreBindAny;
+    EXPECT_EQ(storeBindAddress(o), "any");
+    // Under torchrun's agent store a build that cannot join it serves its own on the next port.
+    o.agentStore = true;
+    o.masterPort = 29831;
+    EXPECT_EQ(storePort(o), joinsAgentStore(o) ? 29831 : 29832);
+    o.agentStore = false;
+    EXPECT_EQ(storePort(o), 29831);
+    EXPECT_FALSE(joinsAgentStore(o));
+}
+
+// The sockets listening on `port` (IPv4 and IPv6), as /proc/net/tcp{,6} lists them: their
+// local addresses in its hex form ("0100007F" is 127.0.0.1, "00000000" every IPv4 interface).
+std::vector<std::string> listeningOn(int port)
+{
+    char hexPort[8];
+    std::snprintf(hexPort, sizeof hexPort, "%04X", port);
+    std::vector<std::string> out;
+    for (const char *table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+        std::ifstream in(table);
+        std::string line;
+        std::getline(in, line); // the header
+        while (std::getline(in, line)) {
+            std::istringstream fields(line);
+            std::string slot, local, remote, state;
+            fields >> slot >> local >> remote >> state;
+            const size_t colon = local.rfind(':');
+            if (state == "0A" && colon != std::string::npos && local.substr(colon + 1) == hexPort)
+                out.push_back(local.substr(0, colon));
+        }
+    }
+    return out;
+}
+
+// Two ranks of this process meet on loopback: rank 0's store listens on 127.0.0.1 alone, not
+// on every interface (it did: "*:PORT", IPv4 and IPv6).
+TEST(Distributed, StoreListensOnLoopbackOnly)
+{
+    DistributedOptions o;
+    o.worldSize = 2;
+    o.masterPort = pickFreePort();
+    o.timeoutS = 20;
+    o.runId = "store-bind-test";
+    DistributedOptions o1 = o;
+    o1.rank = 1;
+    o1.localRank = 1;
+    o.localWorldSize = o1.localWorldSize = 2;
+    std::shared_ptr<GradSync> rank1;
+    std::thread other([&] { rank1 = joinProcessGroup(o1); });
+    const auto rank0 = joinProcessGroup(o);
+    other.join();
+    ASSERT_TRUE(rank0 && rank1);
+    const std::vector<std::string> listening = listeningOn(o.masterPort);
+    ASSERT_FALSE(listening.empty()) << "nothing listens on the store's port";
+    for (const std::string &addr : listening)
+        EXPECT_EQ(addr, "0100007F") << "the store also listens on " << addr;
+}
+
 struct EnvRejectedRow {
     const char *name;
     std::vector<std::string> vars;
@@ -150,6 +307,11 @@ INSTANTIATE_TEST_SUITE_P(
         {"trailing junk", {"RANK=1x", "WORLD_SIZE=2"}, "RANK='1x'"},
         {"port 0", {"RANK=0", "WORLD_SIZE=2", "MASTER_PORT=0"}, "master port"},
         {"empty addr", {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR="}, "MASTER_ADDR"},
+        {"local rank past the node", {"RANK=1", "WORLD_SIZE=4", "LOCAL_RANK=2", "LOCAL_WORLD_SIZE=2"}, "LOCAL_RANK 2"},
+        {"node wider than the world", {"RANK=1", "WORLD_SIZE=2", "LOCAL_WORLD_SIZE=3"}, "LOCAL_WORLD_SIZE"},
+        {"negative restart count", {"RANK=1", "WORLD_SIZE=2", "TORCHELASTIC_RESTART_COUNT=-1"}, "TORCHELASTIC_RESTART_COUNT"},
+        {"Slurm on two nodes without MASTER_ADDR",
+         {"SLURM_PROCID=0", "SLURM_NTASKS=4", "SLURM_NNODES=2", "SLURM_STEP_ID=0"}, "MASTER_ADDR=$(scontrol"},
     }),
     test::ByName());
 
