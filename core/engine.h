@@ -1,5 +1,6 @@
 // The accumulation engine: one model, one optimizer, one synthetic data stream, and the
-// window loop the lesson teaches (zero once, N x forward/backward with loss/N, step once).
+// window loop the lesson teaches (zero once, N x forward/backward with loss/N, step once; the
+// loop is core/window.h's, its planted bugs core/bugs.h's hooks, picked once from the config).
 // Not thread-safe: one engine is driven by one thread. The public surface holds no torch
 // types, so the Qt side includes this header without LibTorch's.
 #pragma once
