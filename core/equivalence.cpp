@@ -51,16 +51,6 @@ constexpr int kWindows = 2;
 // float64's unit roundoff, 2^-53: a stored float64 value is within u |x| of the exact one.
 constexpr double kFloat64Roundoff = 0x1p-53;
 
-double sumSquares(const torch::Tensor &t) { return t.pow(2).sum().item<double>(); }
-
-double norm(const std::vector<torch::Tensor> &ts)
-{
-    double s = 0.0;
-    for (const auto &t : ts)
-        s += sumSquares(t);
-    return std::sqrt(s);
-}
-
 double normOfDifference(const std::vector<torch::Tensor> &a, const std::vector<torch::Tensor> &b)
 {
     double s = 0.0;
@@ -372,8 +362,8 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
     }
     const double fullUpdate = normOfDifference(full.params, initA);
     r.updateRatio = fullUpdate > 0.0 ? normOfDifference(acc.params, initA) / fullUpdate : 0.0;
-    const double fullGrad = norm(full.grads);
-    r.gradRatio = fullGrad > 0.0 ? norm(acc.grads) / fullGrad : 0.0;
+    const double fullGrad = l2Norm(full.grads);
+    r.gradRatio = fullGrad > 0.0 ? l2Norm(acc.grads) / fullGrad : 0.0;
     // The accumulated gradient's and update's scales along the full batch's (least squares,
     // all tensors): what a wrong divisor or step size shifts.
     double dot = 0.0, updDot = 0.0, upd2 = 0.0;
@@ -404,11 +394,11 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 
     // The run's dtype explained: its two sides against each other, and its full batch against
     // the twin's (rounding alone, the same sums).
-    r.dtypeGradDiff = relative(normOfDifference(acc.grads, full.grads), norm(full.grads));
-    r.dtypeUpdateDiff = relative(normOfDifference(run.dAcc.front(), run.dFull.front()), norm(run.dFull.front()));
-    r.roundingGradDiff = relative(normOfDifference(full.grads, twin.full.front().grads), norm(twin.full.front().grads));
+    r.dtypeGradDiff = relative(normOfDifference(acc.grads, full.grads), l2Norm(full.grads));
+    r.dtypeUpdateDiff = relative(normOfDifference(run.dAcc.front(), run.dFull.front()), l2Norm(run.dFull.front()));
+    r.roundingGradDiff = relative(normOfDifference(full.grads, twin.full.front().grads), l2Norm(twin.full.front().grads));
     r.roundingUpdateDiff =
-        relative(normOfDifference(run.dFull.front(), twin.dFull.front()), norm(twin.dFull.front()));
+        relative(normOfDifference(run.dFull.front(), twin.dFull.front()), l2Norm(twin.dFull.front()));
     r.withinLessonBound = r.maxGradDiff < config.fixedTolerance && r.maxParamDiff < config.fixedTolerance;
 
     if (config.compareSplit) {

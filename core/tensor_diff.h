@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace accumlab {
@@ -34,6 +35,18 @@ inline double maxAbsDiff(const std::vector<torch::Tensor> &a, const std::vector<
     for (size_t i = 0; i < a.size(); ++i)
         m = std::max(m, maxAbsDiff(a[i], b[i]));
     return m;
+}
+
+// sum of squares of every element, in float64.
+inline double sumSquares(const torch::Tensor &t) { return t.pow(2).sum().item<double>(); }
+
+// The Euclidean norm of a list of tensors taken as one vector.
+inline double l2Norm(const std::vector<torch::Tensor> &ts)
+{
+    double s = 0.0;
+    for (const auto &t : ts)
+        s += sumSquares(t);
+    return std::sqrt(s);
 }
 
 } // namespace accumlab

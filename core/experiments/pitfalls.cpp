@@ -41,14 +41,6 @@ std::vector<torch::Tensor> gradSnapshot(const std::vector<torch::Tensor> &params
     return out;
 }
 
-double l2(const std::vector<torch::Tensor> &ts)
-{
-    double s = 0.0;
-    for (const auto &t : ts)
-        s += t.pow(2).sum().item<double>();
-    return std::sqrt(s);
-}
-
 // torch.nn.Linear's default law U(-1/sqrt(in), 1/sqrt(in)), drawn from a private generator.
 void initLinear(torch::nn::Linear &layer, torch::Generator &gen, torch::Dtype dtype)
 {
@@ -280,7 +272,7 @@ ExperimentResult partialWindow(const ExperimentOptions &o, const CancelToken *ca
     // micro-batch's mean by N, as the wrong arm does (and below by the micro-batches seen).
     const auto bySamples12 = o.plantPitfall ? grad(three, divideByN, false)
                                             : grad(three, [&](int64_t) { return 1.0 / shortSamples; }, true);
-    const double ratio = l2(overN) / l2(full12);
+    const double ratio = l2Norm(overN) / l2Norm(full12);
     const double overNDiff = maxAbsDiff(overN, full12);
     const double bySamplesDiff = maxAbsDiff(bySamples12, full12);
 
