@@ -169,7 +169,7 @@ void AccumulationPanel::showLast()
         m_float16Counters->setVisible(false);
         return;
     }
-    const MicroBatchUpdate &u = *m_last;
+    const MicroBatchEvent &u = m_last->event;
     m_ratioLabel->setText(ratioSentence(m_bufferView->measuredRatio(), u.microIndex + 1 == u.accumSteps, u.accumSteps));
     m_progressLabel->setText(progressSentence(u.microIndex + 1, u.accumSteps, u.step + 1, u.optimizerStepped));
     m_counterValues[MicroBatches]->setText(count(u.microBatches));
@@ -178,14 +178,14 @@ void AccumulationPanel::showLast()
     m_counterValues[SyncCalls]->setText(count(u.syncCalls));
     // A micro-batch the loop never ran (skip-last-micro) has no loss to show.
     m_counterValues[MicroLoss]->setText(std::isnan(u.microLoss) ? tr("not run") : figure(u.microLoss, ".4f"));
-    m_float16Counters->setVisible(!u.float16Path.isEmpty());
-    if (!u.float16Path.isEmpty()) {
-        const QString path = u.float16Path == QLatin1String("float16") ? tr("float16 on real float16 kernels")
+    m_float16Counters->setVisible(!u.float16Path.empty());
+    if (!u.float16Path.empty()) {
+        const QString path = u.float16Path == "float16" ? tr("float16 on real float16 kernels")
                                                                        : tr("float16, emulated by rounding through float16");
         m_float16Counters->setText(
             u.lossScaling ? tr("%1 · loss scale %2 · skipped windows %3 · unscale calls %4")
-                                .arg(path, figure(u.lossScale, ".6g"), count(u.skippedWindows),
-                                     count(u.unscaleCalls))
+                                .arg(path, figure(u.scalerState.scale, ".6g"), count(u.scalerState.skippedWindows),
+                                     count(u.scalerState.unscaleCalls))
                           : tr("%1 · no loss scaler").arg(path));
     }
 }

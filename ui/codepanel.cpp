@@ -62,7 +62,9 @@ void CodePanel::setEngine(const EngineInfo &info)
 
 void CodePanel::showMicroBatch(const MicroBatchUpdate &update)
 {
-    m_ran = update.ran;
+    m_ran.clear();
+    for (LoopStatement s : update.event.ran)
+        m_ran.append(static_cast<quint8>(s));
     if (m_paintedLit != litLines())
         paintLines();
 }

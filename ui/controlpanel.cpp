@@ -553,7 +553,8 @@ int ControlPanel::lrIndex(double lr) const
 Preset ControlPanel::preset() const
 {
     Preset p;
-    AccumConfig &c = p.config;
+    p.run = m_run; // what no control shows stays as the last preset set it
+    AccumConfig &c = p.run;
     c.microBatch = m_microSlider->value();
     c.accumSteps = m_accumSlider->value();
     c.worldSize = m_worldSlider->value();
@@ -568,6 +569,8 @@ Preset ControlPanel::preset() const
     c.dtype = comboValue<DType>(m_dtypeCombo, dtypeFromString);
     c.device = comboValue<DeviceRequest>(m_deviceCombo, deviceFromString);
     c.preset = comboValue<ModelPreset>(m_modelCombo, presetFromString);
+    if (c.preset != m_run.preset)
+        c.shape.reset(); // another model picked: its own widths, not the last run's
     c.seed = static_cast<uint64_t>(m_seedSpin->value());
     p.pace = m_paceSlider->value();
     p.accumGrid = LanguageManager::toLatinDigits(m_gridEdit->text());
@@ -581,7 +584,8 @@ Preset ControlPanel::preset() const
 
 void ControlPanel::setPreset(const Preset &p)
 {
-    const AccumConfig &c = p.config;
+    m_run = p.run;
+    const AccumConfig &c = p.run;
     {
         // One configChanged for the whole preset, not one per control.
         const QSignalBlocker blockers[] = {QSignalBlocker(m_microSlider),      QSignalBlocker(m_accumSlider),

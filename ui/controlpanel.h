@@ -57,7 +57,9 @@ public:
 
     Preset preset() const;
     void setPreset(const Preset &preset);
-    AccumConfig config() const { return preset().config; }
+    // The run the controls show, over the rest of the last preset's run (an experiment's
+    // warmup or labels, a resumed checkpoint's settings): what no control shows is kept.
+    AccumConfig config() const { return preset().run; }
 
     void setClassroomMode(bool enabled, const QStringList &hidden);
     bool classroomMode() const { return m_classroomMode; }
@@ -140,6 +142,7 @@ private:
     QSpinBox *m_stepsSpin = nullptr;
     QSlider *m_worldSlider = nullptr; // ranks for the sweep: real processes over c10d/Gloo
     QLabel *m_worldValue = nullptr;
+    AccumConfig m_run = teachingDefaults(); // the last preset's run, under the controls
     int m_warmupSteps = 2;
     int m_threads = 0;
     bool m_classroomMode = false;

@@ -1,5 +1,5 @@
-// The controller: calls into the worker thread and its signals back out, both through a
-// Handover (ui/handover.h).
+// The controller: calls into the worker thread through m_toWorker, and the worker's results
+// back through Outbox and m_toGui (ui/enginethreads.h).
 #include "ui/enginecontroller.h"
 
 #include "ui/engineworker.h"
@@ -9,42 +9,65 @@
 
 namespace accumlab::ui {
 
-// A worker signal, emitted in the worker thread, runs `then` (a signal or a member of this
-// controller) in the GUI thread with copies of its arguments, made in the worker thread and
-// handed over by m_toGui.
-template <typename... Args, typename Then>
-void EngineController::relay(void (EngineWorker::*signal)(Args...), Then then)
-{
-    connect(
-        m_worker, signal, m_worker,
-        [this, then](Args... args) { m_toGui->post([this, then, args...] { std::invoke(then, this, args...); }); },
-        Qt::DirectConnection);
-}
+// The worker's one way out, called in the worker thread: each result runs a signal or a member
+// of the controller in the GUI thread, with copies of its arguments made here and handed over
+// by m_toGui. Touches nothing else of the controller.
+class EngineController::Outbox final : public WorkerOutputs {
+public:
+    explicit Outbox(EngineController *controller) : m_controller(controller) {}
+
+    void engineConfigured(const EngineInfo &info) override { post(&EngineController::onEngineConfigured, info); }
+    void microBatchDone(const MicroBatchUpdate &update) override { post(&EngineController::microBatchDone, update); }
+    void teachingError(const EngineError &error) override { post(&EngineController::teachingError, error); }
+    void teachingStepDone(const StepBatchUpdate &update) override { post(&EngineController::teachingStepDone, update); }
+    void playingChanged(bool playing) override { post(&EngineController::onPlayingChanged, playing); }
+    void sweepPointStarted(int index, qint64 accumSteps) override
+    {
+        post(&EngineController::sweepPointStarted, index, accumSteps);
+    }
+    void sweepBlockStarted(int index, int block) override { post(&EngineController::sweepBlockStarted, index, block); }
+    void stepBatch(const StepBatchUpdate &update) override { post(&EngineController::stepBatch, update); }
+    void sweepPointProgress(const SweepPointUpdate &update) override
+    {
+        post(&EngineController::sweepPointProgress, update);
+    }
+    void sweepPointDone(const SweepPointUpdate &update) override { post(&EngineController::sweepPointDone, update); }
+    void sweepFinished(const SweepDoneUpdate &update) override { post(&EngineController::onSweepFinished, update); }
+    void equivalenceFinished(const EquivalenceUpdate &update) override
+    {
+        post(&EngineController::equivalenceFinished, update);
+    }
+    void experimentFinished(const ExperimentUpdate &update) override
+    {
+        post(&EngineController::onExperimentFinished, update);
+    }
+    void memoryLabFinished(const MemoryLabUpdate &update) override
+    {
+        post(&EngineController::onMemoryLabFinished, update);
+    }
+    void jobStarted(EngineJob job, quint64 serial) override { post(&EngineController::jobStarted, job, serial); }
+    void sessionFinished(const SessionUpdate &update) override { post(&EngineController::onSessionFinished, update); }
+    void flushed(quint64 serial) override { post(&EngineController::flushed, serial); }
+
+private:
+    template <typename Then, typename... Args>
+    void post(Then then, const Args &...args)
+    {
+        m_controller->m_toGui->post([c = m_controller, then, args...] { std::invoke(then, c, args...); });
+    }
+
+    EngineController *m_controller = nullptr;
+};
 
 EngineController::EngineController(QObject *parent) : QObject(parent)
 {
     registerUpdateTypes();
-    m_worker = new EngineWorker;
+    m_toGui = new Handover(this);
+    m_outbox = std::make_unique<Outbox>(this);
+    m_worker = new EngineWorker(*m_outbox);
     m_toWorker = new Handover(m_worker); // moves with its parent, and is deleted with it
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    m_toGui = new Handover(this);
-    relay(&EngineWorker::engineConfigured, &EngineController::onEngineConfigured);
-    relay(&EngineWorker::microBatchDone, &EngineController::microBatchDone);
-    relay(&EngineWorker::teachingStepDone, &EngineController::teachingStepDone);
-    relay(&EngineWorker::teachingError, &EngineController::teachingError);
-    relay(&EngineWorker::playingChanged, &EngineController::onPlayingChanged);
-    relay(&EngineWorker::sweepPointStarted, &EngineController::sweepPointStarted);
-    relay(&EngineWorker::sweepBlockStarted, &EngineController::sweepBlockStarted);
-    relay(&EngineWorker::stepBatch, &EngineController::stepBatch);
-    relay(&EngineWorker::sweepPointProgress, &EngineController::sweepPointProgress);
-    relay(&EngineWorker::sweepPointDone, &EngineController::sweepPointDone);
-    relay(&EngineWorker::sweepFinished, &EngineController::onSweepFinished);
-    relay(&EngineWorker::equivalenceFinished, &EngineController::equivalenceFinished);
-    relay(&EngineWorker::experimentFinished, &EngineController::onExperimentFinished);
-    relay(&EngineWorker::memoryLabFinished, &EngineController::onMemoryLabFinished);
-    relay(&EngineWorker::jobStarted, &EngineController::jobStarted);
-    relay(&EngineWorker::sessionFinished, &EngineController::onSessionFinished);
     m_thread.setObjectName(QStringLiteral("accumlab-engine"));
     m_thread.start();
 }
@@ -180,6 +203,13 @@ void EngineController::onMemoryLabFinished(const MemoryLabUpdate &update)
 {
     --m_memoryLabsInFlight;
     emit memoryLabFinished(update);
+}
+
+quint64 EngineController::flush()
+{
+    const quint64 serial = ++m_flushSerial;
+    m_toWorker->post([w = m_worker, serial] { w->flush(serial); });
+    return serial;
 }
 
 void EngineController::cancel()

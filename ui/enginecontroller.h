@@ -1,9 +1,7 @@
-// The GUI thread's handle on the engine: owns the worker thread and the EngineWorker in it.
-// Threading contract: an EngineController lives in and is called from the GUI thread only.
-// It talks to the worker through calls carrying value copies, posted to a Handover in the
-// worker thread (m_toWorker), and hears back through another in its own (m_toGui); it cancels
-// through a shared CancelToken (atomic) that every queued job captures; cancel() cancels the
-// running job and everything queued behind it. The destructor cancels, quit()s and wait()s.
+// The GUI thread's handle on the engine: owns the worker thread and the EngineWorker in it,
+// calls into it and re-emits its results as signals of its own. Lives in, and is called from,
+// the GUI thread only; cancel() cancels the running job and everything queued behind it.
+// Threading contract: ui/enginethreads.h.
 #pragma once
 
 #include "ui/updates.h"
@@ -62,6 +60,11 @@ public:
     quint64 resumeSession(const AccumConfig &config, const QString &folder);
     // Cancels the running job and all queued ones; teaching mode pauses.
     void cancel();
+    // Does nothing in the worker but answer: flushed() with the returned serial arrives after
+    // every answer of every call made before it (the newest micro-batch update that the rate
+    // limit holds back included). What a test waits on instead of time to know that nothing
+    // more follows.
+    quint64 flush();
 
 signals:
     void engineConfigured(const accumlab::ui::EngineInfo &info);
@@ -83,17 +86,18 @@ signals:
     // The worker has begun `job` (serial 0 for a sweep): the job is in its running phase.
     void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
     void sessionFinished(const accumlab::ui::SessionUpdate &update);
+    void flushed(quint64 serial);
 
 private:
+    class Outbox; // WorkerOutputs: posts the worker's results to m_toGui
     void onEngineConfigured(const EngineInfo &info);
     void onSweepFinished(const SweepDoneUpdate &update);
     void onPlayingChanged(bool playing);
     void onExperimentFinished(const ExperimentUpdate &update);
     void onMemoryLabFinished(const MemoryLabUpdate &update);
     void onSessionFinished(const SessionUpdate &update);
-    template <typename... Args, typename Then>
-    void relay(void (EngineWorker::*signal)(Args...), Then then);
 
+    std::unique_ptr<Outbox> m_outbox;
     QThread m_thread;
     EngineWorker *m_worker = nullptr;
     Handover *m_toWorker = nullptr; // lives in m_thread, a child of m_worker
@@ -110,6 +114,7 @@ private:
     quint64 m_memoryLabSerial = 0;
     quint64 m_sessionSerial = 0;
     int m_memoryLabsInFlight = 0;
+    quint64 m_flushSerial = 0;
 };
 
 } // namespace accumlab::ui

@@ -45,8 +45,8 @@ public:
 // leave at most kMaxUpdatesPerSecond times per second, points leave as they complete.
 class SweepObserver final : public EngineObserver {
 public:
-    SweepObserver(EngineWorker *worker, int pointCount, qint64 samplesPerAccumStep)
-        : m_worker(worker), m_pointCount(pointCount), m_samplesPerAccumStep(samplesPerAccumStep)
+    SweepObserver(WorkerOutputs &out, int pointCount, qint64 samplesPerAccumStep)
+        : m_out(out), m_pointCount(pointCount), m_samplesPerAccumStep(samplesPerAccumStep)
     {
     }
 
@@ -60,7 +60,7 @@ public:
         }
         m_stepsInPoint[m_index] = 0;
         m_effective[m_index] = accumSteps * m_samplesPerAccumStep;
-        emit m_worker->sweepPointStarted(m_index, accumSteps);
+        m_out.sweepPointStarted(m_index, accumSteps);
     }
 
     // The blocks interleave the points: the steps that follow belong to `index`, and go on
@@ -72,7 +72,7 @@ public:
         m_pending = StepBatchUpdate{};
         m_pending.pointIndex = m_index;
         m_pending.effectiveBatch = m_effective.value(m_index);
-        emit m_worker->sweepBlockStarted(m_index, static_cast<int>(block));
+        m_out.sweepBlockStarted(m_index, static_cast<int>(block));
     }
 
     void onStep(const StepResult &r) override
@@ -88,7 +88,7 @@ public:
     void onSweepBlockDone(int64_t index, const SweepPoint &soFar) override
     {
         flush();
-        emit m_worker->sweepPointProgress(SweepPointUpdate{static_cast<int>(index), m_pointCount, soFar});
+        m_out.sweepPointProgress(SweepPointUpdate{static_cast<int>(index), m_pointCount, soFar});
     }
 
     // Points complete in grid order, after their last block here and all at the end on rank
@@ -96,7 +96,7 @@ public:
     void onSweepPoint(const SweepPoint &p) override
     {
         flush();
-        emit m_worker->sweepPointDone(SweepPointUpdate{m_pointsDone++, m_pointCount, p});
+        m_out.sweepPointDone(SweepPointUpdate{m_pointsDone++, m_pointCount, p});
     }
 
 private:
@@ -106,15 +106,15 @@ private:
         if (m_pending.losses.isEmpty())
             return;
         m_pending.pointIndex = m_index;
-        emit m_worker->stepBatch(m_pending);
-        // clear() keeps this buffer for the next batch: the queued signal carried a copy, and
+        m_out.stepBatch(m_pending);
+        // clear() keeps this buffer for the next batch: the Handover carried a copy, and
         // StepBatchUpdate's copy constructor gives a copy its own points (ui/updates.h), so the
         // GUI thread never reads the memory this thread appends into.
         m_pending.losses.clear();
         m_pending.logged.clear();
     }
 
-    EngineWorker *m_worker = nullptr;
+    WorkerOutputs &m_out;
     int m_pointCount = 0;
     int m_index = 0;
     int m_pointsDone = 0;
@@ -127,7 +127,7 @@ private:
 
 } // namespace
 
-EngineWorker::EngineWorker(QObject *parent) : QObject(parent)
+EngineWorker::EngineWorker(WorkerOutputs &outputs, QObject *parent) : QObject(parent), m_out(outputs)
 {
     m_playTimer = new QTimer(this);
     m_playTimer->setTimerType(Qt::PreciseTimer);
@@ -166,7 +166,7 @@ bool EngineWorker::ensureEngine()
         m_ranks = std::make_unique<ThreadRanks>(m_config);
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
-        emit teachingError(EngineError::from(ex));
+        m_out.teachingError(EngineError::from(ex));
         return false;
     }
     announceEngine();
@@ -181,33 +181,7 @@ void EngineWorker::announceEngine()
     info.device = QString::fromStdString(engine.deviceName());
     for (const auto &n : engine.parameterNames())
         info.parameterNames << QString::fromStdString(n);
-    emit engineConfigured(info);
-}
-
-MicroBatchUpdate EngineWorker::toUpdate(const MicroBatchEvent &e)
-{
-    MicroBatchUpdate u;
-    u.step = e.step;
-    u.microIndex = e.microIndex;
-    u.accumSteps = e.accumSteps;
-    u.microLoss = e.microLoss;
-    u.gradNorms = toQVector(e.gradNorms);
-    u.fills = toQVector(e.fills);
-    u.fillTotal = e.fillTotal;
-    u.synced = e.synced;
-    u.optimizerStepped = e.optimizerStepped;
-    u.syncCalls = e.syncCalls;
-    u.optimizerSteps = e.optimizerSteps;
-    u.optimizerStateStep = e.optimizerStateStep;
-    u.microBatches = e.microBatches;
-    u.float16Path = QString::fromStdString(e.float16Path);
-    u.lossScaling = e.lossScaling;
-    u.lossScale = e.scalerState.scale;
-    u.skippedWindows = e.scalerState.skippedWindows;
-    u.unscaleCalls = e.scalerState.unscaleCalls;
-    for (LoopStatement st : e.ran)
-        u.ran.append(static_cast<quint8>(st));
-    return u;
+    m_out.engineConfigured(info);
 }
 
 void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
@@ -228,8 +202,7 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
             recording.emplace(m_memoryOrigin);
         TeachingObserver observer;
         m_ranks->microStep(&observer, cancel.get());
-        MicroBatchUpdate u = toUpdate(observer.m_event);
-        u.referenceNorms = m_reference;
+        MicroBatchUpdate u{observer.m_event, m_reference, nullptr};
         if (recording) {
             MemoryTimeline part = recording->finish();
             auto window = std::make_shared<MemoryTimeline>(opens || !m_windowMemory ? MemoryTimeline{} : *m_windowMemory);
@@ -255,12 +228,12 @@ void EngineWorker::microStep(std::shared_ptr<const CancelToken> cancel)
             const double seen = samplesSeenAfterStep(r->step, step.effectiveBatch);
             step.losses.append(QPointF(seen, r->loss));
             step.logged.append(QPointF(seen, r->loggedLoss));
-            emit teachingStepDone(step);
+            m_out.teachingStepDone(step);
         }
     } catch (const Cancelled &) {
     } catch (const std::exception &ex) {
         setPlaying(false, 1);
-        emit teachingError(EngineError::from(ex));
+        m_out.teachingError(EngineError::from(ex));
     }
 }
 
@@ -285,7 +258,7 @@ void EngineWorker::saveSession(const QString &path, quint64 serial, SessionActio
     if (!ensureEngine()) {
         // ensureEngine has said why the settings were refused.
         u.error = EngineError::said(tr("There is no run to save: the lab's settings were refused."));
-        emit sessionFinished(u);
+        m_out.sessionFinished(u);
         return;
     }
     try {
@@ -298,7 +271,7 @@ void EngineWorker::saveSession(const QString &path, quint64 serial, SessionActio
         u.error = EngineError::from(ex);
     }
     describeRun(m_ranks->rank0(), u);
-    emit sessionFinished(u);
+    m_out.sessionFinished(u);
 }
 
 void EngineWorker::resumeSession(const AccumConfig &config, const QString &folder, quint64 serial)
@@ -327,9 +300,7 @@ void EngineWorker::resumeSession(const AccumConfig &config, const QString &folde
         if (engine.microIndex() > 0) {
             m_reference = toQVector(m_ranks->referenceGradNorms());
             if (const auto snapshot = engine.openWindowSnapshot()) {
-                MicroBatchUpdate view = toUpdate(*snapshot);
-                view.referenceNorms = m_reference;
-                emit microBatchDone(view);
+                m_out.microBatchDone(MicroBatchUpdate{*snapshot, m_reference, nullptr});
             }
         }
         u.ok = true;
@@ -337,7 +308,7 @@ void EngineWorker::resumeSession(const AccumConfig &config, const QString &folde
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex); // the running engine is untouched
     }
-    emit sessionFinished(u);
+    m_out.sessionFinished(u);
 }
 
 void EngineWorker::emitMicroThrottled(const MicroBatchUpdate &update)
@@ -360,7 +331,13 @@ void EngineWorker::flushPendingMicro()
         return;
     m_hasPending = false;
     m_sinceEmit.start();
-    emit microBatchDone(m_pending);
+    m_out.microBatchDone(m_pending);
+}
+
+void EngineWorker::flush(quint64 serial)
+{
+    flushPendingMicro();
+    m_out.flushed(serial);
 }
 
 void EngineWorker::setPlaying(bool playing, int microBatchesPerSecond)
@@ -373,7 +350,7 @@ void EngineWorker::setPlaying(bool playing, int microBatchesPerSecond)
         m_playTimer->stop();
     }
     if (was != playing)
-        emit playingChanged(playing);
+        m_out.playingChanged(playing);
 }
 
 void EngineWorker::playTick() { microStep(m_playToken); }
@@ -398,7 +375,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
     setPlaying(false, 1);
     SweepDoneUpdate done;
     done.result.config = config;
-    SweepObserver observer(this, static_cast<int>(config.accumGrid.size()),
+    SweepObserver observer(m_out, static_cast<int>(config.accumGrid.size()),
                            config.base.microBatch * config.base.worldSize);
     // Points are collected from the observer too, so a cancelled sweep still reports them.
     struct Collector final : EngineObserver {
@@ -418,7 +395,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
     try {
         if (cancel->cancelled())
             throw Cancelled{};
-        emit jobStarted(EngineJob::Sweep, 0);
+        m_out.jobStarted(EngineJob::Sweep, 0);
         // The check of the sweep's own settings first, as the lesson's main job runs it (a few
         // milliseconds): the exports pair the sweep with this check.
         const EquivalenceResult check = runEquivalenceOnThreads(equivalenceConfigOf(config.base), cancel.get());
@@ -428,7 +405,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
             const QString cli = rankProgram();
             if (cli.isEmpty() || !workDir.isValid()) {
                 done.error = EngineError::said(tr("accumlab-cli, which runs the ranks, was not found next to the app."));
-                emit sweepFinished(done);
+                m_out.sweepFinished(done);
                 return;
             }
             done.result = runSweepOnLocalRanks(cli.toStdString(), config, workDir.path().toStdString(),
@@ -444,7 +421,7 @@ void EngineWorker::runSweep(const SweepConfig &config, std::shared_ptr<const Can
         done.error = EngineError::from(ex);
         done.result.points = collector.points;
     }
-    emit sweepFinished(done);
+    m_out.sweepFinished(done);
 }
 
 void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 serial,
@@ -455,7 +432,7 @@ void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 seria
     try {
         if (cancel->cancelled())
             throw Cancelled{};
-        emit jobStarted(EngineJob::Equivalence, serial);
+        m_out.jobStarted(EngineJob::Equivalence, serial);
         // Several ranks run as threads here: a check per slider move cannot start processes.
         u.result = accumlab::runEquivalenceOnThreads(config, cancel.get());
         u.ok = true;
@@ -464,7 +441,7 @@ void EngineWorker::runEquivalence(const EquivalenceConfig &config, quint64 seria
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex);
     }
-    emit equivalenceFinished(u);
+    m_out.equivalenceFinished(u);
 }
 
 void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &options, quint64 serial,
@@ -476,7 +453,7 @@ void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &opt
     try {
         if (cancel->cancelled())
             throw Cancelled{};
-        emit jobStarted(EngineJob::Experiment, serial);
+        m_out.jobStarted(EngineJob::Experiment, serial);
         u.result = accumlab::runExperiment(id.toStdString(), options, cancel.get());
         u.ok = true;
     } catch (const Cancelled &) {
@@ -485,7 +462,7 @@ void EngineWorker::runExperiment(const QString &id, const ExperimentOptions &opt
     } catch (const std::exception &ex) {
         u.error = EngineError::from(ex);
     }
-    emit experimentFinished(u);
+    m_out.experimentFinished(u);
 }
 
 void EngineWorker::runMemoryLab(const MemoryLabRequest &request, quint64 serial, std::shared_ptr<const CancelToken> cancel)
@@ -496,7 +473,7 @@ void EngineWorker::runMemoryLab(const MemoryLabRequest &request, quint64 serial,
     try {
         if (cancel->cancelled())
             throw Cancelled{};
-        emit jobStarted(EngineJob::MemoryLab, serial);
+        m_out.jobStarted(EngineJob::MemoryLab, serial);
         switch (request.kind) {
         case MemoryLabKind::OomDemo: u.demo = accumlab::runOomDemo(request.tradeoff.lab, cancel.get()); break;
         case MemoryLabKind::Tradeoff: u.tradeoff = accumlab::runTradeoff(request.tradeoff, cancel.get()); break;
@@ -510,7 +487,7 @@ void EngineWorker::runMemoryLab(const MemoryLabRequest &request, quint64 serial,
         // LibTorch's errors carry a C++ backtrace after their first line: EngineError keeps the first.
         u.error = EngineError::from(ex);
     }
-    emit memoryLabFinished(u);
+    m_out.memoryLabFinished(u);
 }
 
 } // namespace accumlab::ui

@@ -1,14 +1,11 @@
 // The engine's side of the thread boundary. An EngineWorker lives in the controller's
 // QThread and owns teaching mode's ranks (core/thread_ranks.h: the Ranks setting's engines,
 // rank 0 the one shown); sweeps, equivalence checks, guided experiments and the
-// out-of-memory demo build their own engines inside core. Threading contract: every member is
-// touched only by the worker thread (the controller calls in through queued invocations);
-// during a teaching call the other ranks run on threads of core's, joined before it returns.
-// The only state shared with the GUI thread is the CancelToken each job receives, which is
-// atomic. Results leave as value structs (ui/updates.h) through queued signals, at a bounded
-// rate.
+// out-of-memory demo build their own engines inside core. Touched by the worker thread only;
+// its results leave through WorkerOutputs. Threading contract: ui/enginethreads.h.
 #pragma once
 
+#include "ui/enginethreads.h"
 #include "ui/updates.h"
 
 #include "core/observer.h"
@@ -32,7 +29,8 @@ public:
     // Most updates per second the worker emits in either mode.
     static constexpr int kMaxUpdatesPerSecond = 60;
 
-    explicit EngineWorker(QObject *parent = nullptr);
+    // `outputs` (the controller's) hears every result, in this thread.
+    explicit EngineWorker(WorkerOutputs &outputs, QObject *parent = nullptr);
     ~EngineWorker() override;
 
     // All of these run in the worker thread.
@@ -54,37 +52,19 @@ public:
     // which every rank shares) as a safetensors file at `path`.
     void saveSession(const QString &path, quint64 serial, SessionAction action = SessionAction::Save);
     void resumeSession(const AccumConfig &config, const QString &folder, quint64 serial);
-
-signals:
-    void engineConfigured(const accumlab::ui::EngineInfo &info);
-    void microBatchDone(const accumlab::ui::MicroBatchUpdate &update);
-    void teachingError(const accumlab::ui::EngineError &error);
-    // Teaching mode closed an optimizer window: its loss (pointIndex 0, one point).
-    void teachingStepDone(const accumlab::ui::StepBatchUpdate &update);
-    void playingChanged(bool playing);
-    void sweepPointStarted(int index, qint64 accumSteps);
-    void sweepBlockStarted(int index, int block); // a timed block of that point (0 follows sweepPointStarted)
-    void stepBatch(const accumlab::ui::StepBatchUpdate &update);
-    // A timed block of that point ended, not its last: the point as its blocks so far measured
-    // it (EngineObserver::onSweepBlockDone).
-    void sweepPointProgress(const accumlab::ui::SweepPointUpdate &update);
-    void sweepPointDone(const accumlab::ui::SweepPointUpdate &update);
-    void sweepFinished(const accumlab::ui::SweepDoneUpdate &update);
-    void equivalenceFinished(const accumlab::ui::EquivalenceUpdate &update);
-    void experimentFinished(const accumlab::ui::ExperimentUpdate &update);
-    void memoryLabFinished(const accumlab::ui::MemoryLabUpdate &update);
-    void jobStarted(accumlab::ui::EngineJob job, quint64 serial);
-    void sessionFinished(const accumlab::ui::SessionUpdate &update);
+    // Answers flushed(serial), after handing over the newest micro-batch update that the rate
+    // limit still holds back: EngineController::flush().
+    void flush(quint64 serial);
 
 private:
     bool ensureEngine();
     void announceEngine();
-    static MicroBatchUpdate toUpdate(const MicroBatchEvent &e);
     static void describeRun(const AccumEngine &engine, SessionUpdate &u);
     void emitMicroThrottled(const MicroBatchUpdate &update);
     void flushPendingMicro();
     void playTick();
 
+    WorkerOutputs &m_out;
     AccumConfig m_config;
     std::unique_ptr<ThreadRanks> m_ranks; // teaching mode's run
     QVector<double> m_reference;          // full-batch norms of the open window

@@ -1,4 +1,4 @@
-// The guided-experiments panel and the mapping of each experiment onto the window's controls.
+// The guided-experiments panel and the run each experiment hands the lab.
 #include "ui/experimentpanel.h"
 
 #include "ui/adaptivesplitter.h"
@@ -78,43 +78,16 @@ const QString kObservation = QStringLiteral("·"); // no verdict: true by constr
 
 } // namespace
 
-bool ExperimentSettings::isEmpty() const
-{
-    return !model && !microBatch && !accumSteps && !optimizer && !lr && !scaling && !stepEveryMicro && !bug && !noSync &&
-           !dtype && !lossScaling && !seed && !accumGrid && !numSteps;
-}
-
 void ExperimentSettings::applyTo(Preset &preset) const
 {
-    AccumConfig &c = preset.config;
-    if (model) {
-        c.preset = *model;
-        c.shape.reset();
-    }
-    if (microBatch)
-        c.microBatch = *microBatch;
-    if (accumSteps)
-        c.accumSteps = *accumSteps;
-    if (optimizer)
-        c.optimizer.kind = *optimizer;
-    if (lr)
-        c.optimizer.lr = *lr;
-    if (scaling)
-        c.scaling = *scaling;
-    if (stepEveryMicro)
-        c.stepEveryMicro = *stepEveryMicro;
-    if (bug)
-        c.bug = *bug;
-    if (noSync)
-        c.noSync = *noSync;
-    if (dtype)
-        c.dtype = *dtype;
-    if (lossScaling)
-        c.lossScaler.enabled = *lossScaling;
-    if (seed)
-        c.seed = *seed;
-    if (accumGrid)
+    if (!run)
+        return;
+    const int64_t accumSteps = preset.run.accumSteps;
+    preset.run = *run;
+    if (accumGrid) {
+        preset.run.accumSteps = accumSteps;
         preset.accumGrid = *accumGrid;
+    }
     if (numSteps)
         preset.numSteps = *numSteps;
 }
@@ -130,22 +103,8 @@ ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions
     const std::optional<ExperimentLabSettings> lab = experimentLabSettings(key, options);
     if (!lab)
         return s;
-    const AccumConfig &c = lab->config;
-    const bool sweep = !lab->accumGrid.empty();
-    s.model = c.preset;
-    s.microBatch = c.microBatch;
-    if (!sweep)
-        s.accumSteps = c.accumSteps; // a sweep sets them point by point from its grid
-    s.optimizer = c.optimizer.kind;
-    s.lr = c.optimizer.lr;
-    s.scaling = c.scaling;
-    s.stepEveryMicro = c.stepEveryMicro;
-    s.bug = c.bug;
-    s.noSync = c.noSync;
-    s.dtype = c.dtype;
-    s.lossScaling = c.lossScaler.enabled;
-    s.seed = c.seed;
-    if (sweep) {
+    s.run = lab->config;
+    if (!lab->accumGrid.empty()) {
         QStringList grid;
         for (int64_t a : lab->accumGrid)
             grid << QString::number(a);

@@ -1,8 +1,8 @@
 // The guided experiments (core/experiments.h) in the window: pick one from the
 // catalog, read its summary, run it in the engine's worker thread with one click, and read
 // the measured values, each claim with its verdict, the explanation and the measured curves.
-// Running also asks the window to set its controls to the experiment's settings where they
-// map onto them (requestSettings). The verdicts are the engine's; nothing here computes or
+// Running also hands the lab the experiment's run, for the controls to show
+// (requestSettings). The verdicts are the engine's; nothing here computes or
 // stores a figure. GUI thread only.
 #pragma once
 
@@ -34,31 +34,21 @@ namespace accumlab::ui {
 
 class EngineController;
 
-// The part of an experiment's setup that the window's controls can show; fields left unset
-// keep the control's current value.
+// What an experiment hands the lab: the run it shows (core's experimentLabSettings, every
+// setting of it), and for a sweep its grid and timed steps. Empty for an experiment the lab
+// cannot show (one with a model of its own, e.g. variable-length).
 struct ExperimentSettings {
-    std::optional<ModelPreset> model;
-    std::optional<int64_t> microBatch;
-    std::optional<int64_t> accumSteps;
-    std::optional<OptimizerKind> optimizer;
-    std::optional<double> lr;
-    std::optional<Scaling> scaling;
-    std::optional<bool> stepEveryMicro;
-    std::optional<AccumBug> bug;
-    std::optional<bool> noSync;
-    std::optional<DType> dtype;
-    std::optional<bool> lossScaling;
-    std::optional<uint64_t> seed;
+    std::optional<AccumConfig> run;
     std::optional<QString> accumGrid; // the sweep's grid, "1,2,4,8,16"
     std::optional<int> numSteps;      // the sweep's timed steps per point
 
-    bool isEmpty() const;
+    bool isEmpty() const { return !run; }
+    // The preset's run becomes this one; a sweep keeps the preset's accumulation steps (the
+    // sweep sets them point by point from its grid).
     void applyTo(Preset &preset) const;
 };
 
-// The settings experiment `id` runs with, as far as the controls can express them: core's
-// experimentLabSettings() on the controls (the pitfalls with their own models, e.g.
-// variable-length, and unknown ids map to nothing).
+// The settings experiment `id` runs with under `options` (nothing for an unknown id).
 ExperimentSettings experimentSettings(const QString &id, const ExperimentOptions &options);
 
 class ExperimentPanel : public QWidget {

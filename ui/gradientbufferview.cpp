@@ -47,7 +47,7 @@ QSize GradientBufferView::minimumSizeHint() const
 {
     // A whole line of text for every row, the axis and the marker's caption (the labels never
     // shrink, so the zoom enlarges them), and the margins.
-    const qsizetype rows = std::max({m_names.size(), qsizetype(m_update.gradNorms.size()), kFewRows});
+    const qsizetype rows = std::max({m_names.size(), qsizetype(m_update.event.gradNorms.size()), kFewRows});
     return {lines(this, 17), qRound(double(rows + 2) * QFontMetricsF(font()).height()) + 16};
 }
 
@@ -84,7 +84,8 @@ void GradientBufferView::clear()
 
 void GradientBufferView::setUpdate(const MicroBatchUpdate &u)
 {
-    const bool moreRows = u.gradNorms.size() > std::max(m_update.gradNorms.size(), m_names.size());
+    const bool moreRows =
+        qsizetype(u.event.gradNorms.size()) > std::max(qsizetype(m_update.event.gradNorms.size()), m_names.size());
     m_update = u;
     m_hasData = true;
     if (moreRows)
@@ -103,24 +104,24 @@ QVector<double> GradientBufferView::tensorRatios() const
 {
     // The projection onto the full-batch gradient adds up over micro-batches (the norm of a
     // partial sum does not: mid-window it can read 1.13x without any bug).
-    if (!m_update.fills.isEmpty())
-        return m_update.fills;
+    if (!m_update.event.fills.empty())
+        return QVector<double>(m_update.event.fills.begin(), m_update.event.fills.end());
     QVector<double> ratios;
-    const auto &g = m_update.gradNorms;
+    const auto &g = m_update.event.gradNorms;
     const auto &r = m_update.referenceNorms;
-    for (qsizetype i = 0; i < g.size() && i < r.size(); ++i)
+    for (qsizetype i = 0; i < qsizetype(g.size()) && i < r.size(); ++i)
         ratios << (r[i] > 0.0 ? g[i] / r[i] : 0.0);
     return ratios;
 }
 
 double GradientBufferView::measuredRatio() const
 {
-    if (!m_update.fills.isEmpty())
-        return m_update.fillTotal;
+    if (!m_update.event.fills.empty())
+        return m_update.event.fillTotal;
     double g2 = 0.0, r2 = 0.0;
-    const auto &g = m_update.gradNorms;
+    const auto &g = m_update.event.gradNorms;
     const auto &r = m_update.referenceNorms;
-    for (qsizetype i = 0; i < g.size() && i < r.size(); ++i) {
+    for (qsizetype i = 0; i < qsizetype(g.size()) && i < r.size(); ++i) {
         g2 += g[i] * g[i];
         r2 += r[i] * r[i];
     }
@@ -134,7 +135,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette pal = palette();
     p.fillRect(rect(), pal.base());
-    const int rows = static_cast<int>(std::max<qsizetype>(m_names.size(), m_update.gradNorms.size()));
+    const int rows = static_cast<int>(std::max<qsizetype>(m_names.size(), qsizetype(m_update.event.gradNorms.size())));
     const QFontMetrics fm(font());
 
     if (rows == 0) {
@@ -171,7 +172,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     QColor ghostColor = pal.color(QPalette::Text);
     ghostColor.setAlphaF(0.18);
     const QVector<double> ratios = tensorRatios();
-    const bool windowClosed = m_hasData && m_update.microIndex + 1 == m_update.accumSteps;
+    const bool windowClosed = m_hasData && m_update.event.microIndex + 1 == m_update.event.accumSteps;
     for (int i = 0; i < rows; ++i) {
         const double yMid = plot.top() + rowHeight * (i + (m_ghost ? 0.38 : 0.5));
         p.setPen(pal.color(QPalette::Text));

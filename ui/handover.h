@@ -1,11 +1,9 @@
-// The one way values cross a thread boundary in the window: a Handover lives in one thread and
-// runs there, in the order they were posted, the calls any thread posts to it (the engine
-// controller's calls into its worker and the worker's results back, the background writer's
-// answers). A call and the values it captured pass through a std::mutex, so the thread that
-// runs the call reads what the posting thread wrote after a lock ThreadSanitizer sees. (A
-// queued signal or QMetaObject::invokeMethod hands its copy over inside Debian's uninstrumented
-// QtCore, under a futex ThreadSanitizer does not see.) The wake-up is a posted QEvent that
-// carries nothing.
+// A Handover lives in one thread and runs there, in the order they were posted, the calls any
+// thread posts to it: the window's one way for values to cross a thread (the threading
+// contract, ui/enginethreads.h, says who posts what). Touched by every posting thread and its
+// own: a call and the values it captured pass through a std::mutex (m_calls), so the thread
+// that runs the call reads what the posting thread wrote after a lock ThreadSanitizer sees. The
+// wake-up is a posted QEvent that carries nothing.
 #pragma once
 
 #include <QObject>

@@ -99,10 +99,12 @@ void LabRun::requestEquivalenceNow()
 
 void LabRun::requestEquivalenceSoon() { m_equivalenceTimer->start(); }
 
+bool LabRun::equivalenceScheduled() const { return m_equivalenceTimer->isActive(); }
+
 void LabRun::showRunSettings(const AccumConfig &config)
 {
     Preset preset = m_parts.controls->preset();
-    preset.config = config;
+    preset.run = config;
     {
         const QSignalBlocker block(m_parts.controls);
         m_parts.controls->setPreset(preset);

@@ -55,6 +55,8 @@ public:
     const std::optional<EquivalenceResult> &lastEquivalence() const { return m_lastEquivalence; }
     // Whether a check asked for has not answered yet.
     bool equivalencePending() const { return m_answeredSerial < m_latestSerial; }
+    // Whether a check waits for the debounce (requestEquivalenceSoon, a control edit).
+    bool equivalenceScheduled() const;
 
 signals:
     // The engine was rebuilt from the controls (the window keeps its settings then).

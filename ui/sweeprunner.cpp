@@ -30,7 +30,7 @@ bool SweepRunner::run(QString *error)
 {
     const Preset p = m_parts.controls->preset();
     SweepConfig s;
-    s.base = p.config;
+    s.base = p.run;
     s.numSteps = p.numSteps;
     s.warmupSteps = p.warmupSteps;
     s.threads = p.threads;

@@ -1,14 +1,14 @@
-// The value structs that cross from the engine's worker thread to the GUI thread.
-// Plain data, copied in the worker thread and handed over through ui/handover.h
-// (EngineController::relay); declared metatypes (Q_DECLARE_METATYPE below, qRegisterMetaType in
-// registerUpdateTypes()) so that signals and QSignalSpy carry them too. Never tensors, never
-// pointers into the engine.
+// The value structs that cross from the engine's worker thread to the GUI thread: plain data,
+// copied in the worker thread (ui/enginethreads.h, the threading contract). Declared metatypes
+// (Q_DECLARE_METATYPE below, qRegisterMetaType in registerUpdateTypes()) so that the
+// controller's signals and QSignalSpy carry them. Never tensors, never pointers into the engine.
 #pragma once
 
 #include "core/config.h"
 #include "core/equivalence.h"
 #include "core/experiments.h"
 #include "core/memory_lab.h"
+#include "core/observer.h"
 #include "core/sweep.h"
 
 #include <QMetaType>
@@ -49,33 +49,14 @@ struct EngineInfo {
     QStringList parameterNames;  // "fc1.weight", ...
 };
 
-// One micro-batch of teaching mode, with the full-batch reference of its window.
+// One micro-batch of teaching mode: core's event as the engine reported it, with what the
+// worker adds, the full-batch reference of its window and the window's memory so far.
 struct MicroBatchUpdate {
-    qint64 step = 0;            // optimizer window, 0-based
-    qint64 microIndex = 0;      // 0 .. accumSteps-1
-    qint64 accumSteps = 1;
-    double microLoss = 0.0;
-    QVector<double> gradNorms;       // per parameter tensor, accumulated buffers
+    // Step, counters, loss, the buffers' norms and fills (what the bars draw, adding up micro-
+    // batch by micro-batch), the float16 path and loss scaler, and the statements it ran (the
+    // code panel lights their lines).
+    MicroBatchEvent event;
     QVector<double> referenceNorms;  // per parameter tensor, full-batch gradient of the window
-    // Per parameter tensor, the buffer's projection onto the window's full-batch gradient
-    // (core's MicroBatchEvent::fills): what the bars draw, adding up micro-batch by micro-batch.
-    QVector<double> fills;
-    double fillTotal = 0.0;
-    bool synced = false;
-    bool optimizerStepped = false;
-    qint64 syncCalls = 0;
-    qint64 optimizerSteps = 0;
-    qint64 optimizerStateStep = 0;
-    qint64 microBatches = 0;
-    // float16: the path that ran (empty in other dtypes) and the loss scaler's counters.
-    QString float16Path;
-    bool lossScaling = false;
-    double lossScale = 0.0;
-    qint64 skippedWindows = 0;
-    qint64 unscaleCalls = 0;
-    // The lesson's statements this micro-batch ran, in order (core's LoopStatement values): the
-    // code panel lights their lines.
-    QVector<quint8> ran;
     // The open window's memory timeline so far, every allocation and free the counting CPU
     // allocator saw while its micro-batches ran (shared, never changed once sent); null with
     // several ranks or on a GPU, where none is recorded.
@@ -97,8 +78,8 @@ struct StepBatchUpdate {
     QVector<QPointF> losses;  // (samples seen, loss)
     QVector<QPointF> logged;  // (samples seen, the loss as the lesson logs it: scaled x N)
 
-    // A copy owns its points: it shares no buffer with the lists it was copied from. Qt hands
-    // a queued signal's value to the GUI thread as a copy made in the sending thread, and an
+    // A copy owns its points: it shares no buffer with the lists it was copied from. The
+    // worker hands the GUI thread a copy made in its own thread (ui/enginethreads.h), and an
     // implicitly shared list would hand over the worker's own buffer with no happens-before
     // edge ThreadSanitizer can see (tests/sanitizers/tsan.supp); a deep copy made there is the
     // GUI's alone. At most a few hundred points, at most ~60 times a second.

@@ -204,13 +204,13 @@ void presetFromFlags(const Flags &f, ui::Preset &p)
     if (f.numSteps > 0)
         p.numSteps = f.numSteps;
     if (f.microBatch > 0)
-        p.config.microBatch = f.microBatch;
+        p.run.microBatch = f.microBatch;
     if (f.threads >= 0)
         p.threads = f.threads;
     if (f.seed)
-        p.config.seed = *f.seed;
+        p.run.seed = *f.seed;
     if (f.lr)
-        p.config.optimizer.lr = *f.lr;
+        p.run.optimizer.lr = *f.lr;
 }
 
 // --memory-run alone is scripted too: its runs start by themselves and --quit ends it after them

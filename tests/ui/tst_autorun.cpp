@@ -449,7 +449,7 @@ qint64 startAndKill(const QString &config, const QStringList &args, int waitMs, 
     proc.waitForStarted();
     while (clock.elapsed() < waitMs && proc.state() == QProcess::Running &&
            !(untilKept && !filesKeepingALanguage(config).isEmpty()))
-        QTest::qWait(50);
+        QTest::qWait(50); // timed by design: another process, watched for a span; no flush reaches it
     const qint64 took = clock.elapsed();
     proc.kill();
     proc.waitForFinished();

@@ -221,14 +221,15 @@ void TestCharts::bufferChartKeepsItsHeight()
     for (qint64 window : {qint64(0), qint64(12345)})
         for (qint64 k = 0; k < 4; ++k) {
             MicroBatchUpdate u;
-            u.step = window;
-            u.microIndex = k;
-            u.accumSteps = 4;
-            u.microBatches = window * 4 + k + 1;
-            u.optimizerStepped = k == 3;
-            u.optimizerSteps = window + (k == 3);
-            u.gradNorms = u.referenceNorms = u.fills = {0.25 * double(k + 1), 0.25 * double(k + 1)};
-            u.fillTotal = 0.25 * double(k + 1);
+            u.event.step = window;
+            u.event.microIndex = k;
+            u.event.accumSteps = 4;
+            u.event.microBatches = window * 4 + k + 1;
+            u.event.optimizerStepped = k == 3;
+            u.event.optimizerSteps = window + (k == 3);
+            u.event.gradNorms = u.event.fills = {0.25 * double(k + 1), 0.25 * double(k + 1)};
+            u.referenceNorms = {0.25 * double(k + 1), 0.25 * double(k + 1)};
+            u.event.fillTotal = 0.25 * double(k + 1);
             panel.showMicroBatch(u);
             QCoreApplication::processEvents(); // the layout's pass
             panel.layout()->activate();

@@ -62,8 +62,7 @@ private slots:
         panel.setEngine(info);
         const auto ran = [](std::initializer_list<LoopStatement> statements) {
             MicroBatchUpdate u;
-            for (LoopStatement s : statements)
-                u.ran.append(quint8(s));
+            u.event.ran = statements;
             return u;
         };
         panel.showMicroBatch(ran({LoopStatement::ZeroGrad, LoopStatement::Forward, LoopStatement::Backward}));
@@ -146,12 +145,12 @@ private slots:
         w.resize(1280, 800);
         w.show();
         Preset p = w.controlPanel()->preset();
-        p.config.accumSteps = 4;
-        p.config.bug = accumBugFromString(bug.toStdString());
-        p.config.scaling = noDivision ? Scaling::None : Scaling::Divide;
-        p.config.stepEveryMicro = stepEveryMicro;
-        p.config.worldSize = ranks;
-        p.config.lossScaler.enabled = scaler;
+        p.run.accumSteps = 4;
+        p.run.bug = accumBugFromString(bug.toStdString());
+        p.run.scaling = noDivision ? Scaling::None : Scaling::Divide;
+        p.run.stepEveryMicro = stepEveryMicro;
+        p.run.worldSize = ranks;
+        p.run.lossScaler.enabled = scaler;
         w.controlPanel()->setPreset(p);
         QVERIFY(waitForEngine(w, [&](const AccumConfig &c) {
             return c.accumSteps == 4 && toString(c.bug) == bug.toStdString() && (c.scaling == Scaling::None) == noDivision &&
@@ -180,7 +179,7 @@ private slots:
         MainWindow w(false);
         w.show();
         Preset p = w.controlPanel()->preset();
-        p.config.bug = AccumBug::ClipEachMicro;
+        p.run.bug = AccumBug::ClipEachMicro;
         w.controlPanel()->setPreset(p);
         QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.bug == AccumBug::ClipEachMicro; }));
         CodePanel *panel = w.codePanel();

@@ -85,9 +85,9 @@ void TestCommandLine::presetsTheControls()
     gui::presetFromFlags(flags, p);
     const ui::Preset shown = shownBy(p);
     const QHash<QString, QString> values = {
-        {QStringLiteral("microBatch"), QString::number(shown.config.microBatch)},
-        {QStringLiteral("seed"), QString::number(shown.config.seed)},
-        {QStringLiteral("lr"), QString::number(shown.config.optimizer.lr, 'g', 10)},
+        {QStringLiteral("microBatch"), QString::number(shown.run.microBatch)},
+        {QStringLiteral("seed"), QString::number(shown.run.seed)},
+        {QStringLiteral("lr"), QString::number(shown.run.optimizer.lr, 'g', 10)},
         {QStringLiteral("accumGrid"), shown.accumGrid},
         {QStringLiteral("numSteps"), QString::number(shown.numSteps)},
         {QStringLiteral("threads"), QString::number(shown.threads)},
@@ -150,8 +150,8 @@ void TestCommandLine::refusedValuesWouldBeChangedByTheControls()
     ui::Preset asked;
     gui::presetFromFlags(flags, asked);
     const ui::Preset shown = shownBy(asked);
-    const bool changed = shown.config.optimizer.lr != asked.config.optimizer.lr ||
-                         shown.config.microBatch != asked.config.microBatch || shown.config.seed != asked.config.seed ||
+    const bool changed = shown.run.optimizer.lr != asked.run.optimizer.lr ||
+                         shown.run.microBatch != asked.run.microBatch || shown.run.seed != asked.run.seed ||
                          shown.numSteps != asked.numSteps;
     QVERIFY2(changed, qPrintable(line + QStringLiteral(" is shown as given: the refusal would be needless")));
 }

@@ -13,6 +13,8 @@
 #include "core/device.h"
 #include "core/engine.h"
 
+#include "wait_helpers.h"
+
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QDir>
@@ -24,6 +26,7 @@
 
 using namespace accumlab;
 using namespace accumlab::ui;
+using accumlab::ui::test::flushEngine;
 
 namespace {
 
@@ -143,18 +146,18 @@ void TestEngineController::microBatchUpdates()
     // One micro-batch at a time, as the Step button does.
     for (int i = 0; i < accum; ++i) {
         controller.stepMicroBatch();
-        QTRY_COMPARE_WITH_TIMEOUT(last.microBatches, qint64(i + 1), 10'000);
-        QCOMPARE(last.microIndex, qint64(i));
-        QCOMPARE(last.gradNorms.size(), 6);
+        QTRY_COMPARE_WITH_TIMEOUT(last.event.microBatches, int64_t(i + 1), 10'000);
+        QCOMPARE(last.event.microIndex, int64_t(i));
+        QCOMPARE(last.event.gradNorms.size(), size_t(6));
         QCOMPARE(last.referenceNorms.size(), 6);
     }
     QCOMPARE(received, accum);
-    QVERIFY(last.optimizerStepped);
-    QCOMPARE(last.optimizerSteps, 1);
-    QCOMPARE(last.syncCalls, 1); // no-sync: only the last micro-batch syncs
+    QVERIFY(last.event.optimizerStepped);
+    QCOMPARE(last.event.optimizerSteps, int64_t(1));
+    QCOMPARE(last.event.syncCalls, int64_t(1)); // no-sync: only the last micro-batch syncs
     // loss/N: after the window the buffers hold the full-batch gradient.
     for (int i = 0; i < 6; ++i)
-        ACCUMLAB_COMPARE_REL(last.gradNorms[i], last.referenceNorms[i], 1e-4);
+        ACCUMLAB_COMPARE_REL(last.event.gradNorms[size_t(i)], last.referenceNorms[i], 1e-4);
 }
 
 void TestEngineController::sweepEmitsPointsAndFinishes()
@@ -270,10 +273,10 @@ void TestEngineController::teachingModeRunsTheChosenRanks()
     for (size_t i = 0; i < marker.size(); ++i)
         ACCUMLAB_COMPARE_REL(updates.front().referenceNorms[qsizetype(i)], marker[i], 1e-5);
     const MicroBatchUpdate &last = updates.back();
-    QCOMPARE(last.syncCalls, noSync ? kWindows : kWindows * kAccum);
-    QCOMPARE(last.optimizerSteps, kWindows);
-    QCOMPARE(last.microBatches, kWindows * kAccum); // rank 0's own
-    ACCUMLAB_COMPARE_REL(last.fillTotal, 1.0, 1e-5);
+    QCOMPARE(last.event.syncCalls, int64_t(noSync ? kWindows : kWindows * kAccum));
+    QCOMPARE(last.event.optimizerSteps, int64_t(kWindows));
+    QCOMPARE(last.event.microBatches, int64_t(kWindows * kAccum)); // rank 0's own
+    ACCUMLAB_COMPARE_REL(last.event.fillTotal, 1.0, 1e-5);
     QTRY_COMPARE_WITH_TIMEOUT(stepped.count(), kWindows, 10'000);
     QCOMPARE(stepped.last().first().value<StepBatchUpdate>().effectiveBatch, c.microBatch * kAccum * world);
 }
@@ -374,10 +377,13 @@ void TestEngineController::cancelInEveryPhase()
         QTRY_VERIFY_WITH_TIMEOUT(!playing.isEmpty() && !playing.last().first().toBool(), 5'000);
         ACCUMLAB_VERIFY_BELOW(clock.elapsed(), boundMs);
         QVERIFY(!controller.isPlaying());
-        // No micro-batch is stepped after the pause (one already in the queue may still land).
-        QTest::qWait(kCancelBoundMs);
+        // No micro-batch is stepped after the pause: once every update sent before the pause
+        // has landed (the flush's answer), a play timer left running would step within this
+        // span, sixty a second. A timed wait by design: "nothing happens" takes a span of time.
+        QVERIFY(flushEngine(controller));
         const qsizetype after = micro.count();
-        QTest::qWait(kCancelBoundMs);
+        QTest::qWait(kCancelBoundMs); // timed by design: see above
+        QVERIFY(flushEngine(controller));
         QCOMPARE(micro.count(), after);
     } else if (phase == QLatin1String("sweep") || phase == QLatin1String("ranks")) {
         QVERIFY(sweepDone.wait(10'000));
@@ -404,9 +410,9 @@ void TestEngineController::cancelInEveryPhase()
     if (phase == QLatin1String("play")) {
         // A whole window of four micro-batches more, ending in an optimizer step (updates carry
         // running totals; a burst may be coalesced into its newest).
-        const qint64 stepsBefore = micro.last().first().value<MicroBatchUpdate>().optimizerSteps;
+        const int64_t stepsBefore = micro.last().first().value<MicroBatchUpdate>().event.optimizerSteps;
         controller.play(EngineWorker::kMaxUpdatesPerSecond);
-        QTRY_VERIFY_WITH_TIMEOUT(micro.last().first().value<MicroBatchUpdate>().optimizerSteps > stepsBefore, kWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(micro.last().first().value<MicroBatchUpdate>().event.optimizerSteps > stepsBefore, kWaitMs);
         controller.pause();
         QTRY_VERIFY_WITH_TIMEOUT(!controller.isPlaying(), 5'000);
     } else if (phase == QLatin1String("sweep") || phase == QLatin1String("ranks")) {
@@ -576,13 +582,13 @@ void TestEngineController::sessionResumesBitForBit()
     if (savedAt % 4 != 0) {
         QVERIFY(!views.isEmpty());
         const auto view = views.last().first().value<MicroBatchUpdate>();
-        QCOMPARE(view.microIndex, qint64(savedAt % 4 - 1));
-        QCOMPARE(view.microBatches, qint64(savedAt));
+        QCOMPARE(view.event.microIndex, int64_t(savedAt % 4 - 1));
+        QCOMPARE(view.event.microBatches, int64_t(savedAt));
         QCOMPARE(view.referenceNorms.size(), 6);
-        QCOMPARE(view.fills.size(), 6);
-        QVERIFY(std::isfinite(view.microLoss));
+        QCOMPARE(view.event.fills.size(), size_t(6));
+        QVERIFY(std::isfinite(view.event.microLoss));
         if (!float16) // a float16 window's buffers hold the scaled sum until it closes
-            QVERIFY2(view.fillTotal > 0.0 && view.fillTotal < 1.0, qPrintable(QString::number(view.fillTotal)));
+            QVERIFY2(view.event.fillTotal > 0.0 && view.event.fillTotal < 1.0, qPrintable(QString::number(view.event.fillTotal)));
     }
     stepTeaching(second, kAfter);
     const SessionUpdate continued = saveSession(second, dir.filePath(QStringLiteral("b")));

@@ -3,10 +3,13 @@
 // against a run of core on this thread); Cancel stops a run; the texts follow the language.
 #include "common.h"
 
+#include "ui/controlpanel.h"
 #include "ui/enginecontroller.h"
 #include "ui/experimentpanel.h"
 #include "ui/language.h"
 #include "ui/localizedtext.h"
+
+#include "core/export.h"
 
 #include <QChart>
 #include <QChartView>
@@ -149,11 +152,11 @@ private slots:
         Preset preset;
         requested.applyTo(preset);
         if (id == QLatin1String("sweep-flattening")) { // the lesson's model over its grid
-            QVERIFY(preset.config.preset == ModelPreset::Lesson);
+            QVERIFY(preset.run.preset == ModelPreset::Lesson);
             QCOMPARE(preset.accumGrid, QStringLiteral("1,2,4,8,16"));
         } else { // the equivalence fixture
-            QVERIFY(preset.config.preset == ModelPreset::Fixture);
-            QCOMPARE(preset.config.effectiveBatch(), EquivalenceConfig().bigBatch());
+            QVERIFY(preset.run.preset == ModelPreset::Fixture);
+            QCOMPARE(preset.run.effectiveBatch(), EquivalenceConfig().bigBatch());
         }
 
         // The same experiment run here, on this thread: the panel must show its verdicts. A
@@ -249,20 +252,44 @@ private slots:
         const ExperimentOptions options;
         Preset preset;
         experimentSettings(QStringLiteral("adamw-state"), options).applyTo(preset);
-        QVERIFY(preset.config.optimizer.kind == OptimizerKind::AdamW);
-        QVERIFY(preset.config.stepEveryMicro);
+        QVERIFY(preset.run.optimizer.kind == OptimizerKind::AdamW);
+        QVERIFY(preset.run.stepEveryMicro);
         experimentSettings(QStringLiteral("no-division"), options).applyTo(preset);
-        QVERIFY(preset.config.scaling == Scaling::None);
-        QVERIFY(!preset.config.stepEveryMicro);
-        QVERIFY(preset.config.optimizer.kind == OptimizerKind::Sgd);
+        QVERIFY(preset.run.scaling == Scaling::None);
+        QVERIFY(!preset.run.stepEveryMicro);
+        QVERIFY(preset.run.optimizer.kind == OptimizerKind::Sgd);
         experimentSettings(QStringLiteral("split-tolerance"), options).applyTo(preset);
-        QVERIFY(preset.config.dtype == DType::BFloat16);
-        QCOMPARE(preset.config.accumSteps, int64_t{2});
-        QCOMPARE(preset.config.microBatch, int64_t{8});
+        QVERIFY(preset.run.dtype == DType::BFloat16);
+        QCOMPARE(preset.run.accumSteps, int64_t{2});
+        QCOMPARE(preset.run.microBatch, int64_t{8});
         experimentSettings(QStringLiteral("sweep-flattening"), options).applyTo(preset);
         QCOMPARE(preset.numSteps, int(options.sweepSteps));
         QCOMPARE(parseGrid(preset.accumGrid.toStdString()), SweepConfig().accumGrid);
         QVERIFY(experimentSettings(QStringLiteral("variable-length"), options).isEmpty());
+    }
+
+    // What no control shows reaches the lab's run all the same: lr-schedule's warmup and
+    // linear-scaling's device stay under the controls that show the rest.
+    void theLabKeepsWhatNoControlShows()
+    {
+        ControlPanel controls;
+        for (const char *id : {"lr-schedule", "linear-scaling"}) {
+            const auto lab = experimentLabSettings(id, ExperimentOptions{});
+            QVERIFY(lab);
+            Preset preset = controls.preset();
+            experimentSettings(QLatin1String(id), ExperimentOptions{}).applyTo(preset);
+            controls.setPreset(preset);
+            const AccumConfig run = controls.config();
+            QCOMPARE(run.optimizer.lrWarmup, lab->config.optimizer.lrWarmup);
+            QVERIFY2(run.device == lab->config.device, id);
+            QVERIFY2(run.labels == lab->config.labels, id);
+        }
+        QCOMPARE(controls.config().optimizer.lrWarmup, int64_t{0}); // linear-scaling's own
+        QVERIFY(controls.config().device == DeviceRequest::Cpu);
+        Preset schedule = controls.preset();
+        experimentSettings(QStringLiteral("lr-schedule"), ExperimentOptions{}).applyTo(schedule);
+        controls.setPreset(schedule);
+        QCOMPARE(controls.config().optimizer.lrWarmup, int64_t{8});
     }
 
     // The window shows core's stated settings (experimentLabSettings) for every experiment of
@@ -280,18 +307,13 @@ private slots:
                 continue;
             Preset preset;
             settings.applyTo(preset);
-            const AccumConfig &want = lab->config, &got = preset.config;
-            QVERIFY2(got.preset == want.preset, qPrintable(id));
-            QCOMPARE(got.microBatch, want.microBatch);
-            if (lab->accumGrid.empty())
-                QCOMPARE(got.accumSteps, want.accumSteps);
-            QVERIFY2(got.optimizer.kind == want.optimizer.kind, qPrintable(id));
-            QCOMPARE(got.optimizer.lr, want.optimizer.lr);
-            QVERIFY2(got.scaling == want.scaling, qPrintable(id));
-            QCOMPARE(got.stepEveryMicro, want.stepEveryMicro);
-            QVERIFY2(got.bug == want.bug, qPrintable(id));
-            QCOMPARE(got.noSync, want.noSync);
-            QVERIFY2(got.dtype == want.dtype, qPrintable(id));
+            // Every setting of the run, a sweep's accumulation steps aside (its grid sets them).
+            AccumConfig want = lab->config;
+            if (!lab->accumGrid.empty())
+                want.accumSteps = Preset{}.run.accumSteps;
+            const AccumConfig &got = preset.run;
+            QCOMPARE(QString::fromStdString(toJson(got).dump()), QString::fromStdString(toJson(want).dump()));
+            QVERIFY2(got.device == want.device, qPrintable(id)); // the record writes it resolved
             QCOMPARE(got.seed, uint64_t{11});
             if (!lab->accumGrid.empty()) {
                 QCOMPARE(parseGrid(preset.accumGrid.toStdString()), lab->accumGrid);

@@ -2,7 +2,8 @@
 // edits rebuilds the engine once and asks for one check, for the settings the burst ended on;
 // of several checks asked for in a row only the newest answer reaches the panel; Step applies
 // a pending edit first (editsPending), and holdEdits drops it. Planted: an engine rebuilt on
-// every edit, or an older answer shown, fails here.
+// every edit, or an older answer shown, fails here. "Nothing more follows" is known by events:
+// no debounce left running, and the engine's flush answered (EngineController::flush()).
 #include "ui/labrun.h"
 
 #include "ui/accumulationpanel.h"
@@ -12,6 +13,8 @@
 #include "ui/equivalencepanel.h"
 #include "ui/losschart.h"
 #include "ui/memoryview.h"
+
+#include "wait_helpers.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -36,7 +39,7 @@ struct Lab {
 void editSeed(ControlPanel &controls, uint64_t seed)
 {
     Preset p = controls.preset();
-    p.config.seed = seed;
+    p.run.seed = seed;
     controls.setPreset(p);
 }
 } // namespace
@@ -54,7 +57,7 @@ private slots:
 void TestLabRun::editsAreDebounced_data()
 {
     QTest::addColumn<int>("edits");
-    QTest::addColumn<int>("gapMs"); // between two edits, inside the debounce
+    QTest::addColumn<int>("gapMs"); // between two edits, inside the debounce: the drag's own pace
     QTest::newRow("one edit") << 1 << 0;
     QTest::newRow("five edits at once") << 5 << 0;
     QTest::newRow("a slider dragged over 20 values") << 20 << 20;
@@ -73,11 +76,14 @@ void TestLabRun::editsAreDebounced()
         editSeed(lab.controls, firstSeed + i);
         QVERIFY(lab.run.editsPending());
         if (gapMs)
-            QTest::qWait(gapMs);
+            QTest::qWait(gapMs); // a timed wait by design: edits spaced as a hand drags a slider
     }
     QTRY_COMPARE_WITH_TIMEOUT(configured.count(), 1, 30'000);
     QTRY_COMPARE_WITH_TIMEOUT(checked.count(), 1, 60'000);
-    QTest::qWait(600); // longer than both debounces: nothing more follows
+    // Nothing more follows: no debounce runs, and every answer the engine owes has arrived.
+    QVERIFY(!lab.run.editsPending());
+    QVERIFY(!lab.run.equivalenceScheduled());
+    QVERIFY(accumlab::ui::test::flushEngine(lab.controller));
     QCOMPARE(applied.count(), 1);
     QCOMPARE(configured.count(), 1);
     QCOMPARE(checked.count(), 1);
@@ -110,7 +116,7 @@ void TestLabRun::onlyTheNewestCheckIsShown()
         QVERIFY(lab.run.equivalencePending());
     }
     QTRY_VERIFY_WITH_TIMEOUT(!lab.run.equivalencePending(), 60'000);
-    QTest::qWait(200); // an older answer still queued would arrive by now
+    QVERIFY(accumlab::ui::test::flushEngine(lab.controller)); // an older answer still queued arrives
     QCOMPARE(checked.count(), 1);
     QVERIFY(lab.run.lastEquivalence().has_value());
     QCOMPARE(lab.run.lastEquivalence()->config.run.seed, firstSeed + uint64_t(requests - 1));
@@ -120,11 +126,16 @@ void TestLabRun::heldEditsAreDropped()
 {
     Lab lab;
     QSignalSpy configured(&lab.controller, &EngineController::engineConfigured);
+    QSignalSpy checked(&lab.run, &LabRun::equivalenceUpdated);
     editSeed(lab.controls, lab.controls.config().seed + 1);
     QVERIFY(lab.run.editsPending());
     lab.run.holdEdits();
     QVERIFY(!lab.run.editsPending());
-    QTest::qWait(400); // past the debounce: no rebuild follows
+    // The same edit's check is not held: its debounce is the longer one, so its answer comes
+    // after the rebuild's would have, had the rebuild not been dropped.
+    QVERIFY(lab.run.equivalenceScheduled());
+    QVERIFY(checked.wait(60'000));
+    QVERIFY(accumlab::ui::test::flushEngine(lab.controller));
     QCOMPARE(configured.count(), 0);
 }
 

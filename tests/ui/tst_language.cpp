@@ -18,6 +18,8 @@
 #include "ui/memoryview.h"
 #include "ui/throughputchart.h"
 
+#include "wait_helpers.h"
+
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
@@ -64,12 +66,7 @@ bool hasLatinDigit(const QString &s)
     return false;
 }
 
-// Posted LanguageChange events reach the windows on the next turn of the event loop.
-void settle()
-{
-    QCoreApplication::sendPostedEvents();
-    QCoreApplication::processEvents();
-}
+using accumlab::ui::test::settle;
 
 QAction *menuAction(MainWindow &w, const char *name) { return w.findChild<QAction *>(QLatin1String(name)); }
 
@@ -255,8 +252,8 @@ void TestLanguage::digitsFollowTheLocale()
     MainWindow w(false);
     w.show();
     Preset p = w.currentPreset();
-    p.config.microBatch = 8;
-    p.config.accumSteps = 4;
+    p.run.microBatch = 8;
+    p.run.accumSteps = 4;
     w.applyPreset(p);
     LanguageManager::instance()->setLanguage(QStringLiteral("fa"));
     settle();

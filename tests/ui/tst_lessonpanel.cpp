@@ -6,6 +6,8 @@
 #include "ui/language.h"
 #include "ui/lessonpanel.h"
 
+#include "wait_helpers.h"
+
 #include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
@@ -38,12 +40,7 @@ const QStringList kTargets = {
 const QRegularExpression kPersianDigit(QStringLiteral("[\\x{06F0}-\\x{06F9}]"));
 const QRegularExpression kLatinDigit(QStringLiteral("[0-9]"));
 
-// Posted LanguageChange events reach the widgets on the next turn of the event loop.
-void settle()
-{
-    QCoreApplication::sendPostedEvents();
-    QCoreApplication::processEvents();
-}
+using accumlab::ui::test::settle;
 
 void setReader(const QString &language, bool latinDigits)
 {

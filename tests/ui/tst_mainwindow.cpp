@@ -244,7 +244,7 @@ void TestMainWindow::bugListReachesTheEngineAndTheCheck()
     QCOMPARE(combo->count(), int(accumBugNames().size()));
     QVERIFY(!combo->currentText().isEmpty());
     combo->setCurrentIndex(combo->findData(bug));
-    QVERIFY(w.currentPreset().config.bug == planted);
+    QVERIFY(w.currentPreset().run.bug == planted);
     QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return c.bug == planted && c.accumSteps == 4; }));
     w.lab()->applyConfigNow();
     QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence() && w.lab()->lastEquivalence()->config.run.bug == planted, kWaitMs);
@@ -252,7 +252,7 @@ void TestMainWindow::bugListReachesTheEngineAndTheCheck()
     QString error;
     const std::optional<Preset> back = presetFromJson(presetToJson(w.currentPreset()), &error);
     QVERIFY2(back, qPrintable(error));
-    QVERIFY(back->config.bug == planted);
+    QVERIFY(back->run.bug == planted);
 }
 
 void TestMainWindow::bufferRatio_data()
@@ -683,11 +683,14 @@ void TestMainWindow::sessionFromTheFileMenu()
     QVERIFY(finished.wait(kWaitMs));
     QCOMPARE(finished.takeFirst().first().toBool(), true);
     QCOMPARE(w.findChild<QSlider *>(QStringLiteral("accumStepsSlider"))->value(), 4);
-    QCOMPARE(w.controlPanel()->preset().config.accumSteps, 4);
+    QCOMPARE(w.controlPanel()->preset().run.accumSteps, 4);
     QCOMPARE(w.controller()->engineInfo()->config.accumSteps, 4);
-    // No rebuild follows: the resumed run is the one that steps on.
-    QTest::qWait(600);
+    // No rebuild follows: no edit waits for the debounce, and every answer the engine owes
+    // has arrived. The resumed run is the one that steps on.
+    QVERIFY(!w.lab()->editsPending());
+    QVERIFY(accumlab::ui::test::flushEngine(*w.controller()));
     QCOMPARE(w.controller()->config().accumSteps, 4);
+    QCOMPARE(w.controller()->engineInfo()->config.accumSteps, 4);
     const QString counter = w.findChild<QLabel *>(QStringLiteral("microBatchesValue"))->text();
     QTRY_COMPARE_WITH_TIMEOUT(w.findChild<QLabel *>(QStringLiteral("microBatchesValue"))->text(),
                               w.locale().toString(6), 5'000);
@@ -842,14 +845,14 @@ void TestMainWindow::presetRoundTrip()
     {
         MainWindow w(false);
         Preset p = w.currentPreset();
-        p.config.microBatch = 8;
-        p.config.accumSteps = 16;
-        p.config.optimizer.kind = OptimizerKind::AdamW;
-        p.config.optimizer.lr = 0.001;
-        p.config.scaling = Scaling::None;
-        p.config.dtype = DType::Float64;
-        p.config.preset = ModelPreset::Fixture;
-        p.config.seed = 42;
+        p.run.microBatch = 8;
+        p.run.accumSteps = 16;
+        p.run.optimizer.kind = OptimizerKind::AdamW;
+        p.run.optimizer.lr = 0.001;
+        p.run.scaling = Scaling::None;
+        p.run.dtype = DType::Float64;
+        p.run.preset = ModelPreset::Fixture;
+        p.run.seed = 42;
         p.pace = 12;
         p.accumGrid = QStringLiteral("1,4,16");
         p.classroomMode = true;
@@ -860,14 +863,14 @@ void TestMainWindow::presetRoundTrip()
     MainWindow w(false);
     QVERIFY2(w.files()->loadPresetFile(path, &error), qPrintable(error));
     const Preset q = w.currentPreset();
-    QCOMPARE(q.config.microBatch, 8);
-    QCOMPARE(q.config.accumSteps, 16);
-    QVERIFY(q.config.optimizer.kind == OptimizerKind::AdamW);
-    QCOMPARE(q.config.optimizer.lr, 0.001);
-    QVERIFY(q.config.scaling == Scaling::None);
-    QVERIFY(q.config.dtype == DType::Float64);
-    QVERIFY(q.config.preset == ModelPreset::Fixture);
-    QCOMPARE(q.config.seed, uint64_t(42));
+    QCOMPARE(q.run.microBatch, 8);
+    QCOMPARE(q.run.accumSteps, 16);
+    QVERIFY(q.run.optimizer.kind == OptimizerKind::AdamW);
+    QCOMPARE(q.run.optimizer.lr, 0.001);
+    QVERIFY(q.run.scaling == Scaling::None);
+    QVERIFY(q.run.dtype == DType::Float64);
+    QVERIFY(q.run.preset == ModelPreset::Fixture);
+    QCOMPARE(q.run.seed, uint64_t(42));
     QCOMPARE(q.pace, 12);
     QCOMPARE(q.accumGrid, QStringLiteral("1,4,16"));
     QVERIFY(q.classroomMode);
@@ -1218,8 +1221,8 @@ void TestMainWindow::experimentOffersTheLabBack()
     MainWindow w(false);
     w.show();
     Preset lab = w.currentPreset();
-    lab.config.microBatch = 8;
-    lab.config.seed = 11;
+    lab.run.microBatch = 8;
+    lab.run.seed = 11;
     w.applyPreset(lab);
     auto *restore = w.findChild<QPushButton *>(QStringLiteral("restoreLabButton"));
     QVERIFY(restore);
@@ -1237,7 +1240,7 @@ void TestMainWindow::experimentOffersTheLabBack()
     QVERIFY(back.scaling == Scaling::Divide);
     QCOMPARE(back.microBatch, 8);
     QCOMPARE(back.seed, uint64_t(11));
-    QVERIFY(back.preset == lab.config.preset);
+    QVERIFY(back.preset == lab.run.preset);
     QVERIFY(!restore->isVisibleTo(&w));
     QVERIFY(!w.canRestoreLab());
     QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.microBatch == 8 && c.seed == 11; }));
@@ -1335,7 +1338,7 @@ void TestMainWindow::savedSessionOpensWhereItClosed()
     {
         MainWindow closing(true);
         Preset p = closing.currentPreset();
-        p.config.accumSteps = 8;
+        p.run.accumSteps = 8;
         closing.applyPreset(p);
         closing.memoryView()->setBudgetBytes(qint64(3) << 20);
         budget = closing.memoryView()->budgetBytes();

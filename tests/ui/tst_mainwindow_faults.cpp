@@ -307,7 +307,7 @@ private slots:
                     spin->setValue(atMax ? spin->maximum() : spin->minimum());
                 const Preset p = w.currentPreset();
                 try {
-                    validate(p.config);
+                    validate(p.run);
                 } catch (const ConfigError &e) {
                     QFAIL(qPrintable(QStringLiteral("model %1, controls at %2: %3")
                                          .arg(model->currentText(), atMax ? QStringLiteral("max") : QStringLiteral("min"),
@@ -430,8 +430,8 @@ private slots:
         const auto p = presetFromJson(json, &error);
         QVERIFY2(p.has_value(), qPrintable(error));
         QCOMPARE(p->numSteps, 10000);
-        QCOMPARE(p->config.seed, uint64_t(1000000));
-        QCOMPARE(p->config.optimizer.lr, 1e-4);
+        QCOMPARE(p->run.seed, uint64_t(1000000));
+        QCOMPARE(p->run.optimizer.lr, 1e-4);
     }
 
     // A preset named on the command line (or in the Open dialog) that is no regular file: a
@@ -589,7 +589,7 @@ private slots:
         QCOMPARE(::flock(folder, LOCK_EX), 0);
         w.files()->writeInBackground({{path, QByteArray("{}\n")}}, [] { return QStringLiteral("written"); });
         QVERIFY(w.files()->writing());
-        QTest::qWait(300); // the window's event loop turns while the write waits
+        QTest::qWait(300); // timed by design: the write still waits on the lock after a span, the window turning
         QCOMPARE(done.count(), 0);
         QVERIFY(!QFileInfo::exists(path));
         ::close(folder); // the other writer is done

@@ -80,14 +80,8 @@ namespace {
 
 constexpr int kWaitMs = 180'000;
 
-void settle()
-{
-    // Chart layouts and label re-wrapping arrive as posted events, some posting more.
-    for (int i = 0; i < 4; ++i) {
-        QCoreApplication::sendPostedEvents();
-        QCoreApplication::processEvents();
-    }
-}
+using accumlab::ui::test::awaitLayout;
+using accumlab::ui::test::settle;
 
 QString nameOf(const QWidget *w)
 {
@@ -344,9 +338,7 @@ private:
         } else {
             m_window->showPage(page == QLatin1String("quiz") ? MainWindow::QuizPage : MainWindow::ExperimentsPage);
         }
-        settle();
-        QTest::qWait(50);
-        settle();
+        QVERIFY(awaitLayout(m_window));
     }
 
 private slots:
@@ -445,7 +437,7 @@ private slots:
         m_window->setZoom(1.0);
         MainWindow w(false);
         Preset p = w.currentPreset();
-        p.config.dtype = dtypeFromString(dtype.toStdString());
+        p.run.dtype = dtypeFromString(dtype.toStdString());
         w.applyPreset(p);
         w.setWindowState(Qt::WindowNoState);
         placeOn(&w, size);
@@ -453,9 +445,7 @@ private slots:
         w.show();
         w.lab()->requestEquivalenceNow();
         QTRY_VERIFY_WITH_TIMEOUT(w.lab()->lastEquivalence().has_value(), kWaitMs);
-        settle();
-        QTest::qWait(50);
-        settle();
+        QVERIFY(awaitLayout(&w));
         QCOMPARE(w.size(), size);
         const QStringList found = widgetProblems(&w) + chartProblems(&w);
         for (const QString &problem : found)
@@ -521,9 +511,7 @@ private slots:
         auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("lessonDock"));
         QVERIFY(dock);
         dock->show();
-        settle();
-        QTest::qWait(50);
-        settle();
+        QVERIFY(awaitLayout(m_window));
         const int width = dock->width(), least = lines(dock, 16);
         const QStringList found = widgetProblems(m_window) + chartProblems(m_window);
         const QSize window = m_window->size();
@@ -849,9 +837,7 @@ private slots:
         QStringList found;
         for (int tab = 0; tab < m_window->tabs()->count(); ++tab) {
             m_window->tabs()->setCurrentIndex(tab);
-            settle(); // as show() does: chart layouts follow a timer
-            QTest::qWait(50);
-            settle();
+            QVERIFY(awaitLayout(m_window));
             // Where each widget lies and whether its text fits; the charts' own texts are
             // everyPageFits's (their widths after many zooms vary with the splitters' history).
             for (const QString &problem : widgetProblems(m_window))
@@ -891,9 +877,7 @@ private slots:
         placeOn(&fresh, size);
         fresh.resize(size);
         fresh.show();
-        settle();
-        QTest::qWait(50);
-        settle();
+        QVERIFY(awaitLayout(&fresh));
         const auto columns = [](MainWindow *w) { return qobject_cast<QSplitter *>(w->centralWidget())->sizes(); };
         QVERIFY(qobject_cast<QSplitter *>(fresh.centralWidget()));
         const QList<int> want = columns(&fresh), got = columns(m_window);
@@ -999,9 +983,7 @@ private slots:
         QCOMPARE(top->orientation(), Qt::Horizontal); // or the row shows nothing
         placeOn(m_window, QSize(1024, 768));
         m_window->resize(1024, 768);
-        settle();
-        QTest::qWait(50);
-        settle();
+        QVERIFY(awaitLayout(m_window));
         auto *pages = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("pagesScroll"));
         QVERIFY(pages);
         QCOMPARE(top->orientation(), Qt::Vertical);
@@ -1087,9 +1069,7 @@ private slots:
                                      kWaitMs);
         }
         QTRY_VERIFY_WITH_TIMEOUT(stepped(), kWaitMs);
-        settle(); // as show() does: some layouts follow a timer
-        QTest::qWait(50);
-        settle();
+        QVERIFY(awaitLayout(m_window));
         const QStringList found = widgetProblems(m_window) + chartProblems(m_window);
         if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
         {

@@ -25,6 +25,8 @@
 #include "core/safetensors.h"
 #include "core/sha256.h"
 
+#include "wait_helpers.h"
+
 #include <QAction>
 #include <QComboBox>
 #include <QApplication>
@@ -197,7 +199,9 @@ void TestSessionFiles::cancelledDialogsWriteNothing()
     QSignalSpy written(m_window->files(), &SessionFiles::filesWritten);
     answerDialogs({QString()});
     (m_window->files()->*dialogs().value(dialog))();
-    QTest::qWait(200); // a session save or a file write would answer by now
+    // Nothing follows: no write was started, and the engine owes no session's answer.
+    QVERIFY(!m_window->files()->writing());
+    QVERIFY(accumlab::ui::test::flushEngine(*m_window->controller()));
     QCOMPARE(sessions.count(), 0);
     QCOMPARE(written.count(), 0);
     QCOMPARE(m_window->status()->lastError(), errorBefore);
@@ -236,13 +240,13 @@ void TestSessionFiles::presetAndCurveOpenFromTheMenu()
 {
     QTemporaryDir dir;
     Preset preset = m_window->currentPreset();
-    preset.config.accumSteps = preset.config.accumSteps == 2 ? 8 : 2;
+    preset.run.accumSteps = preset.run.accumSteps == 2 ? 8 : 2;
     const QString presetPath = dir.filePath(QStringLiteral("lesson.json"));
     QString error;
     QVERIFY2(writeFileSafely(presetPath, presetToJson(preset), &error), qPrintable(error));
     answerDialogs({presetPath});
     m_window->files()->openPresetDialog();
-    QCOMPARE(m_window->controlPanel()->config().accumSteps, preset.config.accumSteps);
+    QCOMPARE(m_window->controlPanel()->config().accumSteps, preset.run.accumSteps);
 
     const QString curvePath = dir.filePath(QStringLiteral("accum-curve.json"));
     QVERIFY2(m_window->files()->exportCurveJson(curvePath, &error), qPrintable(error));

@@ -85,8 +85,8 @@ void TestSettingsStore::roundTrips_data()
     QTest::addColumn<QVariant>("untouched"); // what it reads when nothing was kept
 
     Preset lesson;
-    lesson.config.accumSteps = 8;
-    lesson.config.microBatch = 16;
+    lesson.run.accumSteps = 8;
+    lesson.run.microBatch = 16;
     lesson.pace = 12;
     lesson.classroomMode = true;
     lesson.hiddenControls = {QStringLiteral("lr")};

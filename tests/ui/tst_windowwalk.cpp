@@ -59,11 +59,7 @@ namespace {
 // nothing when it ends sooner. Every wait of the set-up takes this bound.
 constexpr int kFinderWaitMs = 400'000;
 
-void settle()
-{
-    QCoreApplication::sendPostedEvents();
-    QCoreApplication::processEvents();
-}
+using accumlab::ui::test::settle;
 
 // A text as a person reads it: HTML reduced to its words.
 QString plain(const QString &text)

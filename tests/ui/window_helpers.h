@@ -1,5 +1,6 @@
 // What the window's tests share: waiting for the engine the controls asked for, and a window
-// with something in every view for the tests that read every page.
+// with something in every view for the tests that read every page. How they wait on events:
+// wait_helpers.h.
 #pragma once
 
 #include "ui/enginecontroller.h"
@@ -9,7 +10,8 @@
 #include "ui/memoryview.h"
 #include "ui/sweeprunner.h"
 
-#include <QElapsedTimer>
+#include "wait_helpers.h"
+
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
@@ -24,15 +26,12 @@ namespace accumlab::ui::test {
 inline bool waitForEngine(MainWindow &w, const std::function<bool(const AccumConfig &)> &matches, int timeoutMs = 30'000)
 {
     w.lab()->applyConfigNow();
-    QElapsedTimer clock;
-    clock.start();
-    while (clock.elapsed() < timeoutMs) {
-        const auto &info = w.controller()->engineInfo();
-        if (info && matches(info->config))
-            return true;
-        QTest::qWait(10);
-    }
-    return false;
+    return QTest::qWaitFor(
+        [&] {
+            const auto &info = w.controller()->engineInfo();
+            return info && matches(info->config);
+        },
+        timeoutMs);
 }
 
 // Something in every view: a sweep over `grid` (two steps a point: loss curves, the throughput

@@ -1,9 +1,12 @@
-// Preset <-> JSON. Enum values use core's names ("sgd", "float32", ...), as the CLI does.
+// Preset <-> JSON. The run's keys and values are core's (toJson and accumConfigFromJson of
+// core/export.h: "sgd", "float32", ...), as the CLI's and the ranks' settings are.
 #include "ui/session/preset.h"
 
 #include "ui/controlpanel.h"
 #include "ui/language.h"
 #include "ui/localizedtext.h"
+
+#include "core/export.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -12,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace accumlab::ui {
 
@@ -22,7 +26,48 @@ namespace {
 // 2^53: every whole number up to here is exactly a double (and fits qint64 and uint64_t).
 constexpr double kMaxExactDouble = 9007199254740992.0;
 
-QString str(const std::string &s) { return QString::fromStdString(s); }
+// A value of core's run record as a preset file writes it.
+QJsonValue toQt(const nlohmann::ordered_json &v)
+{
+    if (v.is_boolean())
+        return v.get<bool>();
+    if (v.is_string())
+        return QString::fromStdString(v.get<std::string>());
+    if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(std::numeric_limits<qint64>::max()))
+        return static_cast<qint64>(v.get<uint64_t>());
+    if (v.is_number_integer() && !v.is_number_unsigned())
+        return static_cast<qint64>(v.get<int64_t>());
+    return v.get<double>(); // a double, or a seed past qint64 that no control shows
+}
+
+// A preset file's value as core's run record reads it. JSON numbers are doubles here: a whole
+// one that a double holds exactly is an integer (the preset format never told 8 from 8.0), any
+// other stays a double, which an integer key then refuses. The seed was written as a string
+// (64 bits survive no double): a string of digits is that number.
+nlohmann::json toCore(const std::string &key, const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::Bool: return v.toBool();
+    case QJsonValue::String:
+        if (key == "seed") {
+            bool ok = false;
+            const qulonglong seed = v.toString().toULongLong(&ok);
+            if (!ok)
+                throw ConfigError("preset/seed-not-integer", TextArgs{});
+            return static_cast<uint64_t>(seed);
+        }
+        return v.toString().toStdString();
+    case QJsonValue::Double: {
+        const double d = v.toDouble();
+        if (d == std::floor(d) && d >= 0.0 && d <= kMaxExactDouble)
+            return static_cast<uint64_t>(d);
+        if (d == std::floor(d) && d < 0.0 && d >= -kMaxExactDouble)
+            return static_cast<int64_t>(d);
+        return d;
+    }
+    default: return nullptr; // refused by the key's reader, with the key's name
+    }
+}
 
 // Every number as the controls can show it: a value a control would clamp, wrap or snap is
 // refused (the window then keeps its defaults), never loaded as another value.
@@ -33,7 +78,7 @@ void requireWithinTheControls(const Preset &p)
         if (!(v >= lo && v <= hi))
             throw ConfigError("preset/outside-controls", TextArgs{{{"value", v}, {"low", lo}, {"high", hi}}, {{"key", key}}});
     };
-    const AccumConfig &c = p.config;
+    const AccumConfig &c = p.run;
     range("micro_batch", double(c.microBatch), 1, l.maxMicroBatch);
     range("accum_steps", double(c.accumSteps), 1, l.maxAccumSteps);
     range("world_size", double(c.worldSize), 1, l.maxWorldSize);
@@ -50,27 +95,24 @@ void requireWithinTheControls(const Preset &p)
 
 } // namespace
 
+const std::vector<std::string> &presetRunKeys()
+{
+    static const std::vector<std::string> keys{
+        "model",   "micro_batch", "accum_steps", "world_size",   "lr",         "optimizer", "scaling", "step_every_micro",
+        "bug",     "no_sync",     "dtype",       "loss_scaling", "scaler_bug", "device",    "labels",  "seed"};
+    return keys;
+}
+
 QByteArray presetToJson(const Preset &p)
 {
-    const AccumConfig &c = p.config;
     QJsonObject o;
     o[QStringLiteral("schema")] = QString::fromLatin1(kPresetSchema);
-    o[QStringLiteral("model")] = str(toString(c.preset));
-    o[QStringLiteral("micro_batch")] = static_cast<qint64>(c.microBatch);
-    o[QStringLiteral("accum_steps")] = static_cast<qint64>(c.accumSteps);
-    o[QStringLiteral("world_size")] = static_cast<qint64>(c.worldSize);
-    o[QStringLiteral("lr")] = c.optimizer.lr;
-    o[QStringLiteral("optimizer")] = str(toString(c.optimizer.kind));
-    o[QStringLiteral("scaling")] = str(toString(c.scaling));
-    o[QStringLiteral("step_every_micro")] = c.stepEveryMicro;
-    o[QStringLiteral("bug")] = str(toString(c.bug));
-    o[QStringLiteral("no_sync")] = c.noSync;
-    o[QStringLiteral("dtype")] = str(toString(c.dtype));
-    o[QStringLiteral("loss_scaling")] = c.lossScaler.enabled;
-    o[QStringLiteral("scaler_bug")] = str(toString(c.lossScaler.bug));
-    o[QStringLiteral("device")] = str(toString(c.device));
-    o[QStringLiteral("labels")] = str(toString(c.labels));
-    o[QStringLiteral("seed")] = QString::number(c.seed); // 64-bit: a string survives JSON doubles
+    const nlohmann::ordered_json run = toJson(p.run);
+    for (const std::string &key : presetRunKeys())
+        o[QString::fromStdString(key)] = toQt(run.at(key));
+    // The device asked for ("auto"), not the one this machine resolved it to: the file is for
+    // another machine too.
+    o[QStringLiteral("device")] = QString::fromStdString(toString(p.run.device));
     o[QStringLiteral("pace")] = p.pace;
     o[QStringLiteral("accum_grid")] = p.accumGrid;
     o[QStringLiteral("num_steps")] = p.numSteps;
@@ -109,12 +151,7 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         return std::nullopt;
     }
     Preset p;
-    AccumConfig &c = p.config;
     try {
-        auto text = [&](const char *key, const std::string &fallback) {
-            const QJsonValue v = o.value(QLatin1String(key));
-            return v.isString() ? v.toString().toStdString() : fallback;
-        };
         // JSON numbers are doubles: anything but a whole number a double holds exactly is
         // refused, since converting one outside qint64 would be undefined behaviour.
         auto wholeNumber = [](const char *key, double d, double lowest) {
@@ -126,33 +163,13 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
             const QJsonValue v = o.value(QLatin1String(key));
             return v.isDouble() ? static_cast<qint64>(wholeNumber(key, v.toDouble(), -kMaxExactDouble)) : fallback;
         };
-        c.preset = presetFromString(text("model", toString(c.preset)));
-        c.microBatch = integer("micro_batch", c.microBatch);
-        c.accumSteps = integer("accum_steps", c.accumSteps);
-        c.worldSize = integer("world_size", c.worldSize);
-        if (const QJsonValue lr = o.value(QStringLiteral("lr")); !lr.isUndefined()) {
-            if (!lr.isDouble())
-                throw ConfigError("preset/lr-not-number", TextArgs{});
-            c.optimizer.lr = lr.toDouble();
-        }
-        c.optimizer.kind = optimizerFromString(text("optimizer", toString(c.optimizer.kind)));
-        c.scaling = scalingFromString(text("scaling", toString(c.scaling)));
-        c.stepEveryMicro = o.value(QStringLiteral("step_every_micro")).toBool(c.stepEveryMicro);
-        c.bug = accumBugFromString(text("bug", toString(c.bug)));
-        c.noSync = o.value(QStringLiteral("no_sync")).toBool(c.noSync);
-        c.dtype = dtypeFromString(text("dtype", toString(c.dtype)));
-        c.lossScaler.enabled = o.value(QStringLiteral("loss_scaling")).toBool(c.lossScaler.enabled);
-        c.lossScaler.bug = scalerBugFromString(text("scaler_bug", toString(c.lossScaler.bug)));
-        c.device = deviceFromString(text("device", toString(c.device)));
-        c.labels = labelsFromString(text("labels", toString(c.labels)));
-        bool seedOk = true;
-        const QJsonValue seed = o.value(QStringLiteral("seed"));
-        if (seed.isString())
-            c.seed = seed.toString().toULongLong(&seedOk);
-        else if (seed.isDouble())
-            c.seed = static_cast<uint64_t>(wholeNumber("seed", seed.toDouble(), 0.0));
-        if (!seedOk)
-            throw ConfigError("preset/seed-not-integer", TextArgs{});
+        // The run: the keys a preset holds, read as core reads a run's settings; a key left
+        // out keeps its teaching default.
+        nlohmann::json run = nlohmann::json::object();
+        for (const std::string &key : presetRunKeys())
+            if (const QJsonValue v = o.value(QString::fromStdString(key)); !v.isUndefined())
+                run[key] = toCore(key, v);
+        p.run = accumConfigFromJson(run, teachingDefaults());
         // Narrowed to int only once inside int's range (2^32 + 1 must not become 1).
         auto small = [&](const char *key, int fallback) {
             const qint64 v = integer(key, fallback);
@@ -168,7 +185,6 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
         p.threads = small("threads", p.threads);
         parseGrid(p.accumGrid.toStdString());
         requireWithinTheControls(p);
-        validate(c);
         const QJsonObject classroom = o.value(QStringLiteral("classroom")).toObject();
         p.classroomMode = classroom.value(QStringLiteral("enabled")).toBool(false);
         for (const QJsonValue &v : classroom.value(QStringLiteral("hidden")).toArray())

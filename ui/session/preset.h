@@ -1,6 +1,10 @@
-// A lesson preset: every control of the window, the seed, the pace and the classroom mode,
-// and where the lesson opens (language, memory budget, page and experiment), as a small JSON file a teacher prepares before class ("accumlab lesson.json" opens one).
-// Also the form the window's settings persist in (QSettings stores the same JSON).
+// A lesson preset: the run's settings (core's AccumConfig, as far as the controls show them),
+// the pace, the sweep's grid and steps, the classroom mode, and where the lesson opens
+// (language, memory budget, page and experiment), as a small JSON file a teacher prepares
+// before class ("accumlab lesson.json" opens one). Also the form the window's settings persist
+// in (QSettings stores the same JSON). The run is written with core's toJson and read with
+// accumConfigFromJson (core/export.h), one key list (presetRunKeys) deciding which of its keys
+// a file holds.
 #pragma once
 
 #include "core/config.h"
@@ -10,6 +14,8 @@
 #include <QStringList>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace accumlab::ui {
 
@@ -21,8 +27,14 @@ inline AccumConfig teachingDefaults()
     return c;
 }
 
+// The keys of a run (core's toJson(AccumConfig), "micro_batch", ...) that a preset file holds:
+// the settings the controls show, and "labels", which preset files have always carried. A
+// preset read from a file keeps teachingDefaults() for every other key, so a file says the
+// same run on any machine (tst_preset names each key of a run as kept or not shown).
+const std::vector<std::string> &presetRunKeys();
+
 struct Preset {
-    AccumConfig config = teachingDefaults();
+    AccumConfig run = teachingDefaults(); // presetRunKeys() of it in a file
     int pace = 4;                       // micro-batches per second in teaching mode
     QString accumGrid = QStringLiteral("1,2,4,8,16");
     // Timed optimizer steps of the sweep grid's largest accum_steps (useLabTiming: every point

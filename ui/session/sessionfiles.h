@@ -4,7 +4,8 @@
 // a dialog the menu opens around that call; the dialogs open in and remember the settings'
 // last folder. What is exported comes from the sweep and the check the lab last completed.
 // GUI thread only; a dialog's write runs on a thread of its own (writeInBackground), since
-// core's publish may wait up to kFolderLockWait for a folder another writer holds.
+// core's publish may wait up to kFolderLockWait for a folder another writer holds, and answers
+// through m_toGui (the threading contract: ui/enginethreads.h).
 #pragma once
 
 #include "ui/session/exports.h"
