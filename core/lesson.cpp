@@ -117,6 +117,13 @@ EquivalenceConfig lessonCheck(const SweepConfig &sweep)
     return e;
 }
 
+void setWorld(LessonOptions &options, int64_t world)
+{
+    options.sweep.base.worldSize = world;
+    validate(options.sweep);
+    validate(lessonCheck(options.sweep));
+}
+
 int runLesson(const LessonOptions &options, std::ostream &out, std::ostream &err, EngineObserver *observer,
               const CancelToken *cancel)
 {

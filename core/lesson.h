@@ -35,6 +35,11 @@ std::string sweepTable(const SweepResult &sweep);
 // accum_steps, where a planted bug bites if it can.
 EquivalenceConfig lessonCheck(const SweepConfig &sweep);
 
+// The main job over `world` ranks: the sweep's effective batch becomes micro x accum x world,
+// and its check (lessonCheck) splits the same windows over the ranks. Throws ConfigError when
+// the sweep or its check does not fit that many ranks.
+void setWorld(LessonOptions &options, int64_t world);
+
 // Throws ConfigError when `dir` cannot be created or written (checked before any work runs).
 void requireWritableDir(const std::filesystem::path &dir);
 

@@ -80,6 +80,15 @@ void exportModel(const AccumEngine &engine, const std::filesystem::path &file)
     staged.commit();
 }
 
+nlohmann::ordered_json toJson(const TrainingPlan &plan)
+{
+    return {{"num_steps", plan.numSteps},
+            {"checkpoint", plan.checkpoint},
+            {"checkpoint_every_micro", plan.checkpointEvery},
+            {"resume", plan.resume},
+            {"export_model", plan.exportModel}};
+}
+
 TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync, const TrainingPlan &plan)
 {
     AccumEngine engine(c, std::move(sync));

@@ -29,6 +29,11 @@ struct TrainingPlan {
     std::string exportModel;     // safetensors file for the trained parameters ("" = none; rank 0 writes it)
 };
 
+// The plan as one JSON record, its keys named as `accumlab-cli train`'s options name them
+// ("checkpoint_every_micro" for --checkpoint-every-micro): num_steps, checkpoint,
+// checkpoint_every_micro, resume, export_model. The ranks of a run compare it (app/cli).
+nlohmann::ordered_json toJson(const TrainingPlan &plan);
+
 struct TrainingOutcome {
     nlohmann::json report;  // README, "train": windows, counters, loss, params_sha256, diverged, ...
     bool diverged = false;  // diverged or never stepped (exit kExitDiverged)

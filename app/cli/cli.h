@@ -1,6 +1,7 @@
 // accumlab-cli's commands, callable in-process: main.cpp sets up the process (OMP_NUM_THREADS,
-// the export signal clean-up) and calls run(); tests/app/tst_cli_refusals calls it with bad
-// input and reads the refusal without starting a program for each row.
+// the export signal clean-up) and calls run(); tests/app/gtest_cli_refusals calls it with bad
+// input and reads the refusal without starting a program for each row. The dispatcher is
+// cli.cpp, each command a file of commands/.
 #pragma once
 
 namespace accumlab::cli {

@@ -1,5 +1,6 @@
-// accumlab-cli: the lesson's script and more, headless. The commands are in cli.cpp (its head
-// lists them); this file sets up the process around them.
+// accumlab-cli: the lesson's script and more, headless. The commands are in commands/, one per
+// file (commands.h lists them), behind the dispatcher in cli.cpp; this file sets up the process
+// around them.
 #include "app/cli/cli.h"
 
 #include "core/export.h"

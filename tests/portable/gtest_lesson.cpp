@@ -306,3 +306,16 @@ TEST_P(JobExitCodes, Row)
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, JobExitCodes, testing::ValuesIn(jobRows()), test::ByName());
+
+// setWorld, the main job over ranks: the sweep's run and its check take the world size (the
+// check splits the same windows over the ranks); a world beyond the ranks a job may have is
+// refused as a setting.
+TEST(Lesson, SetWorldSplitsTheJobOverRanks)
+{
+    LessonOptions o;
+    setWorld(o, 2);
+    EXPECT_EQ(o.sweep.base.worldSize, 2);
+    EXPECT_EQ(lessonCheck(o.sweep).run.worldSize, 2);
+    LessonOptions beyond;
+    EXPECT_THROW(setWorld(beyond, kMaxWorldSize + 1), ConfigError);
+}

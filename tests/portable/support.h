@@ -1,6 +1,7 @@
 // Shared helpers for the portable GoogleTest suite: a table row printed as its label, a temp
 // folder that removes itself, whole file reads, and accumlab-cli run as a child process with its
-// exit code and both streams captured. Plain C++ and POSIX, no Qt, so the suite builds wherever core does.
+// exit code, both streams and its time captured (runCli: the one way every CLI test runs it).
+// Plain C++ and POSIX, no Qt, so the suite builds wherever core does.
 #pragma once
 
 #include "core/config.h"
@@ -8,11 +9,15 @@
 
 #include <gtest/gtest.h>
 
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -94,49 +99,137 @@ inline void writeFile(const fs::path &path, const std::string &content)
 }
 
 struct ProcessResult {
-    int exitCode = -1; // the child's exit status; 128 + signal when a signal ended it
+    int exitCode = -1;    // the child's exit status; 128 + signal when a signal ended it
+    bool crashed = false; // a signal ended it
     std::string out;
     std::string err;
+    int64_t ms = 0; // wall time from start to exit
 };
 
-// Runs `program args...` in `workDir` (the caller's when empty) and waits for it. Both streams
-// go to files in a folder of their own, so the child's working folder holds only what the
-// child itself wrote.
+// How a child starts besides its arguments.
+struct ProcessOptions {
+    fs::path workDir; // the caller's when empty
+    std::vector<std::pair<std::string, std::string>> env; // set in the child's environment (this process's otherwise)
+    std::vector<std::string> unset;                       // removed from the child's environment
+    std::string stdoutFile;   // the child's stdout goes to this file (/dev/full) instead of being captured
+    void (*inChild)() = nullptr; // runs in the child before exec: async-signal-safe calls only (setrlimit)
+};
+
+// A child process with its stdout and stderr read through pipes while it runs, so the child's
+// working folder holds only what the child itself wrote and a test can wait for what it says
+// (waitForStderr) before it ends.
+class ChildProcess {
+public:
+    ChildProcess(const std::string &program, const std::vector<std::string> &args, const ProcessOptions &o = {})
+        : m_start(std::chrono::steady_clock::now())
+    {
+        std::vector<std::string> env;
+        for (char **e = environ; *e; ++e) {
+            const std::string entry = *e;
+            const std::string name = entry.substr(0, entry.find('='));
+            const auto named = [&](const std::string &n) { return n == name; };
+            if (std::none_of(o.unset.begin(), o.unset.end(), named) &&
+                std::none_of(o.env.begin(), o.env.end(), [&](const auto &kv) { return kv.first == name; }))
+                env.push_back(entry);
+        }
+        for (const auto &[name, value] : o.env)
+            env.push_back(name + "=" + value);
+        std::vector<char *> envp, argv{const_cast<char *>(program.c_str())};
+        for (std::string &e : env)
+            envp.push_back(e.data());
+        envp.push_back(nullptr);
+        for (const auto &a : args)
+            argv.push_back(const_cast<char *>(a.c_str()));
+        argv.push_back(nullptr);
+        int outPipe[2], errPipe[2];
+        if (::pipe2(outPipe, O_CLOEXEC) != 0 || ::pipe2(errPipe, O_CLOEXEC) != 0)
+            throw std::system_error(errno, std::generic_category(), "pipe");
+        const std::string workDir = o.workDir.string();
+        m_pid = ::fork();
+        if (m_pid == 0) { // the child: async-signal-safe calls only until exec
+            const int in = ::open("/dev/null", O_RDONLY);
+            const int out = o.stdoutFile.empty() ? outPipe[1] : ::open(o.stdoutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            if (in < 0 || out < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(out, STDOUT_FILENO) < 0 ||
+                ::dup2(errPipe[1], STDERR_FILENO) < 0 || (!workDir.empty() && ::chdir(workDir.c_str()) != 0))
+                ::_exit(126);
+            if (o.inChild)
+                o.inChild();
+            ::execve(program.c_str(), argv.data(), envp.data());
+            ::_exit(127);
+        }
+        ::close(outPipe[1]);
+        ::close(errPipe[1]);
+        if (m_pid < 0) {
+            ::close(outPipe[0]);
+            ::close(errPipe[0]);
+            throw std::system_error(errno, std::generic_category(), "fork");
+        }
+        m_outReader = std::thread([this, fd = outPipe[0]] { drain(fd, m_result.out, m_outClosed); });
+        m_errReader = std::thread([this, fd = errPipe[0]] { drain(fd, m_result.err, m_errClosed); });
+    }
+    ChildProcess(const ChildProcess &) = delete;
+    ChildProcess &operator=(const ChildProcess &) = delete;
+    ~ChildProcess() { wait(); }
+
+    // Blocks until the child's stderr holds `text` (true) or closed without it (false).
+    bool waitForStderr(const std::string &text)
+    {
+        std::unique_lock lock(m_mutex);
+        m_said.wait(lock, [&] { return m_result.err.find(text) != std::string::npos || m_errClosed; });
+        return m_result.err.find(text) != std::string::npos;
+    }
+
+    // Waits for the child to exit and both streams to close.
+    ProcessResult wait()
+    {
+        if (m_pid > 0) {
+            int status = 0;
+            while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+            }
+            m_pid = 0;
+            m_outReader.join();
+            m_errReader.join();
+            m_result.crashed = WIFSIGNALED(status);
+            m_result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+            m_result.ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_start).count();
+        }
+        return m_result;
+    }
+
+private:
+    void drain(int fd, std::string &into, bool &closed)
+    {
+        char buf[4096];
+        for (;;) {
+            const ssize_t n = ::read(fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR)
+                continue;
+            std::lock_guard lock(m_mutex);
+            if (n <= 0) {
+                closed = true;
+                m_said.notify_all();
+                break;
+            }
+            into.append(buf, size_t(n));
+            m_said.notify_all();
+        }
+        ::close(fd);
+    }
+
+    std::chrono::steady_clock::time_point m_start;
+    pid_t m_pid = -1;
+    std::mutex m_mutex;
+    std::condition_variable m_said;
+    ProcessResult m_result;
+    bool m_outClosed = false, m_errClosed = false;
+    std::thread m_outReader, m_errReader;
+};
+
+// Runs `program args...` and waits for it.
 inline ProcessResult runProcess(const std::string &program, const std::vector<std::string> &args,
-                                const fs::path &workDir = {})
+                                const ProcessOptions &options = {})
 {
-    TempDir capture;
-    const std::string outPath = (capture / "stdout").string();
-    const std::string errPath = (capture / "stderr").string();
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (!workDir.empty())
-        posix_spawn_file_actions_addchdir_np(&actions, workDir.c_str());
-
-    std::vector<char *> argv{const_cast<char *>(program.c_str())};
-    for (const auto &a : args)
-        argv.push_back(const_cast<char *>(a.c_str()));
-    argv.push_back(nullptr);
-
-    pid_t pid = 0;
-    const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ProcessResult r;
-    if (rc != 0) {
-        r.err = "cannot start " + program + ": " + std::strerror(rc);
-        return r;
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-    r.out = readFile(outPath);
-    r.err = readFile(errPath);
-    return r;
+    return ChildProcess(program, args, options).wait();
 }
 
 // The accumlab-cli under test: $ACCUMLAB_CLI, which CTest sets to the build's binary.
@@ -146,9 +239,24 @@ inline std::string cliPath()
     return path ? path : "";
 }
 
-inline ProcessResult runCli(const std::vector<std::string> &args, const fs::path &workDir = {})
+// accumlab-cli's options for one run: `env` added, torchrun's and the fault hooks' variables
+// cleared unless `env` sets them (a test started under torchrun stays one process).
+inline ProcessOptions cliOptions(const fs::path &workDir = {}, std::vector<std::pair<std::string, std::string>> env = {})
 {
-    return runProcess(cliPath(), args, workDir);
+    ProcessOptions o;
+    o.workDir = workDir;
+    o.env = std::move(env);
+    o.unset = {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "ACCUMLAB_FAULT_KILL_AT_MICRO",
+               "ACCUMLAB_FAULT_KILL_POINT"};
+    return o;
+}
+
+// The one way the tests run accumlab-cli: `args` in `workDir` (the caller's when empty), with
+// `env` set in its environment (cliOptions).
+inline ProcessResult runCli(const std::vector<std::string> &args, const fs::path &workDir = {},
+                            std::vector<std::pair<std::string, std::string>> env = {})
+{
+    return runProcess(cliPath(), args, cliOptions(workDir, std::move(env)));
 }
 
 // gtest_discover_tests runs each test in its own process; this fails the test early, in words,

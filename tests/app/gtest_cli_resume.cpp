@@ -1,0 +1,191 @@
+// accumlab-cli train with --checkpoint and --resume, end to end: a run killed with SIGKILL at
+// seeded random micro-batches (and while a checkpoint is being written) and resumed from its
+// folder ends with the params_sha256 of the run that was never killed; one process and two
+// ranks. A checkpoint of another run, world size or a damaged file is refused in words, exit 2.
+#include "support.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using accumlab::test::ProcessResult;
+using accumlab::test::runCli;
+using accumlab::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+using accumlab::test::PrintTo; // a table row prints as its label (support.h)
+
+// The run every row trains: 6 windows of 4 micro-batches of the fixture model.
+constexpr int kWindows = 6;
+constexpr int kAccum = 4;
+constexpr int kTotalMicro = kWindows * kAccum;
+// Kill points drawn from this seed, so that a failure names a point that can be rerun.
+constexpr unsigned kKillSeed = 16;
+constexpr int kRandomKills = 5;
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string> &b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// `optimizerAndDtype` may end in "+float16": float16 with the loss scaler, whose scale grows
+// every two clean windows, so its state changes between checkpoints.
+std::vector<std::string> trainArgs(const std::string &optimizerAndDtype, int world)
+{
+    const std::string optimizer = optimizerAndDtype.substr(0, optimizerAndDtype.find('+'));
+    std::vector<std::string> a{"train", "--model", "fixture", "--micro-batch", "3", "--accum-steps", std::to_string(kAccum),
+                               "--num-steps", std::to_string(kWindows), "--optimizer", optimizer, "--lr-warmup", "3",
+                               "--lr", optimizer == "adamw" ? "0.01" : "0.1", "--device", "cpu", "--seed", "5"};
+    if (optimizerAndDtype.find("+float16") != std::string::npos)
+        a = a + std::vector<std::string>{"--dtype", "float16", "--loss-scaling", "--scaler-growth-interval", "2"};
+    if (world > 1)
+        a = a + std::vector<std::string>{"--world-size", std::to_string(world)};
+    return a;
+}
+
+json outJson(const ProcessResult &r)
+{
+    const json j = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    return j.is_object() ? j : json::object();
+}
+
+std::string uninterruptedSha(const std::string &optimizer, int world)
+{
+    static std::map<std::string, std::string> cache;
+    const std::string key = optimizer + std::to_string(world);
+    if (!cache.count(key)) {
+        const ProcessResult r = runCli(trainArgs(optimizer, world));
+        if (r.exitCode != 0)
+            ADD_FAILURE() << "the uninterrupted run failed: " << r.err;
+        cache[key] = outJson(r).value("params_sha256", std::string());
+    }
+    return cache[key];
+}
+
+struct Kill {
+    std::string name;
+    std::string optimizer;
+    int every;         // --checkpoint-every-micro
+    int killAt;        // micro-batches done when the process is killed
+    std::string point; // ACCUMLAB_FAULT_KILL_POINT
+    int world;
+};
+
+std::vector<Kill> kills()
+{
+    std::vector<Kill> rows;
+    std::mt19937 gen(kKillSeed);
+    const std::vector<std::string> optimizers{"sgd", "momentum", "adamw"};
+    for (int i = 0; i < kRandomKills; ++i) {
+        const int every = 1 + int(gen() % 3);
+        // After the first checkpoint, before the run's end: inside or at the end of a window.
+        const int killAt = every + int(gen() % unsigned(kTotalMicro - every - 1));
+        const std::string optimizer = optimizers[size_t(i) % optimizers.size()];
+        rows.push_back({optimizer + " every " + std::to_string(every) + " killed after micro " + std::to_string(killAt),
+                        optimizer, every, killAt, "after-micro", 1});
+    }
+    // Killed while the checkpoint at micro 10 is written (its file in place, not yet the
+    // latest): the resume takes the one before, whole.
+    rows.push_back({"adamw killed while writing at micro 10", "adamw", 5, 10, "mid-checkpoint", 1});
+    rows.push_back({"momentum killed while writing at micro 12", "momentum", 4, 12, "mid-checkpoint", 1});
+    // float16 with the loss scaler: its scale and counters are part of the checkpoint.
+    rows.push_back({"adamw float16 scaled killed after micro 9", "adamw+float16", 2, 9, "after-micro", 1});
+    // Two ranks: each saves its own buffers, rank 0 the shared parts.
+    rows.push_back({"two ranks momentum killed after micro 7", "momentum", 3, 7, "after-micro", 2});
+    return rows;
+}
+
+class CliKillAndResume : public testing::TestWithParam<Kill> {
+protected:
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli()); }
+};
+
+TEST_P(CliKillAndResume, EndsWithTheUninterruptedParameters)
+{
+    const Kill &k = GetParam();
+    TempDir tmp;
+    const std::string dir = (tmp / "ckpt").string();
+    const std::vector<std::string> args =
+        trainArgs(k.optimizer, k.world) + std::vector<std::string>{"--checkpoint", dir, "--checkpoint-every-micro", std::to_string(k.every)};
+    const ProcessResult killed =
+        runCli(args, {}, {{"ACCUMLAB_FAULT_KILL_AT_MICRO", std::to_string(k.killAt)}, {"ACCUMLAB_FAULT_KILL_POINT", k.point}});
+    // One process dies of the signal; a launcher of ranks reports the killed rank (exit 3).
+    EXPECT_TRUE(k.world == 1 ? killed.crashed : killed.exitCode == 3) << killed.err;
+    const ProcessResult resumed = runCli(args + std::vector<std::string>{"--resume", dir});
+    ASSERT_EQ(resumed.exitCode, 0) << resumed.err;
+    const json report = outJson(resumed);
+    // The latest whole checkpoint: the one at the kill point unless it was being written.
+    const int expectedFrom = k.point == "after-micro" ? k.killAt / k.every * k.every : k.killAt - k.every;
+    const json from = report.value("resumed_from", json::object());
+    EXPECT_EQ(from.value("micro_batches", -1), expectedFrom);
+    EXPECT_EQ(from.value("micro_index", -1), expectedFrom % kAccum);
+    EXPECT_EQ(report.value("micro_batches", -1), kTotalMicro);
+    EXPECT_EQ(report.value("params_sha256", std::string()), uninterruptedSha(k.optimizer, k.world));
+    if (k.optimizer.find("+float16") != std::string::npos) {
+        // The scaler's counters carried on: every window unscaled once, the scale grown
+        // every two clean windows from 65536.
+        EXPECT_EQ(report.value("float16_path", std::string()).rfind("float16", 0), 0u);
+        EXPECT_EQ(report.value("unscale_calls", -1), kWindows);
+        EXPECT_EQ(report.value("skipped_windows", -1), 0);
+        EXPECT_EQ(report.value("loss_scale", 0.0), 65536.0 * std::pow(2.0, kWindows / 2));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kills, CliKillAndResume, testing::ValuesIn(kills()), accumlab::test::ByName());
+
+struct ResumeRefusal {
+    const char *name;
+    std::vector<std::string> resumeArgs;
+    std::string damage; // "", "truncate" or "corrupt"
+    std::string words;
+};
+
+class CliResumeRefusal : public testing::TestWithParam<ResumeRefusal> {
+protected:
+    void SetUp() override { ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli()); }
+};
+
+TEST_P(CliResumeRefusal, RefusesInWords)
+{
+    const ResumeRefusal &row = GetParam();
+    TempDir tmp;
+    const std::string dir = (tmp / "ckpt").string();
+    const ProcessResult saved = runCli(trainArgs("sgd", 1) + std::vector<std::string>{"--checkpoint", dir});
+    ASSERT_EQ(saved.exitCode, 0) << saved.err;
+    if (!row.damage.empty()) {
+        const std::string file = dir + "/gen-000000000024/rank-0.safetensors";
+        std::string bytes = accumlab::test::readFile(file);
+        ASSERT_GT(bytes.size(), 100u) << file;
+        if (row.damage == "truncate")
+            bytes.resize(bytes.size() - 100);
+        else
+            bytes[bytes.size() - 100] = char(bytes[bytes.size() - 100] ^ 0x40);
+        accumlab::test::writeFile(file, bytes);
+    }
+    const ProcessResult r = runCli(row.resumeArgs + std::vector<std::string>{"--resume", dir});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find(row.words), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, CliResumeRefusal,
+    testing::Values(ResumeRefusal{"another world size", trainArgs("sgd", 2), "", "taken with 1 ranks; this run has 2"},
+                    ResumeRefusal{"another optimizer", trainArgs("momentum", 1), "", "setting optimizer is sgd"},
+                    ResumeRefusal{"another dtype", trainArgs("sgd", 1) + std::vector<std::string>{"--dtype", "float64"}, "",
+                                  "taken in float32; this run computes in float64"},
+                    ResumeRefusal{"another width", trainArgs("sgd", 1) + std::vector<std::string>{"--hidden", "20"}, "",
+                                  "model of widths 32-48-8; this run's model is 32-20-8"},
+                    ResumeRefusal{"truncated", trainArgs("sgd", 1), "truncate", "is truncated"},
+                    ResumeRefusal{"corrupt", trainArgs("sgd", 1), "corrupt", "is corrupt"}),
+    accumlab::test::ByName());
+
+} // namespace
