@@ -604,6 +604,12 @@ CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
     return held;
 }
 
+bool hasCheckpoint(const fs::path &dir)
+{
+    std::error_code ec;
+    return fs::is_regular_file(dir / kLatest, ec);
+}
+
 fs::path latestRankFile(const fs::path &dir, int64_t rank)
 {
     const json latest = readLatest(dir);

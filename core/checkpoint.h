@@ -101,6 +101,11 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const std::filesystem::pat
 // "checkpoint/not-a-checkpoint" for settings this build does not know or accept.
 AccumConfig checkpointConfig(const std::filesystem::path &dir);
 
+// Whether `dir` holds a checkpoint to continue from (its latest.json is there: a generation
+// is named by it only once every rank's file is whole). `train --auto-resume` asks it, so that
+// the one command line starts a run fresh and continues it after every restart.
+bool hasCheckpoint(const std::filesystem::path &dir);
+
 // The rank file of `rank` in the latest generation (for tests and messages); throws as
 // loadCheckpoint does when there is no checkpoint.
 std::filesystem::path latestRankFile(const std::filesystem::path &dir, int64_t rank);

@@ -238,6 +238,13 @@ Split parseSplit(const std::string &text)
 
 std::string toString(const Split &s) { return std::to_string(s.accumSteps) + "x" + std::to_string(s.microBatch); }
 
+AccumConfig teachingDefaults()
+{
+    AccumConfig c;
+    c.accumSteps = 4;
+    return c;
+}
+
 AccumConfig equivalenceFixture()
 {
     AccumConfig c;

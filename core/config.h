@@ -140,6 +140,10 @@ struct AccumConfig {
     ModelShape modelShape() const { return shape ? *shape : shapeOf(preset); }
 };
 
+// The engine's defaults with a window of four micro-batches, so that there is something to
+// accumulate: the window's first run and `accumlab-cli train`'s defaults.
+AccumConfig teachingDefaults();
+
 // Upper bounds that keep a classroom's slider pokes from exhausting memory.
 constexpr int64_t kMaxMicroBatch = 1 << 16;
 constexpr int64_t kMaxAccumSteps = 4096;

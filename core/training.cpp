@@ -86,6 +86,7 @@ nlohmann::ordered_json toJson(const TrainingPlan &plan)
             {"checkpoint", plan.checkpoint},
             {"checkpoint_every_micro", plan.checkpointEvery},
             {"resume", plan.resume},
+            {"auto_resume", plan.autoResume},
             {"export_model", plan.exportModel}};
 }
 
@@ -100,8 +101,11 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
         StagedFile(plan.exportModel, std::string());
     nlohmann::json resumed = nullptr;
     DivergenceWatch watch;
-    if (!plan.resume.empty()) {
-        const CheckpointSummary r = loadCheckpoint(engine, plan.resume);
+    const std::string resumeFrom = !plan.resume.empty() ? plan.resume
+                                   : plan.autoResume && hasCheckpoint(plan.checkpoint) ? plan.checkpoint
+                                                                                       : std::string();
+    if (!resumeFrom.empty()) {
+        const CheckpointSummary r = loadCheckpoint(engine, resumeFrom);
         resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
         // Without the scaler no window is skipped (its state's count stays 0).
         watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);

@@ -26,12 +26,15 @@ struct TrainingPlan {
     std::string checkpoint;      // folder for checkpoints ("" = none); the last one is saved at the end
     int64_t checkpointEvery = 0; // also one every K micro-batches (0 = only at the end)
     std::string resume;          // folder whose latest checkpoint the run continues from ("" = none)
+    // Continue from `checkpoint`'s latest when the folder has one, start fresh when it has none
+    // yet: the one command line for a first start and every restart (torchrun --max-restarts).
+    bool autoResume = false;
     std::string exportModel;     // safetensors file for the trained parameters ("" = none; rank 0 writes it)
 };
 
 // The plan as one JSON record, its keys named as `accumlab-cli train`'s options name them
 // ("checkpoint_every_micro" for --checkpoint-every-micro): num_steps, checkpoint,
-// checkpoint_every_micro, resume, export_model. The ranks of a run compare it (app/cli).
+// checkpoint_every_micro, resume, auto_resume, export_model. The ranks of a run compare it (app/cli).
 nlohmann::ordered_json toJson(const TrainingPlan &plan);
 
 struct TrainingOutcome {

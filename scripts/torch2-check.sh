@@ -11,7 +11,8 @@
 # snapshot the CLI writes (tests/pytorch/check_memory_snapshot.py), and the safetensors package
 # and torch load the model file `train --export-model` writes (tests/pytorch/check_model_file.py;
 # ACCUMLAB_SAFETENSORS_VERSION, default 0.8.0, pins the package), and the code panel's loop runs
-# with the wheel's PyTorch against this build's engine (tests/pytorch/check_loop_code.py). Through ccache
+# with the wheel's PyTorch against this build's engine (tests/pytorch/check_loop_code.py), and the
+# wheel's torchrun starts this build's ranks and the Debian build's (tests/pytorch/check_torchrun.py). Through ccache
 # (scripts/lib/build-env.sh) only the units that see LibTorch's headers compile again after the
 # Release build: ui/ includes none.
 # Usage: scripts/torch2-check.sh [extra ctest arguments]   (default: -L torch2)
@@ -85,4 +86,10 @@ log "README's continuation of a checkpoint, run with the wheel's PyTorch, ends o
 "$venv/bin/python" tests/pytorch/check_checkpoint.py "$build/app/cli/accumlab-cli" README.md
 log "the code panel's loop, run with the wheel's PyTorch, ends where this engine ends"
 "$venv/bin/python" tests/pytorch/check_loop_code.py "$build/app/cli/accumlab-cli"
+# torchrun is a process of its own: it starts this build's ranks and the Debian build's (build/,
+# when scripts/build.sh made it) alike, on one node, on two, with restarts; srun's by hand.
+log "torchrun and srun's variables start the ranks of both builds"
+clis=("$build/app/cli/accumlab-cli")
+[[ -x build/app/cli/accumlab-cli ]] && clis+=(build/app/cli/accumlab-cli)
+"$venv/bin/python" tests/pytorch/check_torchrun.py "${clis[@]}"
 log "passed in $((SECONDS - start)) s"

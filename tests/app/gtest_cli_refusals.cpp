@@ -78,6 +78,8 @@ TEST_P(CliRefusal, ExitsTwoInOneLineAndWritesNothing)
 
 INSTANTIATE_TEST_SUITE_P(Rows, CliRefusal, testing::Values(
     Refusal{"unknown flag", {"--frobnicate"}},
+    Refusal{"auto-resume without a checkpoint folder", {"train", "--auto-resume"}},
+    Refusal{"auto-resume beside resume", {"train", "--checkpoint", ".", "--auto-resume", "--resume", "."}},
     Refusal{"zero micro", {"--micro-batch", "0"}},
     Refusal{"negative micro", {"--micro-batch", "-4"}},
     Refusal{"huge micro", {"--micro-batch", "1000000000"}},

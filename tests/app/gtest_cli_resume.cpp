@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -187,5 +188,38 @@ INSTANTIATE_TEST_SUITE_P(
                     ResumeRefusal{"truncated", trainArgs("sgd", 1), "truncate", "is truncated"},
                     ResumeRefusal{"corrupt", trainArgs("sgd", 1), "corrupt", "is corrupt"}),
     accumlab::test::ByName());
+
+// --auto-resume, the one command line for torchrun's restarts: a first start with an empty
+// folder runs fresh; the same command again, longer, continues from the checkpoint the first
+// left and ends where one uninterrupted run ends.
+TEST(CliAutoResume, StartsFreshThenContinues)
+{
+    ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli());
+    TempDir tmp;
+    const std::string dir = (tmp / "ckpt").string();
+    auto args = [&](int windows) {
+        std::vector<std::string> a = trainArgs("momentum", 1);
+        a[std::find(a.begin(), a.end(), "--num-steps") - a.begin() + 1] = std::to_string(windows);
+        return a;
+    };
+    const ProcessResult first = runCli(args(2) + std::vector<std::string>{"--checkpoint", dir, "--auto-resume"});
+    ASSERT_EQ(first.exitCode, 0) << first.err;
+    EXPECT_TRUE(outJson(first).value("resumed_from", json::object()).is_null()) << first.out;
+    const ProcessResult second = runCli(args(kWindows) + std::vector<std::string>{"--checkpoint", dir, "--auto-resume"});
+    ASSERT_EQ(second.exitCode, 0) << second.err;
+    EXPECT_EQ(outJson(second).value("resumed_from", json::object()).value("windows_done", -1), 2) << second.out;
+    EXPECT_EQ(outJson(second).value("params_sha256", std::string("none")), uninterruptedSha("momentum", 1));
+}
+
+// A group torchrun restarted (TORCHELASTIC_RESTART_COUNT above 0) whose train would start
+// again from step 0 is refused in one line, exit 2.
+TEST(CliAutoResume, ARestartWithoutACheckpointIsRefused)
+{
+    ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli());
+    const ProcessResult r = runCli(trainArgs("sgd", 1), {},
+                                   {{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"TORCHELASTIC_RESTART_COUNT", "1"}});
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("--checkpoint DIR --auto-resume"), std::string::npos) << r.err;
+}
 
 } // namespace

@@ -19,14 +19,6 @@
 
 namespace accumlab::ui {
 
-// The engine's defaults with a window of four micro-batches, so there is something to accumulate.
-inline AccumConfig teachingDefaults()
-{
-    AccumConfig c;
-    c.accumSteps = 4;
-    return c;
-}
-
 // The keys of a run (core's toJson(AccumConfig), "micro_batch", ...) that a preset file holds:
 // the settings the controls show, and "labels", which preset files have always carried. A
 // preset read from a file keeps teachingDefaults() for every other key, so a file says the

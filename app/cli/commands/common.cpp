@@ -299,11 +299,7 @@ MemoryLabConfig MemoryFlags::lab() const
 }
 
 TrainFlags::TrainFlags()
-    : run([] {
-          AccumConfig c;
-          c.accumSteps = 4;
-          return c;
-      }())
+    : run(teachingDefaults())
 {
 }
 
@@ -326,6 +322,10 @@ AccumConfig TrainFlags::config(int64_t worldSize) const
         throw UsageError("--checkpoint-every-micro must be 0 (only at the end) or positive");
     if (plan.checkpointEvery > 0 && plan.checkpoint.empty())
         throw UsageError("--checkpoint-every-micro needs --checkpoint DIR");
+    if (plan.autoResume && plan.checkpoint.empty())
+        throw UsageError("--auto-resume needs --checkpoint DIR (the folder it continues from when it holds a checkpoint)");
+    if (plan.autoResume && !plan.resume.empty())
+        throw UsageError("--auto-resume continues from --checkpoint's folder: leave --resume out");
     return c;
 }
 

@@ -1,12 +1,14 @@
 // `accumlab-cli train`: one training run of the engine (core/training.h), --num-steps windows;
 // one JSON object with the counters and params_sha256. --checkpoint DIR
-// [--checkpoint-every-micro K] saves checkpoints, --resume DIR continues from the latest one,
+// [--checkpoint-every-micro K] saves checkpoints, --resume DIR continues from the latest one
+// (--auto-resume: from --checkpoint's when it has one, else fresh: torchrun's restarts),
 // --export-model FILE writes the trained parameters as safetensors. A run that diverged or never
 // stepped: one line on stderr, exit 5. Over ranks (--world-size N) rank 0's verdict is the exit code.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
 #include "core/device.h"
+#include "core/distributed.h"
 #include "core/lesson.h"
 #include "core/training.h"
 
@@ -30,6 +32,8 @@ public:
             ->transform(decimal<int64_t>())
             ->capture_default_str();
         cmd->add_option("--resume", plan.resume, "continue from the latest checkpoint in this folder")->check(aFolder());
+        cmd->add_flag("--auto-resume", plan.autoResume,
+                      "continue from --checkpoint's latest checkpoint when it has one, else start fresh (one command line for torchrun's restarts)");
         cmd->add_option("--export-model", plan.exportModel,
                         "write the trained parameters to FILE as safetensors (fc1.weight ... fc3.bias, for torch's load_state_dict)")
             ->check(aFile());
@@ -51,6 +55,11 @@ protected:
     {
         const AccumConfig c = m_flags.config(world);
         const TrainingPlan plan = m_flags.plan;
+        // A group torchrun restarted would start again from step 0 without a checkpoint to go on from.
+        if (const auto rank = distributedOptionsFromEnv(); rank && rank->restartCount > 0 && !plan.autoResume)
+            throw UsageError("torchrun restarted this group (TORCHELASTIC_RESTART_COUNT=" +
+                             std::to_string(rank->restartCount) +
+                             ") but train has no checkpoint to continue from: give it --checkpoint DIR --auto-resume");
         // The plan's record as options, after the command's name; --export-model is rank 0's alone.
         nlohmann::ordered_json job{{"command", "train"}};
         const nlohmann::ordered_json record = toJson(plan);
