@@ -1,4 +1,4 @@
-# Whether programs carry the test-only fault hooks (core/fault_hooks.h): a build with them holds
+# Whether programs carry the test-only fault hooks (core/distributed/fault_hooks.h): a build with them holds
 # the variables' names (ACCUMLAB_FAULT_RANK, ...) in its read-only data, one without them does not.
 #   cmake -DEXPECT=ON|OFF -DPROGRAMS="a;b" -P cmake/check_fault_hooks.cmake
 # Fails, naming the program, when one of them disagrees with EXPECT. The test build checks ON

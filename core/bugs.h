@@ -37,7 +37,7 @@ struct SchedulePlan {
     int64_t warmup = 0;
 };
 
-// Where a piece's one-line story lives: a content file (core/content.h) and a JSON pointer.
+// Where a piece's one-line story lives: a content file (core/content/content.h) and a JSON pointer.
 struct StoryRef {
     std::string file;
     std::string pointer;

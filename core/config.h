@@ -3,7 +3,7 @@
 // Validation lives here too: every config that reaches the engine has passed validate().
 #pragma once
 
-#include "core/errors.h"
+#include "core/content/errors.h"
 #include "core/loss_scaler.h"
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 namespace accumlab {
 
 // Thrown for any invalid user-supplied setting: a code of the content's errors/*.json with
-// its arguments (core/errors.h); what() is the English sentence, errorText() any reader's.
+// its arguments (core/content/errors.h); what() is the English sentence, errorText() any reader's.
 class ConfigError : public CodedError {
 public:
     using CodedError::CodedError;

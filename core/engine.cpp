@@ -6,16 +6,16 @@
 // reference, phase timing's clock, and the checkpoint's capture and restore.
 #include "core/engine.h"
 
-#include "core/cpu_memory.h"
+#include "core/memory/cpu_memory.h"
 #include "core/data.h"
 #include "core/device.h"
 #include "core/engine_state.h"
 #include "core/full_batch.h"
-#include "core/grad_sync.h"
-#include "core/memory_timeline.h"
+#include "core/distributed/grad_sync.h"
+#include "core/memory/memory_timeline.h"
 #include "core/model.h"
 #include "core/optimizer.h"
-#include "core/sha256.h"
+#include "core/io/sha256.h"
 #include "core/window.h"
 #include "core/window_probe.h"
 
@@ -189,7 +189,7 @@ struct AccumEngine::Impl {
         }
         // With several ranks the window's full batch is every rank's shard. The shards are equal,
         // so the mean of the ranks' full-shard gradients is the full-batch gradient: one
-        // all-reduce, which every rank enters together (core/thread_ranks.h does).
+        // all-reduce, which every rank enters together (core/distributed/thread_ranks.h does).
         auto mean = refBuffers.flatGrad().detach().to(torch::kFloat64).clone(); // (total,)
         sync->allReduceMean(mean);
         std::vector<torch::Tensor> norms;

@@ -6,8 +6,8 @@
 #pragma once
 
 #include "core/config.h"
-#include "core/distributed.h"
-#include "core/memory.h"
+#include "core/distributed/distributed.h"
+#include "core/memory/memory.h"
 #include "core/observer.h"
 
 #include <memory>
@@ -45,7 +45,7 @@ public:
     // samples at the window-start parameters (the marker the accumulated bars should reach).
     // Computed on a copy of the model; opens a window if none is open. With several ranks the
     // window's samples are every rank's: the ranks' references are averaged in one all-reduce,
-    // so every rank calls it together (core/thread_ranks.h; the process ranks never do).
+    // so every rank calls it together (core/distributed/thread_ranks.h; the process ranks never do).
     std::vector<double> referenceGradNorms();
     // The open window as its last micro-batch left it (gradient norms, fills against the
     // window's full-batch gradient, its loss, counters; nothing is run again), for a view of a
@@ -63,7 +63,7 @@ public:
     // The collectives the gradient sync has issued (all-reduces, bytes, ms); zero for one rank.
     SyncStats syncStats() const;
 
-    // What it holds between windows (core/memory.h), from its tensors' sizes.
+    // What it holds between windows (core/memory/memory.h), from its tensors' sizes.
     HeldBytes heldBytes() const;
     // The largest absolute difference between this engine's parameters and `other`'s (same
     // model shape), in float64; NaN when a parameter is not finite.

@@ -8,12 +8,12 @@
 // a float64 twin from the same parameters and samples (what decides: core/equivalence.h).
 #include "core/equivalence.h"
 
-#include "core/content.h"
+#include "core/content/content.h"
 #include "core/data.h"
 #include "core/device.h"
 #include "core/engine.h"
 #include "core/full_batch.h"
-#include "core/grad_sync.h"
+#include "core/distributed/grad_sync.h"
 #include "core/model.h"
 #include "core/optimizer.h"
 #include "core/tensor_diff.h"

@@ -182,7 +182,7 @@ EquivalenceResult runEquivalence(const EquivalenceConfig &config, const CancelTo
 EquivalenceConfig equivalenceConfigOf(const AccumConfig &c);
 
 // For a viewer: the check over config.worldSize ranks run as threads of this process
-// (core/thread_ranks.cpp), each rank's engine meeting the others in an in-process all-reduce;
+// (core/distributed/thread_ranks.cpp), each rank's engine meeting the others in an in-process all-reduce;
 // rank 0's result. With one rank, runEquivalence.
 EquivalenceResult runEquivalenceOnThreads(const EquivalenceConfig &config, const CancelToken *cancel = nullptr);
 

@@ -1,11 +1,11 @@
 // The lesson's main job.
 #include "core/lesson.h"
 
-#include "core/export.h"
-#include "core/content.h"
-#include "core/distributed.h"
-#include "core/grad_sync.h"
-#include "core/skill.h"
+#include "core/io/export.h"
+#include "core/content/content.h"
+#include "core/distributed/distributed.h"
+#include "core/distributed/grad_sync.h"
+#include "core/content/skill.h"
 
 #include <algorithm>
 #include <cmath>

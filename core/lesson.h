@@ -3,7 +3,7 @@
 #pragma once
 
 #include "core/equivalence.h"
-#include "core/skill.h"
+#include "core/content/skill.h"
 #include "core/sweep.h"
 
 #include <filesystem>
@@ -56,7 +56,7 @@ ExportPaths writeExports(const std::filesystem::path &outDir, const SweepResult 
 
 // The exit codes of the programs that run the main job (accumlab-cli, and the window's
 // terminal fallback): one table for both. A rank that failed or was lost is
-// kExitDistributed (core/distributed.h).
+// kExitDistributed (core/distributed/distributed.h).
 constexpr int kExitFails = 1;       // equivalence does not hold for a loop with no planted bug
                                     // (nothing is swept or written): a defect
 constexpr int kExitBugShown = 6;    // a planted bug was shown: the check failed as planted, the

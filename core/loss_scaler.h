@@ -9,7 +9,7 @@
 // float16 forward (core/model.h). Plain C++, no torch, no Qt.
 #pragma once
 
-#include "core/errors.h"
+#include "core/content/errors.h"
 
 #include <cstdint>
 #include <string>

@@ -27,7 +27,7 @@ private:
 struct Cancelled {};
 
 // The lesson's statements as the engine runs them, in the words of the PyTorch loop
-// (core/loop_code.h lights these lines in the code a student reads).
+// (core/content/loop_code.h lights these lines in the code a student reads).
 enum class LoopStatement : uint8_t {
     ZeroGrad,  // optimizer.zero_grad()
     Forward,   // loss = criterion(model(x), y) / accum_steps

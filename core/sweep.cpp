@@ -3,7 +3,7 @@
 
 #include "core/device.h"
 #include "core/engine.h"
-#include "core/gpu.h"
+#include "core/memory/gpu.h"
 
 #include <torch/torch.h>
 

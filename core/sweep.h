@@ -4,7 +4,7 @@
 #pragma once
 
 #include "core/config.h"
-#include "core/memory.h"
+#include "core/memory/memory.h"
 #include "core/observer.h"
 
 #include <algorithm>
@@ -74,7 +74,7 @@ struct SweepPoint {
     int64_t unscaleCalls = 0;
 };
 
-// Inline, so that the torch-free reader (and its fuzz target, built from core/curve_io.cpp
+// Inline, so that the torch-free reader (and its fuzz target, built from core/io/curve_io.cpp
 // alone) has them too.
 // The q-quantile of `v` (0 <= q <= 1, linear between order statistics); 0 when it is empty.
 inline double quantile(std::vector<double> v, double q)

@@ -1,15 +1,15 @@
 // One training run (core/training.h), and the model file it exports.
 #include "core/training.h"
 
-#include "core/checkpoint.h"
+#include "core/io/checkpoint.h"
 #include "core/data.h"
 #include "core/divergence.h"
 #include "core/engine.h"
 #include "core/engine_state.h"
-#include "core/export.h"
-#include "core/fault_hooks.h"
-#include "core/safetensors.h"
-#include "core/sha256.h"
+#include "core/io/export.h"
+#include "core/distributed/fault_hooks.h"
+#include "core/io/safetensors.h"
+#include "core/io/sha256.h"
 
 namespace accumlab {
 

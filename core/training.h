@@ -62,7 +62,7 @@ inline constexpr int kModelFileVersion = 1;
 // that loads it into a torch.nn.Module. Throws ExportError.
 void exportModel(const AccumEngine &engine, const std::filesystem::path &file);
 
-// The check of the code on screen (core/loop_code.h, tests/pytorch/check_loop_code.py): a run
+// The check of the code on screen (core/content/loop_code.h, tests/pytorch/check_loop_code.py): a run
 // of `windows` windows of one rank as a safetensors file: the parameters before it
 // ("init.fc1.weight", ...), after it ("final.") and the gradient buffers it ends with
 // ("grad.": the last window's sum), and every window's samples as the model saw them, "x"

@@ -4,7 +4,7 @@
 // correct verdict must say of every one of them.
 #include "core/verdict_grid.h"
 
-#include "core/content.h"
+#include "core/content/content.h"
 #include "core/equivalence.h"
 
 #include <algorithm>

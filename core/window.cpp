@@ -3,7 +3,7 @@
 // each decision a planted bug gets wrong is a question to the hooks (core/bugs.h), whose
 // answers by default are the correct loop's. Each statement that runs says so
 // (did(LoopStatement)): the report of the micro-batch lists them, and the code panel lights
-// those lines of the PyTorch loop (core/loop_code.h).
+// those lines of the PyTorch loop (core/content/loop_code.h).
 // With a clip norm the window's synced sum is clipped once before the step. With the loss
 // scaler (float16, core/loss_scaler.h) each micro-batch's loss / N is multiplied by the scale
 // before backward; after the last micro-batch (and the sync) the buffers are unscaled once and
@@ -13,9 +13,9 @@
 #include "core/window.h"
 
 #include "core/data.h"
-#include "core/grad_sync.h"
+#include "core/distributed/grad_sync.h"
 #include "core/loss_scaler.h"
-#include "core/memory_timeline.h"
+#include "core/memory/memory_timeline.h"
 #include "core/optimizer.h"
 #include "core/window_probe.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the accum-curve.v1 reader (core/curve_io.cpp, what the desktop app's importer trusts)
+# Fuzzes the accum-curve.v1 reader (core/io/curve_io.cpp, what the desktop app's importer trusts)
 # with libFuzzer + AddressSanitizer + UndefinedBehaviorSanitizer for a bounded time, starting
 # from the committed seed corpus (tests/fuzz/corpus: ours, the lesson's, broken ones).
 # Inputs that reach new code are kept in build-fuzz/corpus; a crash or a broken invariant leaves

@@ -1,7 +1,7 @@
 // The language manager.
 #include "ui/language.h"
 
-#include "core/content.h"
+#include "core/content/content.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>

@@ -1,9 +1,9 @@
 // The one place that decides which language core's bilingual texts are shown in.
 #include "ui/localizedtext.h"
 
-#include "core/errors.h"
+#include "core/content/errors.h"
 #include "ui/language.h"
-#include "ui/updates.h"
+#include "ui/worker/updates.h"
 
 #include <QCoreApplication>
 

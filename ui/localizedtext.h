@@ -1,10 +1,10 @@
-// The window's side of core's content (core/content.h): the reader's NumberStyle (language and
+// The window's side of core's content (core/content/content.h): the reader's NumberStyle (language and
 // digit setting) and core's texts rendered with it, so experiment and quiz texts follow the
 // language switch like tr() does and the Latin-digits setting reaches their figures.
 // GUI thread only.
 #pragma once
 
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 
 #include <QString>
 

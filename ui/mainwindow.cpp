@@ -2,33 +2,33 @@
 // toolbar, retranslation, the window-wide keys, pages, presets and settings. The frame and its
 // fit (scroll areas, splitters, zoom, classroom mode's room) are WindowLayout's.
 #include "ui/mainwindow.h"
-#include "ui/classinput.h"
+#include "ui/panels/classinput.h"
 
-#include "ui/accumulationpanel.h"
+#include "ui/panels/accumulationpanel.h"
 #include "ui/actiontable.h"
-#include "ui/codepanel.h"
-#include "ui/controlpanel.h"
-#include "ui/enginecontroller.h"
-#include "ui/equivalencepanel.h"
-#include "ui/experimentpanel.h"
-#include "ui/gradientbufferview.h"
-#include "ui/labrun.h"
+#include "ui/panels/codepanel.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/panels/equivalencepanel.h"
+#include "ui/panels/experimentpanel.h"
+#include "ui/charts/gradientbufferview.h"
+#include "ui/worker/labrun.h"
 #include "ui/language.h"
-#include "ui/lessonnavigator.h"
-#include "ui/lessonpanel.h"
+#include "ui/panels/lessonnavigator.h"
+#include "ui/panels/lessonpanel.h"
 #include "ui/localizedtext.h"
-#include "ui/losschart.h"
-#include "ui/memoryview.h"
-#include "ui/quizwidget.h"
+#include "ui/charts/losschart.h"
+#include "ui/panels/memoryview.h"
+#include "ui/panels/quizwidget.h"
 #include "ui/session/sessionfiles.h"
 #include "ui/statusreporter.h"
-#include "ui/sweeprunner.h"
-#include "ui/sweeptablemodel.h"
-#include "ui/throughputchart.h"
-#include "ui/windowlayout.h"
-#include "ui/wrappingheader.h"
+#include "ui/worker/sweeprunner.h"
+#include "ui/panels/sweeptablemodel.h"
+#include "ui/charts/throughputchart.h"
+#include "ui/layout/windowlayout.h"
+#include "ui/layout/wrappingheader.h"
 
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -663,7 +663,7 @@ bool MainWindow::eventFilter(QObject *watched, QEvent *event)
         // where the key does something there: Space presses a button, opens a combo box or
         // types; Right moves a slider, a cursor or a selection. A slider has no use for Space, so
         // Space plays even while one has focus. (A click gives buttons no focus at all:
-        // ui/classinput.h.)
+        // ui/panels/classinput.h.)
         const bool takesBoth = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QComboBox *>(widget) ||
                                qobject_cast<QAbstractItemView *>(widget) || qobject_cast<QAbstractSpinBox *>(widget) ||
                                qobject_cast<QLineEdit *>(widget) || qobject_cast<QTextEdit *>(widget);

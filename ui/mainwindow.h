@@ -12,7 +12,7 @@
 
 #include "ui/session/preset.h"
 #include "ui/session/settingsstore.h"
-#include "ui/updates.h"
+#include "ui/worker/updates.h"
 
 #include <QMainWindow>
 

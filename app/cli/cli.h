@@ -8,7 +8,7 @@ namespace accumlab::cli {
 
 // Parses argv (argv[0] is the program), refuses bad input before any work (one line on
 // std::cerr, exit 2, nothing written) or runs the command, writing to std::cout and std::cerr.
-// Returns the exit code (core/lesson.h, core/distributed.h).
+// Returns the exit code (core/lesson.h, core/distributed/distributed.h).
 int run(int argc, char **argv);
 
 // `code`, or 4 when what the program printed did not reach its standard output (a full disk,

@@ -3,7 +3,7 @@
 // around them.
 #include "app/cli/cli.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
 #include "core/omp_guard.h"
 

@@ -1,19 +1,19 @@
 // The scripted mode (app/gui/autorun.h): sequencing, stdout, exit codes, screenshots.
 #include "app/gui/autorun.h"
 
-#include "ui/enginecontroller.h"
-#include "ui/experimentpanel.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/panels/experimentpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/sessionfiles.h"
-#include "ui/sweeprunner.h"
-#include "ui/labrun.h"
-#include "ui/lessonnavigator.h"
+#include "ui/worker/sweeprunner.h"
+#include "ui/worker/labrun.h"
+#include "ui/panels/lessonnavigator.h"
 #include "ui/statusreporter.h"
-#include "ui/memoryview.h"
-#include "ui/controlpanel.h"
-#include "ui/stallprobe.h"
+#include "ui/panels/memoryview.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/worker/stallprobe.h"
 
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 #include "core/lesson.h"
 
 #include <QTabWidget>

@@ -1,12 +1,12 @@
 // The desktop app's command line (commandline.h).
 #include "app/gui/commandline.h"
 
-#include "ui/controlpanel.h"
+#include "ui/panels/controlpanel.h"
 #include "ui/language.h"
 #include "ui/session/preset.h"
 
 #include "core/config.h"
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 #include "core/sweep.h"
 
 #include <algorithm>

@@ -17,13 +17,13 @@
 
 #include "ui/session/filereading.h"
 #include "ui/language.h"
-#include "ui/lessonnavigator.h"
-#include "ui/codepanel.h"
+#include "ui/panels/lessonnavigator.h"
+#include "ui/panels/codepanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/sessionfiles.h"
-#include "ui/memoryview.h"
+#include "ui/panels/memoryview.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
 #include "core/omp_guard.h"
 #include "core/version.h"
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 
     QApplication app(argc, argv);
     // QApplication sets the C locale from the environment; core's number formatter
-    // (core/content.h) uses printf, which would then write 0,05 under a comma-decimal LC_NUMERIC.
+    // (core/content/content.h) uses printf, which would then write 0,05 under a comma-decimal LC_NUMERIC.
     // The window formats its own numbers through QLocale, so the C side stays "C".
     std::setlocale(LC_NUMERIC, "C");
     QApplication::setOrganizationName(QStringLiteral("AccumLab"));

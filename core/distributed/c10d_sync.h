@@ -3,8 +3,8 @@
 // Not thread-safe: one engine thread drives it (as it drives the engine).
 #pragma once
 
-#include "core/fault_hooks.h"
-#include "core/grad_sync.h"
+#include "core/distributed/fault_hooks.h"
+#include "core/distributed/grad_sync.h"
 
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>

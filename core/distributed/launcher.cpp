@@ -2,10 +2,10 @@
 // a program with torchrun's environment and a poll loop that stops the survivors when one rank
 // fails. Not for: ranks on several hosts (start each rank there with torchrun's variables; see
 // the README).
-#include "core/distributed.h"
+#include "core/distributed/distributed.h"
 
 #include "core/distributed/launcher.h"
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <arpa/inet.h>
 #include <chrono>

@@ -2,7 +2,7 @@
 // the other ways of starting ranks in this room (core/distributed/local_sweep.cpp).
 #pragma once
 
-#include "core/distributed.h"
+#include "core/distributed/distributed.h"
 
 #include <filesystem>
 #include <string>

@@ -1,9 +1,9 @@
 // The window's sweep on rank processes: accumlab-cli started as the launcher of its own ranks,
 // handed the sweep as one record (--settings), and the points rank 0 wrote read back.
-#include "core/distributed.h"
+#include "core/distributed/distributed.h"
 
 #include "core/distributed/launcher.h"
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
 
 #include <fstream>

@@ -4,7 +4,7 @@
 // built with it (USE_C10D_NCCL). One all-reduce per sync of the one flat gradient buffer.
 // Not here: starting ranks (core/distributed/launcher.cpp) and the window's sweep on them
 // (core/distributed/local_sweep.cpp).
-#include "core/distributed.h"
+#include "core/distributed/distributed.h"
 
 #include "core/device.h"
 #include "core/distributed/c10d_sync.h"

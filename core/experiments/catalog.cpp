@@ -2,14 +2,14 @@
 // exercises (1-5), built on the engine, the equivalence check and the sweep. The pitfalls
 // beyond the lesson (6-11) live in pitfalls.cpp, loss scaling in loss_scaling.cpp, the resume
 // inside a window in resume.cpp.
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 
 #include "core/data.h"
 #include "core/engine.h"
 #include "core/equivalence.h"
 #include "core/experiments/internal.h"
 #include "core/full_batch.h"
-#include "core/grad_sync.h"
+#include "core/distributed/grad_sync.h"
 #include "core/model.h"
 #include "core/sweep.h"
 

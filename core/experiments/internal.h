@@ -2,7 +2,7 @@
 // implemented in pitfalls.cpp. Plain C++; the torch code stays in the .cpp files.
 #pragma once
 
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 #include "core/sweep.h"
 
 #include <string>

@@ -1,5 +1,5 @@
 // Experiment 12, resume-mid-window: the next chapter's lesson, measured. A run is checkpointed
-// inside a window (core/checkpoint.h), its process ends, and a fresh engine resumes from the
+// inside a window (core/io/checkpoint.h), its process ends, and a fresh engine resumes from the
 // files: with the window's partial gradient buffers and micro-batch index restored it ends
 // bit-identical to the run that never stopped (max abs diff exactly 0, and at a window's end
 // too); resumed without the partial buffers, or with the window's micro-batch count restarted,
@@ -8,9 +8,9 @@
 // Not here: the words (resources/content/experiments/resume-mid-window.json).
 #include "core/experiments/internal.h"
 
-#include "core/checkpoint.h"
+#include "core/io/checkpoint.h"
 #include "core/engine.h"
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <filesystem>
 

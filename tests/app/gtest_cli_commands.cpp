@@ -5,13 +5,13 @@
 // and equivalence's exit code both ways, are portable.cli (gtest_cli.cpp), which the LibTorch 2.x
 // stage runs too.
 #include "core/config.h"
-#include "core/curve_io.h"
+#include "core/io/curve_io.h"
 #include "core/device.h"
-#include "core/distributed.h"
-#include "core/experiments.h"
-#include "core/export.h"
+#include "core/distributed/distributed.h"
+#include "core/experiments/experiments.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
-#include "core/memory_lab.h"
+#include "core/memory/memory_lab.h"
 
 #include "support.h"
 

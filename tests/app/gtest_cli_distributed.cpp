@@ -3,8 +3,8 @@
 // user meets (a killed, hung or stopped rank, a port that answers nothing or another
 // protocol, ranks started with different settings, a busy port or two launchers racing for
 // one, a wrong world size or interface, a missing peer).
-#include "core/curve_io.h"
-#include "core/export.h"
+#include "core/io/curve_io.h"
+#include "core/io/export.h"
 
 #include "support.h"
 

@@ -1,6 +1,6 @@
 // accumlab-cli experiment: the list, one JSON object per experiment with its verdicts, the
 // text summary, and bad input (one line, exit 2).
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 
 #include "support.h"
 

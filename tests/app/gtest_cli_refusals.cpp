@@ -6,7 +6,7 @@
 // process per row cost about 0.5 s a row, 2 s under AddressSanitizer.
 #include "app/cli/cli.h"
 
-#include "core/loop_code.h"
+#include "core/content/loop_code.h"
 
 #include "support.h"
 

@@ -4,10 +4,10 @@
 //  - the reader returns or throws CurveFormatError, nothing else;
 //  - an accepted file has points that satisfy the lesson's identity and bounds;
 //  - an accepted file's points, written back with toJson and read again, are the same points.
-// Torch-free and Qt-free, like core/curve_io.cpp.
+// Torch-free and Qt-free, like core/io/curve_io.cpp.
 #pragma once
 
-#include "core/curve_io.h"
+#include "core/io/curve_io.h"
 
 #include <cmath>
 #include <exception>

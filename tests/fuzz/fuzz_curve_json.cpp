@@ -1,4 +1,4 @@
-// libFuzzer target for the accum-curve.v1 reader (core/curve_io.cpp), built with clang's
+// libFuzzer target for the accum-curve.v1 reader (core/io/curve_io.cpp), built with clang's
 // -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh. Any invariant broken in
 // curve_invariants.h, any crash and any sanitizer report is a finding.
 #include "curve_invariants.h"

@@ -1,11 +1,11 @@
-// Checkpoints (core/checkpoint.h): a run saved at any micro-batch and resumed in a fresh engine
+// Checkpoints (core/io/checkpoint.h): a run saved at any micro-batch and resumed in a fresh engine
 // ends bit-identical to the uninterrupted run (SGD, momentum, AdamW with a warmup); checkpoints
 // of another model shape, dtype or world size, and corrupt or truncated files, are refused with
 // their codes; a failed write leaves the previous checkpoint whole.
-#include "core/checkpoint.h"
+#include "core/io/checkpoint.h"
 #include "core/device.h"
 #include "core/engine.h"
-#include "core/sha256.h"
+#include "core/io/sha256.h"
 
 #include "support.h"
 

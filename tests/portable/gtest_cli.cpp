@@ -5,9 +5,9 @@
 // both ways (0 when it holds, 1 with the cause when a planted bug breaks it), `train
 // --export-model`'s safetensors file, and the BLAS the program names in its environment. The
 // rest of the CLI's tests are tests/app/gtest_cli_* (the desktop build's suite).
-#include "core/curve_io.h"
-#include "core/safetensors.h"
-#include "core/sha256.h"
+#include "core/io/curve_io.h"
+#include "core/io/safetensors.h"
+#include "core/io/sha256.h"
 
 #include "support.h"
 

@@ -4,11 +4,11 @@
 // Parsing and validation of user-supplied settings: grids, splits, enums, ranges; and every
 // refusal is a code of the content, worded in every language.
 #include "core/config.h"
-#include "core/content.h"
+#include "core/content/content.h"
 #include "core/device.h"
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 #include "core/lesson.h"
-#include "core/quiz.h"
+#include "core/content/quiz.h"
 
 #include "support.h"
 

@@ -1,10 +1,10 @@
-// The content layer (core/content.h): the one number formatter in every language and digit
+// The content layer (core/content/content.h): the one number formatter in every language and digit
 // setting, template filling, and the validation of the embedded content, which must hold for
 // the shipped files and must fail for each fault it exists to catch, planted in a copy.
-#include "core/content.h"
-#include "core/errors.h"
-#include "core/experiments.h"
-#include "core/quiz.h"
+#include "core/content/content.h"
+#include "core/content/errors.h"
+#include "core/experiments/experiments.h"
+#include "core/content/quiz.h"
 
 #include "support.h"
 

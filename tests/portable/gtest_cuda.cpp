@@ -5,7 +5,7 @@
 // LibTorch without CUDA.
 #include "core/device.h"
 #include "core/equivalence.h"
-#include "core/gpu.h"
+#include "core/memory/gpu.h"
 #include "core/sweep.h"
 
 #include "support.h"

@@ -1,7 +1,7 @@
 // The accum-curve.v1 reader as the importer meets it: every file of the fuzz corpus
 // (tests/fuzz/corpus: ours, the lesson's, broken ones, and what libFuzzer kept) replayed
 // against the fuzz target's invariants, plus the edges the fuzzer cannot reach (size, depth).
-#include "core/curve_io.h"
+#include "core/io/curve_io.h"
 
 #include "../fuzz/curve_invariants.h"
 

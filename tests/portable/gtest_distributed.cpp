@@ -1,7 +1,7 @@
 // core/distributed: torchrun's environment, ports, the local launcher's supervision, and
 // runSweepOnLocalRanks (the desktop app's entry point for a world-size > 1 sweep).
-#include "core/distributed.h"
-#include "core/export.h"
+#include "core/distributed/distributed.h"
+#include "core/io/export.h"
 
 #include "support.h"
 

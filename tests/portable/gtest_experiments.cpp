@@ -1,8 +1,8 @@
 // The guided experiments: every claim's verdict from a fresh run with fixed seeds, the
 // catalog, the JSON and text forms, the sync-count hook for more than one rank, cancellation.
-#include "core/experiments.h"
+#include "core/experiments/experiments.h"
 #include "core/experiments/internal.h"
-#include "core/grad_sync.h"
+#include "core/distributed/grad_sync.h"
 
 #include "support.h"
 

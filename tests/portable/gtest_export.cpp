@@ -4,7 +4,7 @@
 // rather than followed, a signal mid-export leaving no temporary file, and the other results'
 // JSON objects.
 #include "core/device.h"
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include "support.h"
 

@@ -2,7 +2,7 @@
 // leaves no half-written file and the next run works; a diverged point is reported in a
 // sentence and marked in the JSON while the rest of the sweep runs; exports that cannot be
 // written (a full disk, a folder that vanished) fail in a sentence and keep the earlier files.
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
 
 #include "support.h"

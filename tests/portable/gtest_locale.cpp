@@ -5,8 +5,8 @@
 // temporary LOCPATH), shows that printf really changes under it (so the check can fail), then
 // checks what core hands to the ranks.
 #include "core/config.h"
-#include "core/distributed.h"
-#include "core/export.h"
+#include "core/distributed/distributed.h"
+#include "core/io/export.h"
 
 #include "support.h"
 

@@ -4,10 +4,10 @@
 // tried here), each pitfall's measured consequence, and the counters in accum-curve.json.
 // Also the divergence watch `accumlab-cli train` judges a run by (a non-finite loss, a collapsed
 // scale, no step at all), on planted windows and on the engine driven to divergence.
-#include "core/curve_io.h"
+#include "core/io/curve_io.h"
 #include "core/divergence.h"
 #include "core/engine.h"
-#include "core/loop_code.h"
+#include "core/content/loop_code.h"
 #include "core/loss_scaler.h"
 
 #include <torch/torch.h>

@@ -1,15 +1,15 @@
 // Measured memory: the counting CPU allocator, the budget that fails inside LibTorch, the
 // out-of-memory demo, the finder and the trade-off sweep. Every verdict has a row that plants
 // what it exists to catch.
-#include "core/content.h"
-#include "core/cpu_memory.h"
-#include "core/curve_io.h"
-#include "core/distributed.h"
-#include "core/errors.h"
-#include "core/export.h"
-#include "core/gpu.h"
-#include "core/memory.h"
-#include "core/memory_lab.h"
+#include "core/content/content.h"
+#include "core/memory/cpu_memory.h"
+#include "core/io/curve_io.h"
+#include "core/distributed/distributed.h"
+#include "core/content/errors.h"
+#include "core/io/export.h"
+#include "core/memory/gpu.h"
+#include "core/memory/memory.h"
+#include "core/memory/memory_lab.h"
 #include "core/sweep.h"
 
 #include <torch/torch.h>

@@ -1,7 +1,7 @@
 // The quiz data: every question complete in both languages with one correct answer and an
 // explanation, ids unique, linked experiments real; scoring.
-#include "core/experiments.h"
-#include "core/quiz.h"
+#include "core/experiments/experiments.h"
+#include "core/content/quiz.h"
 
 #include "support.h"
 

@@ -1,8 +1,8 @@
 // The skill recipe: its front matter, the recipe's steps, and this run's measured figures, in
 // every language of the content (resources/content/skill.<lang>.md, skill.json).
-#include "core/content.h"
-#include "core/loop_code.h"
-#include "core/skill.h"
+#include "core/content/content.h"
+#include "core/content/loop_code.h"
+#include "core/content/skill.h"
 
 #include "support.h"
 

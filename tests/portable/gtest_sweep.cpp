@@ -1,7 +1,7 @@
 // The throughput sweep: one point per grid entry with the lesson's fields filled from
 // measurement, sync counts, warm-up excluded, observer callbacks and cancellation.
 #include "core/device.h"
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/sweep.h"
 
 #include "support.h"

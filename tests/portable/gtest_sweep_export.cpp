@@ -2,7 +2,7 @@
 // it was asked for, accum-curve.json parses as accum-curve.v1 with the sweep's numbers in it,
 // the skill recipe carries the measured section, and the curve reader takes our file back and
 // refuses a corrupted copy of it, naming what is wrong.
-#include "core/curve_io.h"
+#include "core/io/curve_io.h"
 #include "core/lesson.h"
 #include "core/version.h"
 

@@ -1,10 +1,10 @@
-// Teaching mode's data-parallel ranks as threads (core/thread_ranks.h): a window of N ranks
+// Teaching mode's data-parallel ranks as threads (core/distributed/thread_ranks.h): a window of N ranks
 // against one rank running the same global batch, the buffers' fills against the full batch
 // of every rank's samples, the sync count with and without no_sync, checkpoints of every
 // rank and a failed save, a cancel before the ranks start, and a failing rank.
-#include "core/thread_ranks.h"
+#include "core/distributed/thread_ranks.h"
 
-#include "core/checkpoint.h"
+#include "core/io/checkpoint.h"
 #include "core/engine.h"
 
 #include "support.h"

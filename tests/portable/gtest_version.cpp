@@ -1,7 +1,7 @@
 // The one version number, from project(VERSION ...): what core reports, what the exports
 // record and what `accumlab-cli --version` prints all equal the value CMake passed to this
 // test (ACCUMLAB_EXPECTED_VERSION), so a version restated anywhere by hand shows up here.
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/version.h"
 
 #include "support.h"

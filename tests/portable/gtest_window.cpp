@@ -3,7 +3,7 @@
 // config (and combined as its switches combine), and every piece's story found in the content.
 // The window's runs themselves are gtest_engine's and gtest_equivalence's.
 #include "core/bugs.h"
-#include "core/content.h"
+#include "core/content/content.h"
 
 #include "support.h"
 

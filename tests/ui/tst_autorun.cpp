@@ -3,7 +3,7 @@
 // so and runs the CLI's lesson instead.
 #include "common.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <QDir>
 #include <QFile>

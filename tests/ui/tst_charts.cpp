@@ -6,17 +6,17 @@
 // The throughput chart draws the cost model's curve through the costs its run measured.
 #include "common.h"
 
-#include "ui/memorytimelinechart.h"
+#include "ui/charts/memorytimelinechart.h"
 
-#include "core/memory_lab.h"
+#include "core/memory/memory_lab.h"
 
-#include "ui/accumulationpanel.h"
-#include "ui/chartscale.h"
-#include "ui/gradientbufferview.h"
+#include "ui/panels/accumulationpanel.h"
+#include "ui/charts/chartscale.h"
+#include "ui/charts/gradientbufferview.h"
 #include "ui/language.h"
-#include "ui/losschart.h"
-#include "ui/throughputchart.h"
-#include "ui/updates.h"
+#include "ui/charts/losschart.h"
+#include "ui/charts/throughputchart.h"
+#include "ui/worker/updates.h"
 
 #include <QAreaSeries>
 #include <QChart>

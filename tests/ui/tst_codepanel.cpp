@@ -3,12 +3,12 @@
 // bug's line marked, Copy putting the shown code on the clipboard, and code left to right in
 // Persian with Persian comments. Whether the code computes what the engine computes is
 // tests/pytorch/check_loop_code.py's question (every variant, with PyTorch).
-#include "core/loop_code.h"
-#include "ui/accumulationpanel.h"
-#include "ui/codepanel.h"
-#include "ui/controlpanel.h"
-#include "ui/enginecontroller.h"
-#include "ui/labrun.h"
+#include "core/content/loop_code.h"
+#include "ui/panels/accumulationpanel.h"
+#include "ui/panels/codepanel.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/worker/labrun.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "window_helpers.h"

@@ -4,7 +4,7 @@
 // --no-write and the scripted runs keep no setting, the language included.
 #include "app/gui/commandline.h"
 
-#include "ui/controlpanel.h"
+#include "ui/panels/controlpanel.h"
 #include "ui/session/preset.h"
 
 #include "core/lesson.h"

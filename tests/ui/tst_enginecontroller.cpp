@@ -6,10 +6,10 @@
 // bit, and a resume the checkpoint refuses leaving the running engine as it was.
 #include "common.h"
 
-#include "ui/enginecontroller.h"
-#include "ui/engineworker.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/worker/engineworker.h"
 
-#include "core/checkpoint.h"
+#include "core/io/checkpoint.h"
 #include "core/device.h"
 #include "core/engine.h"
 

@@ -3,13 +3,13 @@
 // against a run of core on this thread); Cancel stops a run; the texts follow the language.
 #include "common.h"
 
-#include "ui/controlpanel.h"
-#include "ui/enginecontroller.h"
-#include "ui/experimentpanel.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/panels/experimentpanel.h"
 #include "ui/language.h"
 #include "ui/localizedtext.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <QChart>
 #include <QChartView>

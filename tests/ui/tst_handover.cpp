@@ -1,10 +1,10 @@
-// Handover (ui/handover.h), the window's one way across a thread: calls posted from any number
+// Handover (ui/worker/handover.h), the window's one way across a thread: calls posted from any number
 // of threads run in the Handover's own thread, each poster's in the order posted; calls still
 // queued when it is deleted never run and their captured values are released; a call that
 // opens a nested event loop lets the later ones run inside it, in order. The scripted
 // sanitizer stage (scripts/sanitize.sh tsan) runs this test under ThreadSanitizer, with no
 // suppression: a hand-over it could not see would fail it there.
-#include "ui/handover.h"
+#include "ui/worker/handover.h"
 
 #include <QEventLoop>
 #include <QTest>

@@ -4,15 +4,15 @@
 // a pending edit first (editsPending), and holdEdits drops it. Planted: an engine rebuilt on
 // every edit, or an older answer shown, fails here. "Nothing more follows" is known by events:
 // no debounce left running, and the engine's flush answered (EngineController::flush()).
-#include "ui/labrun.h"
+#include "ui/worker/labrun.h"
 
-#include "ui/accumulationpanel.h"
-#include "ui/codepanel.h"
-#include "ui/controlpanel.h"
-#include "ui/enginecontroller.h"
-#include "ui/equivalencepanel.h"
-#include "ui/losschart.h"
-#include "ui/memoryview.h"
+#include "ui/panels/accumulationpanel.h"
+#include "ui/panels/codepanel.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/panels/equivalencepanel.h"
+#include "ui/charts/losschart.h"
+#include "ui/panels/memoryview.h"
 
 #include "wait_helpers.h"
 

@@ -2,21 +2,21 @@
 // layout (but not the plots), numbers follow the UI locale (Persian digits, or Latin digits on
 // request), --lang overrides the stored choice and is remembered, the bundled font loads, and
 // every lesson link leads to a widget of the window.
-#include "ui/controlpanel.h"
-#include "ui/equivalencepanel.h"
-#include "ui/updates.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/panels/equivalencepanel.h"
+#include "ui/worker/updates.h"
 
-#include "core/content.h"
+#include "core/content/content.h"
 #include "core/equivalence.h"
-#include "ui/enginecontroller.h"
-#include "ui/gradientbufferview.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/charts/gradientbufferview.h"
 #include "ui/language.h"
-#include "ui/lessonpanel.h"
+#include "ui/panels/lessonpanel.h"
 #include "ui/mainwindow.h"
 #include "ui/session/sessionfiles.h"
-#include "ui/labrun.h"
-#include "ui/memoryview.h"
-#include "ui/throughputchart.h"
+#include "ui/worker/labrun.h"
+#include "ui/panels/memoryview.h"
+#include "ui/charts/throughputchart.h"
 
 #include "wait_helpers.h"
 

@@ -1,10 +1,10 @@
-// The lesson panel (ui/lessonpanel.h) reads its words from resources/content/lesson.json: in
+// The lesson panel (ui/panels/lessonpanel.h) reads its words from resources/content/lesson.json: in
 // Persian the browser shows no English prose outside code, its numbers follow the digit
 // setting, a language switch rewrites it, code stays left to right, and every link keeps its
 // target and order (the window maps them to widgets; tst_language follows each one there).
-#include "core/content.h"
+#include "core/content/content.h"
 #include "ui/language.h"
-#include "ui/lessonpanel.h"
+#include "ui/panels/lessonpanel.h"
 
 #include "wait_helpers.h"
 

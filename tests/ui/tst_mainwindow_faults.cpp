@@ -3,16 +3,16 @@
 // overlays it on the throughput chart, and a file the reader refuses leaves the chart as it
 // was with the reason in words; a corrupt or outdated settings file, or a preset with numbers
 // no control could produce, falls back to the defaults.
-#include "ui/enginecontroller.h"
+#include "ui/worker/enginecontroller.h"
 #include "ui/language.h"
 #include "ui/mainwindow.h"
 #include "ui/session/sessionfiles.h"
-#include "ui/sweeprunner.h"
+#include "ui/worker/sweeprunner.h"
 #include "ui/statusreporter.h"
 #include "ui/session/preset.h"
-#include "ui/throughputchart.h"
+#include "ui/charts/throughputchart.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <QAction>
 #include <QElapsedTimer>

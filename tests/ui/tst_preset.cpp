@@ -5,7 +5,7 @@
 // no control shows: a new AccumConfig field fails here until it is one or the other.
 #include "ui/session/preset.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

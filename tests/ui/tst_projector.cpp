@@ -21,19 +21,19 @@
 // ACCUMLAB_PROJECTOR_SHOTS=<folder> saves a picture of every page checked.
 // The planted rows squeeze a chart, push a label out of its parent and narrow a label below its
 // text, and watch the checks name them.
-#include "ui/controlpanel.h"
-#include "ui/enginecontroller.h"
-#include "ui/experimentpanel.h"
-#include "ui/fontscale.h"
-#include "ui/gradientbufferview.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/panels/experimentpanel.h"
+#include "ui/layout/fontscale.h"
+#include "ui/charts/gradientbufferview.h"
 #include "ui/language.h"
-#include "ui/losschart.h"
+#include "ui/charts/losschart.h"
 #include "ui/mainwindow.h"
-#include "ui/labrun.h"
-#include "ui/sweeprunner.h"
-#include "ui/memorytimelinechart.h"
-#include "ui/memoryview.h"
-#include "ui/throughputchart.h"
+#include "ui/worker/labrun.h"
+#include "ui/worker/sweeprunner.h"
+#include "ui/charts/memorytimelinechart.h"
+#include "ui/panels/memoryview.h"
+#include "ui/charts/throughputchart.h"
 
 #include "window_helpers.h"
 

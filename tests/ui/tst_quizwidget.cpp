@@ -4,7 +4,7 @@
 #include "common.h"
 
 #include "ui/language.h"
-#include "ui/quizwidget.h"
+#include "ui/panels/quizwidget.h"
 
 #include <QComboBox>
 #include <QLabel>

@@ -8,16 +8,16 @@
 // language's own, or Latin ones when the teacher chose them. English walks the same pages
 // and must show no Persian digit. The planted cases render one English sentence or one Latin
 // number into a Persian label and watch the walk catch it.
-#include "ui/controlpanel.h"
-#include "ui/experimentpanel.h"
+#include "ui/panels/controlpanel.h"
+#include "ui/panels/experimentpanel.h"
 #include "ui/language.h"
-#include "ui/codepanel.h"
+#include "ui/panels/codepanel.h"
 #include "ui/mainwindow.h"
-#include "ui/labrun.h"
-#include "ui/sweeprunner.h"
-#include "ui/memoryview.h"
+#include "ui/worker/labrun.h"
+#include "ui/worker/sweeprunner.h"
+#include "ui/panels/memoryview.h"
 
-#include "core/content.h"
+#include "core/content/content.h"
 
 #include "window_helpers.h"
 

@@ -4,7 +4,7 @@
 // (EngineController::flush()), which is how a test learns that nothing more follows.
 #pragma once
 
-#include "ui/enginecontroller.h"
+#include "ui/worker/enginecontroller.h"
 
 #include <QCoreApplication>
 #include <QEvent>

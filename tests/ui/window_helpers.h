@@ -3,12 +3,12 @@
 // wait_helpers.h.
 #pragma once
 
-#include "ui/enginecontroller.h"
-#include "ui/experimentpanel.h"
-#include "ui/labrun.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/panels/experimentpanel.h"
+#include "ui/worker/labrun.h"
 #include "ui/mainwindow.h"
-#include "ui/memoryview.h"
-#include "ui/sweeprunner.h"
+#include "ui/panels/memoryview.h"
+#include "ui/worker/sweeprunner.h"
 
 #include "wait_helpers.h"
 

@@ -1,8 +1,8 @@
 // The exports.
 #include "ui/session/exports.h"
 
-#include "core/export.h"
-#include "core/skill.h"
+#include "core/io/export.h"
+#include "core/content/skill.h"
 #include "ui/localizedtext.h"
 
 #include <QBuffer>

@@ -4,9 +4,9 @@
 // followed.
 #pragma once
 
-#include "core/content.h"
+#include "core/content/content.h"
 #include "core/equivalence.h"
-#include "core/skill.h"
+#include "core/content/skill.h"
 #include "core/sweep.h"
 
 #include <QByteArray>

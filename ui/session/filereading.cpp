@@ -1,9 +1,9 @@
-// Bounded reads of regular files through core's one reader (core/regular_file.h), with the
+// Bounded reads of regular files through core's one reader (core/io/regular_file.h), with the
 // refusals in the window's language.
 #include "ui/session/filereading.h"
 #include "ui/localizedtext.h"
 
-#include "core/regular_file.h"
+#include "core/io/regular_file.h"
 
 #include <QCoreApplication>
 #include <QLocale>

@@ -1,9 +1,9 @@
-// The accum-curve reader's refusals (core/curve_io.h) in the user's language: core words them
+// The accum-curve reader's refusals (core/io/curve_io.h) in the user's language: core words them
 // in English for the CLI and gives the reason as a code with its arguments; this maps each
 // code to a translated sentence. Not the place for the import itself (MainWindow::importCurve).
 #pragma once
 
-#include "core/curve_io.h"
+#include "core/io/curve_io.h"
 
 #include <QCoreApplication>
 #include <QLocale>

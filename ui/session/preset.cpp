@@ -1,12 +1,12 @@
 // Preset <-> JSON. The run's keys and values are core's (toJson and accumConfigFromJson of
-// core/export.h: "sgd", "float32", ...), as the CLI's and the ranks' settings are.
+// core/io/export.h: "sgd", "float32", ...), as the CLI's and the ranks' settings are.
 #include "ui/session/preset.h"
 
-#include "ui/controlpanel.h"
+#include "ui/panels/controlpanel.h"
 #include "ui/language.h"
 #include "ui/localizedtext.h"
 
-#include "core/export.h"
+#include "core/io/export.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -3,7 +3,7 @@
 // (language, memory budget, page and experiment), as a small JSON file a teacher prepares
 // before class ("accumlab lesson.json" opens one). Also the form the window's settings persist
 // in (QSettings stores the same JSON). The run is written with core's toJson and read with
-// accumConfigFromJson (core/export.h), one key list (presetRunKeys) deciding which of its keys
+// accumConfigFromJson (core/io/export.h), one key list (presetRunKeys) deciding which of its keys
 // a file holds.
 #pragma once
 

@@ -1,8 +1,8 @@
 // See sessionfiles.h.
 #include "ui/session/sessionfiles.h"
 
-#include "ui/enginecontroller.h"
-#include "ui/labrun.h"
+#include "ui/worker/enginecontroller.h"
+#include "ui/worker/labrun.h"
 #include "ui/language.h"
 #include "ui/localizedtext.h"
 #include "ui/session/exports.h"
@@ -11,11 +11,11 @@
 #include "ui/session/importerrors.h"
 #include "ui/session/settingsstore.h"
 #include "ui/statusreporter.h"
-#include "ui/sweeprunner.h"
-#include "ui/throughputchart.h"
+#include "ui/worker/sweeprunner.h"
+#include "ui/charts/throughputchart.h"
 
-#include "core/checkpoint.h"
-#include "core/curve_io.h"
+#include "core/io/checkpoint.h"
+#include "core/io/curve_io.h"
 #include "core/lesson.h"
 
 #include <QDir>

@@ -5,15 +5,15 @@
 // last folder. What is exported comes from the sweep and the check the lab last completed.
 // GUI thread only; a dialog's write runs on a thread of its own (writeInBackground), since
 // core's publish may wait up to kFolderLockWait for a folder another writer holds, and answers
-// through m_toGui (the threading contract: ui/enginethreads.h).
+// through m_toGui (the threading contract: ui/worker/enginethreads.h).
 #pragma once
 
 #include "ui/session/exports.h"
 #include "ui/session/preset.h"
 
-#include "core/memory_lab.h"
-#include "ui/handover.h"
-#include "ui/updates.h"
+#include "core/memory/memory_lab.h"
+#include "ui/worker/handover.h"
+#include "ui/worker/updates.h"
 
 #include <QList>
 #include <QObject>
@@ -75,7 +75,7 @@ public:
     // memory-snapshot.pickle (PyTorch's memory visualiser opens it) in `folder`.
     bool exportMemoryTimeline(const QString &folder, QStringList *written, QString *error) const;
     // A session: the lab's teaching run, wherever it stands (inside a window or at its end),
-    // saved as a checkpoint folder (core/checkpoint.h), and resumed from one with the controls
+    // saved as a checkpoint folder (core/io/checkpoint.h), and resumed from one with the controls
     // set to its run. Both answer with sessionFinished(); resumeSession returns false (and says
     // why, in `error`) when the folder holds no checkpoint this build can read.
     void saveSession(const QString &folder);

@@ -4,14 +4,14 @@
 
 #include "app/cli/cli.h"
 
-#include "core/checkpoint.h"
-#include "core/content.h"
+#include "core/io/checkpoint.h"
+#include "core/content/content.h"
 #include "core/device.h"
-#include "core/distributed.h"
-#include "core/export.h"
+#include "core/distributed/distributed.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
-#include "core/loop_code.h"
-#include "core/memory_lab.h"
+#include "core/content/loop_code.h"
+#include "core/memory/memory_lab.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

@@ -36,7 +36,7 @@ struct MemoryLabConfig;
 namespace accumlab::cli {
 
 // The CLI's refusals of its own flags, in English as the CLI speaks (exit 2, like core's
-// ConfigError, whose refusals are coded for every language: core/errors.h).
+// ConfigError, whose refusals are coded for every language: core/content/errors.h).
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };

@@ -4,7 +4,7 @@
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
-#include "core/content.h"
+#include "core/content/content.h"
 
 #include <CLI/CLI.hpp>
 

@@ -6,7 +6,7 @@
 
 #include "core/device.h"
 #include "core/equivalence.h"
-#include "core/export.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
 
 #include <CLI/CLI.hpp>

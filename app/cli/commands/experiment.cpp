@@ -1,11 +1,11 @@
-// `accumlab-cli experiment ID`: a guided experiment (core/experiments.h), its measured values and
+// `accumlab-cli experiment ID`: a guided experiment (core/experiments/experiments.h), its measured values and
 // a verdict per claim (--json: one JSON object); exit 0 whenever it ran, since the teaching-bug
 // experiments show a failing claim on purpose. `experiment list` lists the ids.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
-#include "core/experiments.h"
-#include "core/export.h"
+#include "core/experiments/experiments.h"
+#include "core/io/export.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

@@ -3,10 +3,10 @@
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
-#include "core/cpu_memory.h"
-#include "core/export.h"
+#include "core/memory/cpu_memory.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
-#include "core/memory_lab.h"
+#include "core/memory/memory_lab.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

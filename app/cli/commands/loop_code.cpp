@@ -1,12 +1,12 @@
 // `accumlab-cli loop-code`: the loop in PyTorch for the run's settings, as the Lab's code panel
-// shows it (core/loop_code.h), as Python or as JSON with the statements that light each line;
+// shows it (core/content/loop_code.h), as Python or as JSON with the statements that light each line;
 // --record also writes a run of those settings for tests/pytorch/check_loop_code.py.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
-#include "core/content.h"
-#include "core/export.h"
-#include "core/loop_code.h"
+#include "core/content/content.h"
+#include "core/io/export.h"
+#include "core/content/loop_code.h"
 #include "core/training.h"
 
 #include <CLI/CLI.hpp>

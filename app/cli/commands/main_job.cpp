@@ -4,11 +4,11 @@
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
-#include "core/content.h"
-#include "core/cpu_memory.h"
+#include "core/content/content.h"
+#include "core/memory/cpu_memory.h"
 #include "core/device.h"
-#include "core/distributed.h"
-#include "core/export.h"
+#include "core/distributed/distributed.h"
+#include "core/io/export.h"
 #include "core/lesson.h"
 
 #include <CLI/CLI.hpp>
@@ -124,7 +124,7 @@ private:
     {
         LessonOptions o;
         if (!m_settings.empty()) {
-            o.sweep = readSweepSettingsFile(m_settings); // bounded: size, kind, depth (core/export.h)
+            o.sweep = readSweepSettingsFile(m_settings); // bounded: size, kind, depth (core/io/export.h)
             resolveDevice(o.sweep.base.device);
         } else {
             o.sweep.base = m_run.toConfig(o.sweep.base.worldSize);

@@ -8,7 +8,7 @@
 #include "app/cli/commands/common.h"
 
 #include "core/device.h"
-#include "core/distributed.h"
+#include "core/distributed/distributed.h"
 #include "core/lesson.h"
 #include "core/training.h"
 

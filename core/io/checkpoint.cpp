@@ -1,0 +1,851 @@
+// Checkpoints: the engine's state (core/engine_state.h) as one safetensors file per rank (the
+// manifest in its header's __metadata__, the tensors named as PyTorch names them), published
+// generation by generation through latest.json. Format 2 (one manifest line, raw bytes) is
+// still read.
+#include "core/io/checkpoint.h"
+
+#include "core/device.h"
+#include "core/distributed/distributed.h"
+#include "core/distributed/fault_hooks.h"
+#include "core/engine.h"
+#include "core/engine_state.h"
+#include "core/io/export.h"
+#include "core/model.h"
+#include "core/io/regular_file.h"
+#include "core/io/safetensors.h"
+#include "core/io/sha256.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+
+namespace accumlab {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char *kLatest = "latest.json";
+// Generations are named by the micro-batches done, zero-padded so that names sort by age.
+constexpr int kGenerationDigits = 12;
+
+std::string generationName(int64_t microBatches)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "gen-%0*lld", kGenerationDigits, static_cast<long long>(microBatches));
+    return buf;
+}
+
+// Format 3's rank files are safetensors files; format 2's were .ckpt.
+std::string rankFileName(int64_t rank, int version = kCheckpointVersion)
+{
+    return "rank-" + std::to_string(rank) + (version >= 3 ? ".safetensors" : ".ckpt");
+}
+
+[[noreturn]] void refuse(const std::string &code, const fs::path &file, TextArgs args = {})
+{
+    args.strings["file"] = file.string();
+    throw CheckpointError("checkpoint/" + code, std::move(args));
+}
+
+// The tensor dtypes a checkpoint holds, by the names the manifest writes.
+const std::map<std::string, torch::Dtype> &dtypeNames()
+{
+    static const std::map<std::string, torch::Dtype> names = {
+        {"float32", torch::kFloat32}, {"float64", torch::kFloat64}, {"bfloat16", torch::kBFloat16},
+        {"int64", torch::kInt64},     {"uint8", torch::kUInt8}};
+    return names;
+}
+
+// The same dtypes by safetensors' names (format 3).
+const std::map<std::string, torch::Dtype> &safetensorsDtypes()
+{
+    static const std::map<std::string, torch::Dtype> names = {
+        {"F32", torch::kFloat32}, {"F64", torch::kFloat64}, {"BF16", torch::kBFloat16},
+        {"I64", torch::kInt64},   {"U8", torch::kUInt8}};
+    return names;
+}
+
+std::string safetensorsDtype(torch::Dtype t)
+{
+    for (const auto &[name, dtype] : safetensorsDtypes())
+        if (dtype == t)
+            return name;
+    TORCH_CHECK(false, "a checkpoint cannot hold a tensor of ", t);
+}
+
+// A format-3 header's tensor table, as a checksum covers it: name -> dtype, shape, offsets, in
+// name order (the manifest's tensors_sha256 is of its dump).
+std::string tensorTable(const json &header)
+{
+    nlohmann::json table = nlohmann::json::object(); // sorted by name
+    for (auto it = header.begin(); it != header.end(); ++it)
+        if (it.key() != "__metadata__")
+            table[it.key()] = it.value();
+    return table.dump();
+}
+
+// A figure of the run as JSON: a number, or "inf", "-inf" or "nan" (JSON has no such numbers,
+// and a window skipped for an overflow leaves an infinite gradient norm to carry over).
+json figureJson(double v)
+{
+    if (std::isfinite(v))
+        return v;
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+std::string widths(const ModelShape &s)
+{
+    return std::to_string(s.inFeatures) + "-" + std::to_string(s.hidden) + "-" + std::to_string(s.classes);
+}
+
+// A tensor's shape and dtype as Python writes them, for a refusal: "(2048,) Float".
+std::string sizes(const torch::Tensor &t)
+{
+    std::string out = "(";
+    for (int64_t i = 0; i < t.dim(); ++i)
+        out += (i ? ", " : "") + std::to_string(t.size(i));
+    return out + (t.dim() == 1 ? ",)" : ")") + " " + std::string(c10::toString(t.scalar_type()));
+}
+
+// The largest files a checkpoint has: latest.json is a few lines; a rank file holds at most a
+// dozen tensors of the largest model (kMaxTensorElements) in float64, with its manifest.
+constexpr uint64_t kMaxLatestBytes = 64 * 1024;
+constexpr uint64_t kMaxRankFileBytes = 12 * uint64_t(kMaxTensorElements) * 8 + (1 << 20);
+
+// The deepest nesting of brackets in JSON text, strings skipped: a checkpoint's manifest nests
+// four levels (tensors, one tensor, its shape), and a value nested 100,000 deep overflowed the
+// stack when a refusal printed it. Counted without recursion, before anything parses it.
+constexpr int kMaxJsonDepth = 8;
+int jsonDepth(std::string_view text)
+{
+    int depth = 0, deepest = 0;
+    bool inString = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (inString) {
+            if (ch == '\\')
+                ++i;
+            else if (ch == '"')
+                inString = false;
+        } else if (ch == '"') {
+            inString = true;
+        } else if (ch == '[' || ch == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (ch == ']' || ch == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+// A checkpoint file's bytes through the one reader (core/io/regular_file.h): a FIFO (whose read
+// waits for ever), /dev/zero (an endless read), a folder or a huge sparse file is refused
+// before anything is read.
+std::string readCheckpointFile(const fs::path &file, uint64_t maxBytes)
+{
+    FileBytes f = readRegularFile(file, maxBytes);
+    switch (f.refusal) {
+    case ReadRefusal::None: break;
+    case ReadRefusal::System: refuse("unreadable", file, TextArgs{{}, {{"reason", std::strerror(f.error)}}});
+    case ReadRefusal::NotRegular: refuse("not-a-file", file);
+    case ReadRefusal::TooLarge:
+        refuse("too-large", file, TextArgs{{{"bytes", double(f.size)}, {"limit", double(maxBytes)}}, {}});
+    }
+    return std::move(f.bytes);
+}
+
+// One rank file being assembled: named tensors in the order added, written as safetensors
+// with the manifest in its metadata.
+struct FileWriter {
+    std::vector<torch::Tensor> held; // contiguous CPU copies the entries point into
+    std::vector<SafetensorsEntry> entries;
+    std::string payload;             // the data section, for its checksum
+
+    void add(const std::string &name, const torch::Tensor &t)
+    {
+        if (!t.defined())
+            return;
+        held.push_back(t.to(torch::kCPU).contiguous());
+        const torch::Tensor &c = held.back();
+        entries.push_back({name, safetensorsDtype(c.scalar_type()), c.sizes().vec(), c.data_ptr(), c.nbytes()});
+        payload.append(static_cast<const char *>(c.data_ptr()), c.nbytes());
+    }
+    // A flat buffer (total,) as one tensor per parameter: `prefix` + "fc1.weight", shaped.
+    void addPerParameter(const std::string &prefix, const torch::Tensor &flat, const EngineState &s)
+    {
+        if (!flat.defined())
+            return;
+        int64_t offset = 0;
+        for (size_t i = 0; i < s.paramNames.size(); ++i) {
+            int64_t n = 1;
+            for (int64_t d : s.paramShapes[i])
+                n *= d;
+            add(prefix + s.paramNames[i], flat.narrow(/*dim=*/0, offset, n).view(s.paramShapes[i]));
+            offset += n;
+        }
+    }
+
+    std::string file(json manifest) const
+    {
+        const std::string bytes = safetensorsFile(entries, {});
+        const json header = json::parse(safetensorsHeader(bytes));
+        const std::string table = tensorTable(header);
+        manifest["payload_bytes"] = payload.size();
+        manifest["payload_sha256"] = sha256Hex(payload.data(), payload.size());
+        manifest["tensors_sha256"] = sha256Hex(table.data(), table.size());
+        const std::string unsealed = manifest.dump();
+        manifest["manifest_sha256"] = sha256Hex(unsealed.data(), unsealed.size());
+        return safetensorsFile(entries, {{"format", kCheckpointFormat},
+                                         {"version", std::to_string(kCheckpointVersion)},
+                                         {"manifest", manifest.dump()}});
+    }
+};
+
+// One rank file read back and checked: its manifest and its tensors by name.
+struct FileReader {
+    fs::path path;
+    json manifest;
+    std::map<std::string, torch::Tensor> tensors;
+
+    int version = kCheckpointVersion;
+
+    // One tensor as the file announces it, before anything is allocated.
+    struct Entry {
+        std::string name;
+        torch::Dtype dtype;
+        std::vector<int64_t> shape;
+        uint64_t offset = 0, bytes = 0;
+    };
+
+    explicit FileReader(fs::path p) : path(std::move(p))
+    {
+        const std::string all = readCheckpointFile(path, kMaxRankFileBytes);
+        std::vector<Entry> entries;
+        size_t dataStart = 0;
+        try {
+            // Format 2 opens with its manifest line; format 3 with safetensors' header length, a
+            // multiple of 8 (the header is padded), so its first byte is never '{' (0x7B).
+            dataStart = !all.empty() && all[0] == '{' ? readFormat2(all, entries) : readFormat3(all, entries);
+        } catch (const json::exception &) {
+            refuse("not-a-checkpoint", path);
+        } catch (const std::out_of_range &) { // an unknown dtype name
+            refuse("not-a-checkpoint", path);
+        }
+        const uint64_t found = all.size() - dataStart;
+        const char *payload = all.data() + dataStart;
+        const auto expected = number<uint64_t>(manifest, "payload_bytes");
+        if (found < expected)
+            refuse("truncated", path, TextArgs{{{"found", double(found)}, {"expected", double(expected)}}, {}});
+        if (found != expected || sha256Hex(payload, found) != number<std::string>(manifest, "payload_sha256"))
+            refuse("corrupt", path);
+        for (const Entry &t : entries) {
+            // The announced size must be what the shape takes, and inside the data, before
+            // anything is allocated.
+            uint64_t expect = c10::elementSize(t.dtype);
+            for (int64_t d : t.shape) {
+                if (d < 0 || (d > 0 && expect > found / uint64_t(d)))
+                    refuse("corrupt", path);
+                expect *= uint64_t(d);
+            }
+            if (expect != t.bytes || t.offset > found || t.bytes > found - t.offset)
+                refuse("corrupt", path);
+            auto tensor = torch::empty(t.shape, torch::dtype(t.dtype));
+            std::memcpy(tensor.data_ptr(), payload + t.offset, t.bytes);
+            if (!tensors.emplace(t.name, tensor).second)
+                refuse("corrupt", path); // a tensor named twice
+        }
+    }
+
+    // The manifest's format and version, then its own checksum (of the manifest as written
+    // without it) before any other field is used: one edited character is refused here, not
+    // trusted below.
+    void checkManifest()
+    {
+        if (!manifest.is_object() || manifest.value("format", "") != kCheckpointFormat ||
+            !manifest.contains("version") || !manifest["version"].is_number_integer())
+            refuse("not-a-checkpoint", path);
+        version = manifest["version"].get<int>();
+        if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
+            refuse("version", path,
+                   TextArgs{{{"found", double(version)}, {"oldest", double(kOldestCheckpointVersion)},
+                             {"supported", double(kCheckpointVersion)}}, {}});
+        json unsealed = manifest;
+        const json seal = unsealed.contains("manifest_sha256") ? unsealed["manifest_sha256"] : json();
+        unsealed.erase("manifest_sha256");
+        const std::string text = unsealed.dump();
+        if (!seal.is_string() || seal.get<std::string>() != sha256Hex(text.data(), text.size()))
+            refuse("manifest-corrupt", path);
+    }
+
+    // Format 2: one line of JSON (the manifest, its tensors with their offsets), then the data.
+    size_t readFormat2(const std::string &all, std::vector<Entry> &entries)
+    {
+        const size_t eol = all.find('\n');
+        if (eol == std::string::npos || jsonDepth(std::string_view(all.data(), eol)) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", path);
+        manifest = json::parse(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(eol), nullptr, false);
+        checkManifest();
+        if (version != 2)
+            refuse("not-a-checkpoint", path);
+        for (const auto &t : manifest.at("tensors"))
+            entries.push_back({t.at("name").get<std::string>(), dtypeNames().at(t.at("dtype").get<std::string>()),
+                               t.at("shape").get<std::vector<int64_t>>(), t.at("offset").get<uint64_t>(),
+                               t.at("bytes").get<uint64_t>()});
+        return eol + 1;
+    }
+
+    // Format 3: a safetensors file. The header's __metadata__ holds the manifest, which seals the
+    // header's tensor table (tensors_sha256) and the data (payload_sha256).
+    size_t readFormat3(const std::string &all, std::vector<Entry> &entries)
+    {
+        uint64_t length = 0;
+        if (all.size() < sizeof length)
+            refuse("not-a-checkpoint", path);
+        std::memcpy(&length, all.data(), sizeof length); // little-endian, as safetensors writes it
+        if (length > all.size() - sizeof length)
+            refuse("not-a-checkpoint", path);
+        const std::string_view headerText(all.data() + sizeof length, length);
+        if (jsonDepth(headerText) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", path);
+        const json header = json::parse(headerText.begin(), headerText.end(), nullptr, false);
+        if (!header.is_object() || !header.contains("__metadata__") || !header["__metadata__"].is_object())
+            refuse("not-a-checkpoint", path);
+        const json &meta = header["__metadata__"];
+        if (meta.value("format", "") != kCheckpointFormat || !meta.contains("manifest") || !meta["manifest"].is_string())
+            refuse("not-a-checkpoint", path);
+        const std::string manifestText = meta["manifest"].get<std::string>();
+        if (jsonDepth(manifestText) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", path);
+        manifest = json::parse(manifestText, nullptr, false);
+        checkManifest();
+        if (version != 3 || meta.value("version", "") != std::to_string(version))
+            refuse("not-a-checkpoint", path);
+        const std::string table = tensorTable(header);
+        if (sha256Hex(table.data(), table.size()) != number<std::string>(manifest, "tensors_sha256"))
+            refuse("corrupt", path);
+        for (auto it = header.begin(); it != header.end(); ++it) {
+            if (it.key() == "__metadata__")
+                continue;
+            const auto range = it.value().at("data_offsets").get<std::vector<uint64_t>>();
+            if (range.size() != 2 || range[1] < range[0])
+                refuse("corrupt", path);
+            entries.push_back({it.key(), safetensorsDtypes().at(it.value().at("dtype").get<std::string>()),
+                               it.value().at("shape").get<std::vector<int64_t>>(), range[0], range[1] - range[0]});
+        }
+        return sizeof length + length;
+    }
+
+    torch::Tensor tensor(const std::string &name, bool required = true) const
+    {
+        const auto it = tensors.find(name);
+        if (it == tensors.end()) {
+            if (required)
+                refuse("not-a-checkpoint", path);
+            return {};
+        }
+        return it->second;
+    }
+
+    // A figure written by figureJson.
+    double figure(const json &object, const char *key) const
+    {
+        const json &v = object.contains(key) ? object.at(key) : json();
+        if (v.is_number())
+            return v.get<double>();
+        if (v == "inf")
+            return std::numeric_limits<double>::infinity();
+        if (v == "-inf")
+            return -std::numeric_limits<double>::infinity();
+        if (v == "nan")
+            return std::numeric_limits<double>::quiet_NaN();
+        refuse("not-a-checkpoint", path);
+    }
+
+    template <class T>
+    T number(const json &object, const char *key) const
+    {
+        try {
+            return object.at(key).get<T>();
+        } catch (const json::exception &) {
+            refuse("not-a-checkpoint", path);
+        }
+    }
+
+    // Refuses a file of another run: model widths, dtype, world size, then each setting.
+    void requireRun(const AccumConfig &c) const
+    {
+        try {
+            const ModelShape run = c.modelShape();
+            const ModelShape saved{manifest.at("model").at("in_features").get<int64_t>(),
+                                   manifest.at("model").at("hidden").get<int64_t>(),
+                                   manifest.at("model").at("classes").get<int64_t>()};
+            if (saved.inFeatures != run.inFeatures || saved.hidden != run.hidden || saved.classes != run.classes)
+                throw CheckpointError("checkpoint/shape-differs", TextArgs{{}, {{"saved", widths(saved)}, {"run", widths(run)}}});
+            const auto dtype = manifest.at("dtype").get<std::string>();
+            if (dtype != toString(c.dtype))
+                throw CheckpointError("checkpoint/dtype-differs", TextArgs{{}, {{"saved", dtype}, {"run", toString(c.dtype)}}});
+            const auto world = manifest.at("world_size").get<int64_t>();
+            if (world != c.worldSize)
+                throw CheckpointError("checkpoint/world-size-differs",
+                                      TextArgs{{{"saved", double(world)}, {"run", double(c.worldSize)}}, {}});
+            const json &saved_ = manifest.at("config");
+            // Every setting (core/io/export.h's toJson(AccumConfig)), in the order written: the
+            // first difference is named. The widths, dtype and world size were compared above.
+            const nlohmann::ordered_json mine = toJson(c);
+            for (auto it = mine.begin(); it != mine.end(); ++it) {
+                const json theirs = saved_.contains(it.key()) ? saved_.at(it.key()) : json();
+                const json value = json::parse(it.value().dump());
+                if (theirs != value) {
+                    // A nested value is named by its kind, not printed.
+                    auto text = [](const json &v) {
+                        return v.is_string() ? v.get<std::string>()
+                               : v.is_object() ? std::string("an object")
+                               : v.is_array()  ? std::string("an array")
+                                               : v.dump();
+                    };
+                    throw CheckpointError("checkpoint/config-differs",
+                                          TextArgs{{}, {{"key", it.key()}, {"saved", text(theirs)}, {"run", text(value)}}});
+                }
+            }
+            // A scaler's state in a run without one (the settings' loss_scaling says which).
+            const json &scaler = manifest.contains("loss_scaler") ? manifest.at("loss_scaler") : json();
+            if (!scaler.is_null() && !c.lossScaler.enabled)
+                throw CheckpointError("checkpoint/unsupported-section", TextArgs{{}, {{"section", "loss_scaler"}}});
+        } catch (const json::exception &) {
+            refuse("not-a-checkpoint", path);
+        }
+    }
+};
+
+json readLatest(const fs::path &dir)
+{
+    const fs::path file = dir / kLatest;
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(file, ec)))
+        throw CheckpointError("checkpoint/none", TextArgs{{}, {{"dir", dir.string()}}});
+    const std::string text = readCheckpointFile(file, kMaxLatestBytes);
+    if (jsonDepth(text) > kMaxJsonDepth)
+        refuse("not-a-checkpoint", file);
+    const json latest = json::parse(text, nullptr, false);
+    if (!latest.is_object() || latest.value("format", "") != kCheckpointFormat || !latest.contains("version") ||
+        !latest["version"].is_number_integer() || !latest.contains("generation") || !latest["generation"].is_string() ||
+        !latest.contains("world_size") || !latest["world_size"].is_number_integer())
+        refuse("not-a-checkpoint", file);
+    const int version = latest["version"].get<int>();
+    if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
+        refuse("version", file,
+               TextArgs{{{"found", double(version)}, {"oldest", double(kOldestCheckpointVersion)},
+                         {"supported", double(kCheckpointVersion)}}, {}});
+    const std::string gen = latest["generation"].get<std::string>();
+    if (gen.find('/') != std::string::npos || gen.find("..") != std::string::npos)
+        refuse("not-a-checkpoint", file);
+    return latest;
+}
+
+void pruneOlderGenerations(const fs::path &dir, const std::string &current)
+{
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        // Only older generations: a rank may already be writing a newer one.
+        if (name.rfind("gen-", 0) == 0 && name.size() == current.size() && name < current)
+            fs::remove_all(entry.path(), ec); // best effort: a leftover costs space, never correctness
+    }
+}
+
+// Every restored field against the run it goes into, before the engine sees any of it: the
+// checksums prove a file is the one written, not that it belongs to this run, nor that whoever
+// wrote it (or recomputed its checksums) wrote sense. `mine` is the engine's state layout
+// (AccumEngine::stateLayout): the shapes and dtypes of its tensors, no data.
+void checkState(const EngineState &s, const std::optional<LossScalerState> &scaler, const EngineState &mine,
+                const AccumConfig &c, const fs::path &sharedPath, const fs::path &ownPath)
+{
+    auto bad = [](const fs::path &file, const std::string &field, const std::string &detail) {
+        refuse("out-of-range", file, TextArgs{{}, {{"field", field}, {"detail", detail}}});
+    };
+    // A tensor of exactly the engine's own shape and dtype.
+    auto sameAs = [&](const torch::Tensor &t, const torch::Tensor &want, const fs::path &file, const char *name) {
+        if (!t.defined() || t.sizes() != want.sizes() || t.scalar_type() != want.scalar_type())
+            bad(file, name, (t.defined() ? sizes(t) : std::string("missing")) + ", this run needs " + sizes(want));
+    };
+    sameAs(s.params, mine.params, sharedPath, "params");
+    sameAs(s.grads, mine.grads, ownPath, "grads");
+    sameAs(s.generator, mine.generator, sharedPath, "data.generator");
+    // The optimizer's state, where it has any (none before its first step), is per parameter.
+    for (const auto &[t, name] : {std::pair{&s.momentum, "optimizer.momentum"}, std::pair{&s.expAvg, "optimizer.exp_avg"},
+                                  std::pair{&s.expAvgSq, "optimizer.exp_avg_sq"}})
+        if (t->defined() && (t->dim() != 1 || t->numel() != mine.params.numel() || !t->is_floating_point()))
+            bad(sharedPath, name, sizes(*t) + ", this run needs " + sizes(mine.params));
+    if (s.windowStartParams.defined())
+        sameAs(s.windowStartParams, mine.params, ownPath, "window.start_params");
+
+    auto count = [&](int64_t v, int64_t lo, int64_t hi, const fs::path &file, const char *name) {
+        if (v < lo || v > hi)
+            bad(file, name, std::to_string(v) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
+    };
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    count(s.microBatches, 0, kMax, sharedPath, "micro_batches");
+    count(s.windowsDone, 0, s.microBatches, sharedPath, "windows_done");
+    count(s.optimizerSteps, 0, s.microBatches, sharedPath, "optimizer_steps");
+    count(s.optimizerStateStep, 0, s.microBatches, sharedPath, "optimizer_state_step");
+    count(s.schedulerSteps, 0, s.microBatches, sharedPath, "scheduler_steps");
+    count(s.syncCalls, 0, kMax, sharedPath, "sync_calls");
+    if (!std::isfinite(s.lastLr) || s.lastLr < 0)
+        bad(sharedPath, "last_lr", std::to_string(s.lastLr));
+    // The counters agree: every closed window ran accum_steps micro-batches, the open one `micro`.
+    const int64_t micro = s.open ? s.micro : 0;
+    count(micro, 0, s.open ? c.accumSteps - 1 : 0, ownPath, "micro_index");
+    if (s.windowsDone > (kMax - micro) / c.accumSteps || s.windowsDone * c.accumSteps + micro != s.microBatches)
+        bad(sharedPath, "micro_batches",
+            std::to_string(s.microBatches) + " micro-batches for " + std::to_string(s.windowsDone) + " windows of " +
+                std::to_string(c.accumSteps) + " and " + std::to_string(micro) + " in the open one");
+    if (s.open) {
+        const int64_t rows = c.microBatch * c.accumSteps;
+        const ModelShape shape = c.modelShape();
+        const auto x = torch::empty({rows, shape.inFeatures}, torch::kFloat32);
+        sameAs(s.windowX, x, ownPath, "window.x");
+        sameAs(s.windowY, torch::empty({rows}, torch::kInt64), ownPath, "window.y");
+        if (s.windowY.min().item<int64_t>() < 0 || s.windowY.max().item<int64_t>() >= shape.classes)
+            bad(ownPath, "window.y", "class ids outside 0.." + std::to_string(shape.classes - 1));
+        if (!s.windowLosses.defined() || s.windowLosses.dim() != 1 || s.windowLosses.size(0) != micro ||
+            !s.windowLosses.is_floating_point())
+            bad(ownPath, "window.losses",
+                (s.windowLosses.defined() ? sizes(s.windowLosses) : std::string("missing")) + " for " +
+                    std::to_string(micro) + " micro-batches");
+    }
+    if (scaler) {
+        const LossScalerState &l = *scaler;
+        if (!std::isfinite(l.scale) || l.scale <= 0)
+            bad(sharedPath, "loss_scaler.scale", std::to_string(l.scale));
+        count(l.growthTracker, 0, c.lossScaler.growthInterval - 1, sharedPath, "loss_scaler.growth_tracker");
+        count(l.skippedWindows, 0, s.windowsDone, sharedPath, "loss_scaler.skipped_windows");
+        count(l.unscaleCalls, 0, s.microBatches, sharedPath, "loss_scaler.unscale_calls");
+        count(l.growths, 0, s.microBatches, sharedPath, "loss_scaler.growths");
+        count(l.backoffs, 0, s.microBatches, sharedPath, "loss_scaler.backoffs");
+    }
+}
+
+} // namespace
+
+namespace {
+
+// A checkpoint that could not be written, said truthfully: the earlier one is left whole when
+// there is one (its latest.json is only replaced after every rank's file is in place).
+CheckpointError writeFailed(const fs::path &dir, const std::string &reason)
+{
+    std::error_code ec;
+    const bool earlier = fs::is_regular_file(dir / kLatest, ec);
+    return CheckpointError(earlier ? "checkpoint/write-failed" : "checkpoint/write-failed-first",
+                           TextArgs{{}, {{"dir", dir.string()}, {"reason", reason}}});
+}
+
+} // namespace
+
+CheckpointFolderLock &CheckpointFolderLock::operator=(CheckpointFolderLock &&o) noexcept
+{
+    if (this != &o) {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = o.m_fd;
+        o.m_fd = -1;
+    }
+    return *this;
+}
+
+CheckpointFolderLock::~CheckpointFolderLock()
+{
+    if (m_fd >= 0)
+        ::close(m_fd); // the flock goes with the descriptor
+}
+
+CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
+{
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw writeFailed(dir, ec.message());
+    try {
+        // Staged beside latest.json and dropped uncommitted: the folder takes a file, and
+        // latest.json, if there, is a file the one writer may replace.
+        StagedFile probe(dir / kLatest, "");
+    } catch (const ExportError &e) {
+        throw writeFailed(dir, e.reason().empty() ? e.what() : e.reason());
+    }
+    if (!lock)
+        return {};
+    // A file of its own: the folder's descriptor is what each publish locks for its renames.
+    const fs::path file = dir / ".accumlab-writer.lock";
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd < 0)
+        throw writeFailed(dir, std::strerror(errno));
+    CheckpointFolderLock held(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        throw writeFailed(dir, "its lock file is not a regular file");
+    // Tried once: a second run on this folder is refused at once, not waited for. A file
+    // system without locks leaves the folder unguarded, as before.
+    if (lockExclusive(fd, {}) == FileLock::Busy)
+        throw CheckpointError("checkpoint/folder-in-use", TextArgs{{}, {{"dir", dir.string()}}});
+    return held;
+}
+
+bool hasCheckpoint(const fs::path &dir)
+{
+    std::error_code ec;
+    return fs::is_regular_file(dir / kLatest, ec);
+}
+
+fs::path latestRankFile(const fs::path &dir, int64_t rank)
+{
+    const json latest = readLatest(dir);
+    return dir / latest["generation"].get<std::string>() / rankFileName(rank, latest["version"].get<int>());
+}
+
+void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
+{
+    EngineState s;
+    engine.captureState(s);
+    const AccumConfig &c = engine.config();
+    const int64_t rank = engine.rank();
+    const std::string gen = generationName(s.microBatches);
+    const ModelShape shape = c.modelShape();
+
+    json manifest = {{"format", kCheckpointFormat},
+                     {"version", kCheckpointVersion},
+                     {"rank", rank},
+                     {"world_size", c.worldSize},
+                     {"model", {{"in_features", shape.inFeatures}, {"hidden", shape.hidden}, {"classes", shape.classes}}},
+                     {"dtype", toString(c.dtype)},
+                     {"config", json::parse(toJson(c).dump())},
+                     {"micro_batches", s.microBatches},
+                     {"window", {{"open", s.open}, {"micro_index", s.micro}}}};
+    FileWriter w;
+    if (rank == 0) {
+        manifest["shared"] = {{"optimizer_state_step", s.optimizerStateStep},
+                              {"scheduler_steps", s.schedulerSteps},
+                              {"last_lr", s.lastLr},
+                              {"optimizer_steps", s.optimizerSteps},
+                              {"windows_done", s.windowsDone},
+                              {"sync_calls", s.syncCalls},
+                              {"last_loss", figureJson(s.lastLoss)},
+                              {"last_grad_norm", figureJson(s.lastGradNorm)}};
+        // The loss scaler's state (one for all ranks: an Inf reaches every rank through the
+        // all-reduce, so all skip and back off alike); null when the run has none.
+        if (c.lossScaler.enabled) {
+            const LossScalerState ls = engine.lossScalerState();
+            manifest["loss_scaler"] = {{"scale", ls.scale},
+                                       {"growth_tracker", ls.growthTracker},
+                                       {"skipped_windows", ls.skippedWindows},
+                                       {"unscale_calls", ls.unscaleCalls},
+                                       {"growths", ls.growths},
+                                       {"backoffs", ls.backoffs},
+                                       {"unscaled_since_update", ls.unscaledSinceUpdate}};
+        } else {
+            manifest["loss_scaler"] = nullptr;
+        }
+        // As PyTorch names them: the model's state_dict, then the optimizer's per-parameter
+        // state under torch.optim's own names (momentum_buffer; exp_avg, exp_avg_sq).
+        w.addPerParameter("", s.params, s);
+        w.addPerParameter("optimizer.momentum_buffer.", s.momentum, s);
+        w.addPerParameter("optimizer.exp_avg.", s.expAvg, s);
+        w.addPerParameter("optimizer.exp_avg_sq.", s.expAvgSq, s);
+        w.add("data.generator", s.generator); // torch.Generator's get_state()
+    }
+    // The gradient buffers only where they carry into the next micro-batch: inside a window (the
+    // partial sums), or with the never-zero bug, whose next window adds onto them. A closed
+    // window's finished sum is no state (the next window zeroes it) and is not saved.
+    if (s.open || c.bug == AccumBug::NeverZero)
+        w.addPerParameter("grad.", s.grads, s);
+    w.add("window.x", s.windowInputs);      // the inputs the model sees, (rows, in)
+    w.add("window.y", s.windowY);           // their class ids, (rows,)
+    w.add("window.noise", s.windowX);       // what the stream drew (float32): x = noise + P[y] with the teacher
+    w.add("window.losses", s.windowLosses); // the raw losses of the micro-batches that ran
+    w.addPerParameter("window.start.", s.windowStartParams, s); // step-every-micro: the window's start
+
+    auto failed = [&](const std::string &reason) { return writeFailed(dir, reason); };
+    try {
+        fs::create_directories(dir / gen);
+        writeFileAtomic(dir / gen / rankFileName(rank), w.file(manifest));
+    } catch (const fs::filesystem_error &e) {
+        throw failed(e.code().message());
+    } catch (const ExportError &e) {
+        throw failed(e.reason().empty() ? e.what() : e.reason());
+    }
+    faultKillAtMicro(s.microBatches, "mid-checkpoint");
+    engine.rendezvous(); // every rank's file is in place
+    if (rank != 0)
+        return;
+    const json latest = {{"format", kCheckpointFormat},
+                         {"version", kCheckpointVersion},
+                         {"generation", gen},
+                         {"world_size", c.worldSize},
+                         {"micro_batches", s.microBatches}};
+    try {
+        writeFileAtomic(dir / kLatest, latest.dump(2) + "\n");
+    } catch (const ExportError &e) {
+        throw failed(e.reason().empty() ? e.what() : e.reason());
+    }
+    pruneOlderGenerations(dir, gen);
+}
+
+AccumConfig checkpointConfig(const fs::path &dir)
+{
+    const json latest = readLatest(dir);
+    const FileReader shared(dir / latest["generation"].get<std::string>() / rankFileName(0, latest["version"].get<int>()));
+    const json &m = shared.manifest;
+    try {
+        // The run's record (toJson(AccumConfig)) read back by its one reader, every setting
+        // present (none is guessed); the world size and dtype as the manifest states them.
+        const nlohmann::json saved = nlohmann::json::parse(m.at("config").dump());
+        const nlohmann::ordered_json every = toJson(AccumConfig{});
+        for (const auto &item : every.items())
+            if (!saved.contains(item.key()))
+                refuse("not-a-checkpoint", shared.path);
+        AccumConfig c = accumConfigFromJson(saved);
+        c.worldSize = m.at("world_size").get<int64_t>();
+        c.dtype = dtypeFromString(m.at("dtype").get<std::string>());
+        validate(c);
+        return c;
+    } catch (const json::exception &) {
+        refuse("not-a-checkpoint", shared.path);
+    } catch (const ConfigError &) { // a setting this build does not know, or out of its range
+        refuse("not-a-checkpoint", shared.path);
+    }
+}
+
+CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, ResumeBug bug)
+{
+    const AccumConfig &c = engine.config();
+    const json latest = readLatest(dir);
+    const auto world = latest["world_size"].get<int64_t>();
+    if (world != c.worldSize)
+        throw CheckpointError("checkpoint/world-size-differs", TextArgs{{{"saved", double(world)}, {"run", double(c.worldSize)}}, {}});
+    const fs::path genDir = dir / latest["generation"].get<std::string>();
+    const int version = latest["version"].get<int>();
+    const int64_t rank = engine.rank();
+    const FileReader shared(genDir / rankFileName(0, version));
+    shared.requireRun(c);
+    std::optional<FileReader> ownFile;
+    if (rank != 0) {
+        ownFile.emplace(genDir / rankFileName(rank, version));
+        ownFile->requireRun(c);
+    }
+    const FileReader &own = ownFile ? *ownFile : shared;
+    const auto expected = shared.number<int64_t>(shared.manifest, "micro_batches");
+    for (const FileReader *f : {&shared, &own}) {
+        const auto found = f->number<int64_t>(f->manifest, "micro_batches");
+        if (found != expected)
+            refuse("inconsistent", f->path, TextArgs{{{"found", double(found)}, {"expected", double(expected)}}, {}});
+        // A rank's file copied or swapped into another rank's name.
+        const auto writer = f->number<int64_t>(f->manifest, "rank");
+        const int64_t reader = f == &shared ? 0 : rank;
+        if (writer != reader)
+            refuse("wrong-rank", f->path, TextArgs{{{"found", double(writer)}, {"expected", double(reader)}}, {}});
+    }
+
+    EngineState mine;
+    engine.stateLayout(mine);
+    // A flat buffer (total,) from the file: format 2 holds it as one tensor, format 3 as one
+    // tensor per parameter named `prefix` + "fc1.weight" (each of the run's shape, or refused).
+    auto flat = [&](const FileReader &f, const std::string &format2Name, const std::string &prefix, bool required) {
+        if (f.version == 2)
+            return f.tensor(format2Name, required);
+        std::vector<torch::Tensor> parts;
+        for (size_t i = 0; i < mine.paramNames.size(); ++i) {
+            const torch::Tensor t = f.tensor(prefix + mine.paramNames[i], false);
+            if (!t.defined() && parts.empty() && !required)
+                return torch::Tensor(); // none of them: the state does not exist yet
+            if (!t.defined() || t.sizes().vec() != mine.paramShapes[i])
+                refuse("out-of-range", f.path,
+                       TextArgs{{}, {{"field", prefix + mine.paramNames[i]},
+                                     {"detail", (t.defined() ? sizes(t) : std::string("missing")) + " for a parameter of " +
+                                                    std::to_string(mine.paramShapes[i].size()) + " dimensions"}}});
+            parts.push_back(t.reshape({-1}));
+        }
+        return torch::cat(parts); // (total,)
+    };
+
+    EngineState s;
+    const json &sh = shared.manifest.contains("shared") ? shared.manifest["shared"] : json();
+    if (!sh.is_object())
+        refuse("not-a-checkpoint", shared.path);
+    s.params = flat(shared, "params", "", true);
+    s.optimizerStateStep = shared.number<int64_t>(sh, "optimizer_state_step");
+    s.momentum = flat(shared, "optimizer.momentum", "optimizer.momentum_buffer.", false);
+    s.expAvg = flat(shared, "optimizer.exp_avg", "optimizer.exp_avg.", false);
+    s.expAvgSq = flat(shared, "optimizer.exp_avg_sq", "optimizer.exp_avg_sq.", false);
+    s.schedulerSteps = shared.number<int64_t>(sh, "scheduler_steps");
+    s.lastLr = shared.number<double>(sh, "last_lr");
+    s.generator = shared.tensor("data.generator");
+    s.optimizerSteps = shared.number<int64_t>(sh, "optimizer_steps");
+    s.microBatches = expected;
+    s.windowsDone = shared.number<int64_t>(sh, "windows_done");
+    s.syncCalls = shared.number<int64_t>(sh, "sync_calls");
+    s.lastLoss = shared.figure(sh, "last_loss");
+    s.lastGradNorm = shared.figure(sh, "last_grad_norm");
+
+    const json &window = own.manifest.contains("window") ? own.manifest["window"] : json();
+    if (!window.is_object())
+        refuse("not-a-checkpoint", own.path);
+    s.open = own.number<bool>(window, "open");
+    s.micro = own.number<int64_t>(window, "micro_index");
+    // Format 3 saves the buffers only where they carry over; a closed window's are zeros.
+    const bool gradsSaved = own.version == 2 || s.open || c.bug == AccumBug::NeverZero;
+    s.grads = gradsSaved ? flat(own, "grads", "grad.", true) : torch::zeros(mine.grads.sizes(), torch::dtype(mine.grads.scalar_type()));
+    if (s.open) {
+        s.windowX = own.tensor(own.version == 2 ? "window.x" : "window.noise");
+        s.windowY = own.tensor("window.y");
+        s.windowLosses = own.tensor("window.losses");
+    }
+    s.windowStartParams = flat(own, "window.start_params", "window.start.", false);
+
+    std::optional<LossScalerState> scaler;
+    if (c.lossScaler.enabled) {
+        const json &ls = shared.manifest.contains("loss_scaler") ? shared.manifest["loss_scaler"] : json();
+        if (!ls.is_object())
+            refuse("not-a-checkpoint", shared.path);
+        LossScalerState st;
+        st.scale = shared.number<double>(ls, "scale");
+        st.growthTracker = shared.number<int64_t>(ls, "growth_tracker");
+        st.skippedWindows = shared.number<int64_t>(ls, "skipped_windows");
+        st.unscaleCalls = shared.number<int64_t>(ls, "unscale_calls");
+        st.growths = shared.number<int64_t>(ls, "growths");
+        st.backoffs = shared.number<int64_t>(ls, "backoffs");
+        st.unscaledSinceUpdate = shared.number<bool>(ls, "unscaled_since_update");
+        scaler = st;
+    }
+    checkState(s, scaler, mine, c, shared.path, own.path);
+
+    // The teaching bugs of the resume-mid-window experiment.
+    if (s.open && bug == ResumeBug::DropPartialBuffers)
+        s.grads.zero_();
+    if (s.open && bug == ResumeBug::RestartWindowCount) {
+        s.micro = 0;
+        s.windowLosses = s.windowLosses.narrow(/*dim=*/0, 0, 0);
+    }
+    if (bug == ResumeBug::DropOptimizerState) { // the model's weights loaded, not the optimizer's state
+        s.momentum = s.expAvg = s.expAvgSq = torch::Tensor();
+        s.optimizerStateStep = 0;
+    }
+    engine.restoreState(s);
+    if (scaler)
+        engine.restoreLossScalerState(*scaler);
+    return {s.microBatches, s.windowsDone, s.open ? s.micro : 0, world};
+}
+
+} // namespace accumlab

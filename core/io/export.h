@@ -1,0 +1,143 @@
+// The exports: accum-curve.json (schema accum-curve.v1, lesson field names) and the
+// atomic file write every export goes through. The point writer and the validating reader
+// live in core/io/curve_io.h (torch-free, fuzzed).
+#pragma once
+
+#include "core/io/curve_io.h"
+#include "core/equivalence.h"
+#include "core/content/errors.h"
+#include "core/content/loop_code.h"
+#include "core/memory/memory_lab.h"
+#include "core/sweep.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+nlohmann::json toJson(const EquivalenceResult &);
+// Every setting of one run (AccumConfig), keyed as the CLI's option where there is one
+// ("micro_batch" for --micro-batch), the device resolved: what a checkpoint records and a
+// resumed run must match, and what the ranks of one job must agree on (the CLI names a key
+// "--micro-batch"). A new AccumConfig field belongs here, or neither comparison sees it
+// (tst_export::accumConfigJsonHasEveryField).
+nlohmann::ordered_json toJson(const AccumConfig &);
+// Its inverse: a run's settings from that record. A key left out keeps `base`'s value; a key
+// toJson does not write, a value of another type or an unknown name is refused (ConfigError
+// config/settings-unknown-key, config/settings-bad-value). "device" takes "auto", "cpu",
+// "cuda" or the resolved "cuda:N".
+AccumConfig accumConfigFromJson(const nlohmann::json &record, const AccumConfig &base = {});
+nlohmann::json toJson(const SweepConfig &);
+// A sweep's whole settings, as the window hands them to the ranks it starts (accumlab-cli
+// --settings FILE): {"schema": "accumlab-sweep-settings.v1", "run": toJson(base), the grid,
+// steps, repeats and threads}. sweepSettingsFromJson reads it back (ConfigError when it is not
+// one, with the key at fault) and validates it.
+extern const char *const kSweepSettingsSchema;
+nlohmann::ordered_json sweepSettingsJson(const SweepConfig &);
+SweepConfig sweepSettingsFromJson(const nlohmann::json &settings);
+// The same from a record file (accumlab-cli --settings FILE): through the one bounded reader
+// (core/io/regular_file.h: a regular file of at most kMaxSettingsFileBytes), JSON nested at most
+// kMaxSettingsJsonDepth deep, then sweepSettingsFromJson. Every refusal is one ConfigError that
+// names the file (config/settings-file-*), and quotes a value by a short excerpt, never whole.
+constexpr uint64_t kMaxSettingsFileBytes = uint64_t(1) << 20; // a sweep's record is about 2 KB
+constexpr int kMaxSettingsJsonDepth = 64;                     // a record nests 3 deep
+SweepConfig readSweepSettingsFile(const std::filesystem::path &file);
+// A JSON value as a refusal quotes it: at most kExcerptChars characters of its text, a structure
+// two levels deep at most ("[[...]]"), a string cut at a character's boundary.
+constexpr size_t kExcerptChars = 60;
+std::string jsonExcerpt(const nlohmann::json &value);
+// Text as a refusal quotes it: the first `n` bytes, cut at a UTF-8 character's boundary, with
+// "..." where it was cut.
+std::string textExcerpt(const std::string &text, size_t n = kExcerptChars);
+// What the exports were measured on: LibTorch's version, the BLAS, the threads in effect, CUDA,
+// AccumLab's version.
+nlohmann::json environmentJson();
+// accum-tradeoff.v1 (README: "The trade-off file"); parseTradeoffJson reads it back.
+nlohmann::json tradeoffJson(const TradeoffResult &);
+// {"schema", "points", "timed_region", "config", "environment", "equivalence"?}
+nlohmann::json curveJson(const SweepResult &, const EquivalenceResult *equivalence = nullptr);
+// The other results' one JSON object each, as `accumlab-cli ... --json` prints it: the
+// out-of-memory demo (oom-demo), the micro-batch finder (find-micro-batch) and the loop's
+// code as a run's settings call for it (loop-code).
+nlohmann::json toJson(const WindowMemory &);
+nlohmann::json toJson(const OomDemoResult &);
+nlohmann::json toJson(const MicroBatchFinding &);
+nlohmann::ordered_json toJson(const LoopListing &);
+
+// A file that could not be written (full disk, vanished or read-only folder): a code of the
+// content's errors/export.json with its arguments (core/content/errors.h); what() is the English
+// sentence.
+class ExportError : public CodedError {
+public:
+    ExportError(std::string code, TextArgs args, std::string reason = {})
+        : CodedError(std::move(code), std::move(args)), m_reason(std::move(reason))
+    {
+    }
+    // The cause alone (strerror's words), for a caller that writes its own sentence.
+    const std::string &reason() const { return m_reason; }
+
+private:
+    std::string m_reason;
+};
+
+// A whole file written and flushed beside its destination, not yet visible: commit() renames
+// it over the destination (a symlink there is replaced, never followed); destroyed
+// uncommitted, it is removed. While it exists its temporary name is registered, so a signal
+// handler can remove it (removeStagedFilesNow). Several files can be staged, then published
+// together (publishTogether) or dropped together (a cancelled export leaves nothing behind).
+class StagedFile {
+public:
+    // Throws ExportError with a sentence; on failure nothing is left beside `path`.
+    StagedFile(std::filesystem::path path, const std::string &content);
+    ~StagedFile();
+    StagedFile(const StagedFile &) = delete;
+    StagedFile &operator=(const StagedFile &) = delete;
+    void commit(); // throws ExportError; the destination keeps its earlier content then
+    const std::filesystem::path &path() const { return m_path; }
+
+private:
+    friend void publishTogether(const std::vector<StagedFile *> &files);
+    std::filesystem::path m_path;
+    std::filesystem::path m_tmp;
+    int m_slot = -1; // in the signal-time registry
+    bool m_committed = false;
+};
+
+// Publishes staged files in one folder as a set: under an exclusive lock on the folder (so
+// writers of one out-dir publish one after the other, never interleaved), with the signals
+// that end a process held back for the few renames, and with the earlier files kept aside
+// until every rename succeeded. When one fails, the files already replaced get their earlier
+// content back and ExportError says so; only if that also fails does the sentence name
+// exactly which file is new and which is old.
+void publishTogether(const std::vector<StagedFile *> &files);
+// How long publishTogether waits for another writer's lock on the folder before it refuses
+// (export/folder-busy): a publish holds it for a few renames.
+inline constexpr std::chrono::seconds kFolderLockWait{10};
+
+// One exclusive flock on `fd`, tried until `wait` has passed (zero: tried once), an
+// interrupted try tried again: Held, Busy (another holder kept it past the wait), or
+// Unsupported (a file system without locks, where the caller goes on unguarded). The lock
+// goes with the descriptor.
+enum class FileLock { Held, Busy, Unsupported };
+FileLock lockExclusive(int fd, std::chrono::milliseconds wait);
+
+// 16 hex digits from std::random_device: the id that pairs two exports of one run (and
+// that keeps the ranks of one launch apart from another's).
+std::string randomId();
+
+// Async-signal-safe: removes every staged temporary file of this process. For a SIGINT or
+// SIGTERM handler; installExportSignalCleanup() installs one.
+void removeStagedFilesNow() noexcept;
+// SIGINT, SIGTERM and SIGHUP remove the staged files, then end the process as the signal
+// would have (exit status 128 + signal). Call once, early in main.
+void installExportSignalCleanup();
+
+// Writes `content` to a temp file beside `path`, flushes, then renames over `path`.
+// Throws ExportError with a sentence on failure; never leaves a partial file.
+void writeFileAtomic(const std::filesystem::path &path, const std::string &content);
+
+} // namespace accumlab

@@ -1,0 +1,56 @@
+// The one bounded reader of regular files (core/io/regular_file.h).
+#include "core/io/regular_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace accumlab {
+
+FileBytes readRegularFile(const std::filesystem::path &path, uint64_t maxBytes)
+{
+    FileBytes out;
+    const auto fail = [&out](ReadRefusal why, int error = 0) {
+        out.bytes.clear();
+        out.refusal = why;
+        out.error = error;
+        return out;
+    };
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return fail(ReadRefusal::System, errno);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return fail(ReadRefusal::System, errno);
+    if (!S_ISREG(st.st_mode))
+        return fail(ReadRefusal::NotRegular);
+    out.size = uint64_t(st.st_size);
+    if (out.size > maxBytes)
+        return fail(ReadRefusal::TooLarge);
+    out.bytes.resize(size_t(out.size) + 1); // one byte more: a file that grew is found out
+    size_t got = 0;
+    while (got < out.bytes.size()) {
+        const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return fail(ReadRefusal::System, errno);
+        if (n == 0)
+            break;
+        got += size_t(n);
+        if (got > maxBytes)
+            return fail(ReadRefusal::TooLarge);
+        if (got == out.bytes.size()) // it grew while read: read on, up to the bound
+            out.bytes.resize(std::min<uint64_t>(maxBytes + 1, out.bytes.size() * 2));
+    }
+    out.bytes.resize(got);
+    return out;
+}
+
+} // namespace accumlab
