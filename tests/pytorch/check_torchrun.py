@@ -158,7 +158,8 @@ def check_restart(cli, env, sig=signal.SIGKILL):
                     print(f"  {sig.name} to rank process {workers[-1]} after {time.time() - t0:.1f} s", flush=True)
             time.sleep(0.05)
         out, err = agent.communicate(timeout=TIMEOUT)
-        report = last_json(out) if isinstance(last_json(out), dict) else {}
+        report = last_json(out)
+        report = report if isinstance(report, dict) else {}
         sha = report.get("params_sha256")
         # A group that started again from step 0 would end on the same parameters: the report
         # must say it continued from a checkpoint.
