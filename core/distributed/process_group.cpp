@@ -505,9 +505,11 @@ C10dSync::C10dSync(const DistributedOptions &options)
     RankGuard &guard = RankGuard::install(options.onFatal, who);
     guard.arm(deadline + kWatchdogSlack,
               noMeeting + ": " +
-                  (options.rank == 0 ? std::string("the other ranks stopped answering")
-                                     : "nothing answered the rendezvous at " + where +
-                                           " (rank 0 is stopped, or another program accepts connections there)"),
+                  (client ? "torchrun's store at " + where +
+                                " did not answer (its agent was killed or stopped, or another program accepts connections there)"
+                   : options.rank == 0 ? std::string("the other ranks stopped answering")
+                                       : "nothing answered the rendezvous at " + where +
+                                             " (rank 0 is stopped, or another program accepts connections there)"),
               "the rendezvous at " + where + "|another program, not rank 0 of this run, listening there?");
     if (m_fault.rank == options.rank && m_fault.after == -1)
         m_fault.strike(); // before the store

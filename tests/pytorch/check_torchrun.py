@@ -14,9 +14,18 @@ is a process of its own, so it starts either):
 - elastic restarts: `train --checkpoint D --auto-resume` under `--max-restarts 2`, one rank killed
   (SIGKILL) after its first checkpoint: torchrun restarts the group, which resumes from the
   latest whole checkpoint and ends on the params_sha256 of a run never killed.
+Bad input, each ending in words with a documented exit code, none waiting past its timeout:
+- a store that disappears: torchrun's agent (which serves the store on the LibTorch 2.x build) killed
+  as its ranks start, and killed mid-run; its orphaned ranks (this script adopts them as a child
+  subreaper) end within --dist-timeout, each with exit 0 or 3 and one sentence;
+- a second job on the same rendezvous id and endpoint while the first runs: torchrun's rendezvous
+  keeps it a spare node while the first runs (measured: its join_timeout does not end that wait),
+  and it ends with exit 1 when the first's agent closes the store; it starts no rank, and the first
+  trains on, never restarted, to the parameters of a run alone.
 Every address is loopback, every run is bounded in time. Exits 0 when all hold; prints what
 differs otherwise.
 """
+import ctypes
 import json
 import os
 import signal
@@ -133,7 +142,99 @@ def check(cli):
     # A stopped rank answers nothing: its peers give up after --dist-timeout, the attempt ends
     # and torchrun restarts the group (the stopped process is killed with its attempt).
     failures += check_restart(cli, env, signal.SIGSTOP)
+    failures += check_store_lost(cli, env, "as the ranks start")
+    failures += check_store_lost(cli, env, "mid-run")
+    failures += check_same_rendezvous(cli, env)
     return failures
+
+
+def one_sentence(err):
+    """The lines a rank wrote that are not torchrun's own (its agent logs start with '[' or 'W'/'I' and a date)."""
+    return [l for l in err.splitlines() if l.strip() and not l.startswith(("[", "W1", "I1", "E1", "W0", "I0", "E0"))
+            and "torch.distributed" not in l]
+
+
+def check_store_lost(cli, env, when):
+    """torchrun's agent killed (SIGKILL): its store goes with it on the 2.x build (the ranks' rendezvous)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: the agent's orphaned ranks become this script's children
+    steps = ["--num-steps", "400", "--seed", "5", "--dist-timeout", "5"]
+    with tempfile.TemporaryDirectory() as ck:
+        cmd = torchrun("--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", str(free_port()),
+                       "--no-python", cli, "train", *steps, "--checkpoint", ck, "--checkpoint-every-micro", "200")
+        t0 = time.time()
+        agent = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        workers = []
+        while agent.poll() is None and time.time() - t0 < TIMEOUT:
+            workers = subprocess.run(["pgrep", "-P", str(agent.pid)], stdout=subprocess.PIPE, text=True).stdout.split()
+            ready = len(workers) == 2 and (when != "mid-run" or os.path.exists(os.path.join(ck, "latest.json")))
+            if ready:
+                agent.kill()
+                agent.wait()  # its ranks are this script's children from here on
+                break
+            time.sleep(0.01)
+        killed_at = time.time() - t0
+        codes = {}
+        while len(codes) < len(workers) and time.time() - t0 < TIMEOUT:
+            for w in workers:
+                if int(w) not in codes:
+                    pid, status = os.waitpid(int(w), os.WNOHANG)
+                    if pid:
+                        codes[pid] = os.waitstatus_to_exitcode(status)
+            time.sleep(0.05)
+        took = time.time() - t0 - killed_at
+        out, err = agent.communicate(timeout=TIMEOUT)  # the pipes close once the ranks are gone
+        said = one_sentence(err)
+        print(f"  agent killed {when} ({killed_at:.1f} s): ranks' exits {sorted(codes.values())} {took:.1f} s later; "
+              f"they said {said[:2]}", flush=True)
+        bad = (len(workers) != 2 or len(codes) != 2 or any(c not in (0, 3) for c in codes.values()) or took > 60
+               or any(c == 3 for c in codes.values()) and not said)
+        if bad:
+            print(out[-2000:], err[-4000:], sep="\n")
+            return [f"store lost {when}: ranks {workers}, exits {codes} after {took:.1f} s"]
+    return []
+
+
+def check_same_rendezvous(cli, env):
+    """A second torchrun with the first's --rdzv-id and --rdzv-endpoint while the first trains.
+
+    torchrun's own rendezvous decides: the second agent joins the first's store as a spare node and
+    waits while the first runs (its join_timeout bounds only the forming of a round), then ends with
+    torchrun's exit 1 once the first's store closes; no rank of it starts. The first job trains on,
+    never restarted, to the parameters of a run alone."""
+    steps = ["--num-steps", "3000", "--seed", "5", "--dist-timeout", "5"]
+    port = free_port()
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        never = sha_of(run([cli, "train", *steps, "--world-size", "2"], env, "AccumLab's launcher, alone"))
+
+        def job(ck):
+            return torchrun("--nnodes", "1", "--nproc-per-node", "2", "--rdzv-backend", "c10d", "--rdzv-endpoint",
+                            f"127.0.0.1:{port}", "--rdzv-id", "same-id", "--max-restarts", "2", "--no-python", cli,
+                            "train", *steps, "--checkpoint", ck,
+                            "--checkpoint-every-micro", "400", "--auto-resume")
+        t0 = time.time()
+        first = subprocess.Popen(job(a), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        while first.poll() is None and not os.path.exists(os.path.join(a, "latest.json")) and time.time() - t0 < TIMEOUT:
+            time.sleep(0.05)
+        t1 = time.time()
+        second = subprocess.Popen(job(b), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        out2, err2 = second.communicate(timeout=TIMEOUT)
+        took2 = time.time() - t1
+        first_running = first.poll() is None
+        out1, err1 = first.communicate(timeout=TIMEOUT)
+        report = last_json(out1)
+        report = report if isinstance(report, dict) else {}
+        print(f"  second job on the first's rendezvous id: exit {second.returncode} after {took2:.1f} s (first still "
+              f"running: {first_running}), started no rank: {last_json(out2) is None and not os.listdir(b)}; first: exit "
+              f"{first.returncode}, resumed from {report.get('resumed_from')}, params_sha256 "
+              f"{'= a run alone' if report.get('params_sha256') == never else report.get('params_sha256')}", flush=True)
+        if (second.returncode == 0 or last_json(out2) is not None or os.listdir(b) or
+                first.returncode != 0 or report.get("resumed_from") or report.get("params_sha256") != never):
+            print(out1[-2000:], err1[-3000:], out2[-2000:], err2[-3000:], sep="\n")
+            return [f"second job on the same rendezvous: exits {first.returncode}, {second.returncode}; "
+                    f"first resumed from {report.get('resumed_from')}, params_sha256 {report.get('params_sha256')} "
+                    f"(alone: {never})"]
+    return []
 
 
 def check_restart(cli, env, sig=signal.SIGKILL):

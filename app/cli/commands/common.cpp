@@ -438,6 +438,7 @@ int RankedCommand::run(const Invocation &invocation)
         if (m_worldOption->count() > 0 && m_worldSize != rank->worldSize)
             throw UsageError("--world-size " + std::to_string(m_worldSize) + " disagrees with WORLD_SIZE=" +
                              std::to_string(rank->worldSize));
+        checkRank(*rank);
         runRank(*rank, [this](int64_t world) { return rankJob(world); });
     }
     if (m_worldSize > 1) {

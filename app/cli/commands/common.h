@@ -30,6 +30,7 @@ class Validator;
 
 namespace accumlab {
 class GradSync;
+struct DistributedOptions;
 struct MemoryLabConfig;
 } // namespace accumlab
 
@@ -178,6 +179,9 @@ protected:
     virtual void prepare() {}
     // Refuses bad input for `world` ranks once, before any rank starts (throws).
     virtual void checkBeforeLaunch(int64_t world) = 0;
+    // Refuses what this rank's launcher says (its parsed environment) before the rank meets its
+    // peers (throws): train refuses a restarted group it cannot continue.
+    virtual void checkRank(const DistributedOptions &) {}
     // The job of one rank of `world` (1: this process alone); throws on bad input.
     virtual RankJob rankJob(int64_t world) = 0;
     // The job in this process alone: rankJob(1) without a process group, unless overridden.

@@ -51,15 +51,19 @@ public:
 protected:
     void checkBeforeLaunch(int64_t world) override { m_flags.config(world); }
 
+    // A group torchrun restarted would start again from step 0 without a checkpoint to go on from.
+    void checkRank(const DistributedOptions &rank) override
+    {
+        if (rank.restartCount > 0 && !m_flags.plan.autoResume)
+            throw UsageError("torchrun restarted this group (TORCHELASTIC_RESTART_COUNT=" +
+                             std::to_string(rank.restartCount) +
+                             ") but train has no checkpoint to continue from: give it --checkpoint DIR --auto-resume");
+    }
+
     RankJob rankJob(int64_t world) override
     {
         const AccumConfig c = m_flags.config(world);
         const TrainingPlan plan = m_flags.plan;
-        // A group torchrun restarted would start again from step 0 without a checkpoint to go on from.
-        if (const auto rank = distributedOptionsFromEnv(); rank && rank->restartCount > 0 && !plan.autoResume)
-            throw UsageError("torchrun restarted this group (TORCHELASTIC_RESTART_COUNT=" +
-                             std::to_string(rank->restartCount) +
-                             ") but train has no checkpoint to continue from: give it --checkpoint DIR --auto-resume");
         // The plan's record as options, after the command's name; --export-model is rank 0's alone.
         nlohmann::ordered_json job{{"command", "train"}};
         const nlohmann::ordered_json record = toJson(plan);
