@@ -7,7 +7,7 @@
 #   share/applications/org.accumlab.AccumLab.desktop
 #   share/metainfo/org.accumlab.AccumLab.metainfo.xml
 #   share/icons/hicolor/{scalable,16x16,...,256x256}/apps/org.accumlab.AccumLab.{svg,png}
-#   share/doc/accumlab/ (README, the font's licence)
+#   share/doc/accumlab/ (README, the font's licence), share/doc/accumlab/docs/ (the guides and reference pages)
 # Translations and the Vazirmatn font are compiled into the program as Qt resources.
 
 set(ACCUMLAB_APP_ID org.accumlab.AccumLab)
@@ -29,6 +29,9 @@ if(ACCUMLAB_BUILD_GUI)
 endif()
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/resources/fonts/OFL.txt"
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/accumlab)
+# The teacher's guides, the teaching card and the reference pages beside the README (which links to them).
+file(GLOB ACCUMLAB_DOC_PAGES "${PROJECT_SOURCE_DIR}/docs/*.md")
+install(FILES ${ACCUMLAB_DOC_PAGES} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/accumlab/docs)
 
 # ---- CPack: one .deb ------------------------------------------------------------------
 set(CPACK_GENERATOR DEB)

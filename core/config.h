@@ -231,7 +231,7 @@ int64_t widestMatmulMacs(const ModelShape &, int64_t microBatch);
 // Below this many multiply-adds in its widest matmul a micro-batch on the CPU runs faster on one
 // thread than on more: there is little to split, yet every thread is woken five to seven times
 // a micro-batch (oneDNN's GELU forward and backward, LibTorch's log-softmax and its backward:
-// parallel regions around a few hundred elements). README "Threads by size" (two cores, both
+// parallel regions around a few hundred elements). docs/measurements.md "Threads by size" (two cores, both
 // builds): below it two threads gave 0.81-0.97x one thread's samples/sec, at it 0.91-1.33x, at
 // four times it 1.01-1.24x.
 constexpr int64_t kOneThreadBelowMacs = int64_t{1} << 20;

@@ -9,7 +9,7 @@
 // about 1e-15 of the gradient; any planted bug that changes the run moves it by the bug's own
 // effect, orders of magnitude more, at every learning rate. The run's own dtype figures are
 // then explained by that dtype's measured rounding (its full batch against the twin's), never
-// judged by a number. README ("How the verdict is derived") gives the argument.
+// judged by a number. docs/cli.md ("How the verdict is derived") gives the argument.
 #pragma once
 
 #include "core/config.h"
@@ -27,7 +27,7 @@ class GradSync;
 
 // The twin's allowance: a norm-wise relative difference of 2^-30 (about 9.3e-10) between the
 // float64 twin's two sides, plus the rounding of the stored float64 parameters an update is
-// read from. Why this number (README, "How the verdict is derived"): float64 keeps 53 bits; a
+// read from. Why this number (docs/cli.md, "How the verdict is derived"): float64 keeps 53 bits; a
 // sum of K terms reordered moves its result by at most about K u (u = 2^-53) of the sum of the
 // terms' magnitudes, and the longest sum any run here computes has K < 2^21 terms (a batch of
 // 512 rows times a fan-in of at most 4096), so a correct loop stays below 2^21 u = 2^-32 even

@@ -38,7 +38,7 @@ struct TrainingPlan {
 nlohmann::ordered_json toJson(const TrainingPlan &plan);
 
 struct TrainingOutcome {
-    nlohmann::json report;  // README, "train": windows, counters, loss, params_sha256, diverged, ...
+    nlohmann::json report;  // docs/ranks-and-checkpoints.md, "Checkpoints" (train): windows, counters, loss, params_sha256, diverged, ...
     bool diverged = false;  // diverged or never stepped (exit kExitDiverged)
     std::string divergence; // the one sentence that says so; empty otherwise
 };
@@ -58,7 +58,7 @@ inline constexpr int kModelFileVersion = 1;
 // dtype, in registration order, so the data section's bytes are the flat buffer that
 // params_sha256 hashes. "__metadata__" holds the format and version, params_sha256, the
 // counters (windows_done, optimizer_steps, micro_batches), the model's widths and activation,
-// and the run's settings as toJson(AccumConfig) text. README, "The model file", has the Python
+// and the run's settings as toJson(AccumConfig) text. docs/ranks-and-checkpoints.md, "The model file", has the Python
 // that loads it into a torch.nn.Module. Throws ExportError.
 void exportModel(const AccumEngine &engine, const std::filesystem::path &file);
 

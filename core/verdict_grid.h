@@ -2,7 +2,7 @@
 // can dial (optimizer, dtype, a rate anywhere on the slider, split, seed, labels, warmup,
 // clipping) and every planted bug where it bites, each judged by the one verdict
 // (core/equivalence.h). A correct loop must hold and a planted bug must fail; anything else is
-// counted and named. `accumlab-cli verdict-grid` prints its table (README, "How the verdict is
+// counted and named. `accumlab-cli verdict-grid` prints its table (docs/cli.md, "How the verdict is
 // derived"); another seed is a hold-out grid. Not a timing: the runs' wall time is not read.
 #pragma once
 

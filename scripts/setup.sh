@@ -12,8 +12,8 @@ packages=(
   libqt6opengl6-dev      # Qt6Charts' CMake package needs Qt6OpenGL (only a Recommends of qt6-base-dev)
   libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev
   libopenblas0-pthread   # LibTorch's small matmuls run ~6x slower on the reference BLAS
-  libopenblas0-openmp    # the apps' OpenBLAS: the same kernels on LibTorch's OpenMP threads (README, Speed)
-  libtcmalloc-minimal4   # the apps' allocator: LibTorch's many small per-op allocations (README, Speed)
+  libopenblas0-openmp    # the apps' OpenBLAS: the same kernels on LibTorch's OpenMP threads (docs/measurements.md, Speed)
+  libtcmalloc-minimal4   # the apps' allocator: LibTorch's many small per-op allocations (docs/measurements.md, Speed)
   libgl-dev              # Qt6Gui's CMake package needs the OpenGL headers
   fonts-dejavu-core      # a Latin fallback font for offscreen screenshots
   clang libclang-rt-14-dev  # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)

@@ -82,8 +82,8 @@ log "PyTorch's _memory_viz reads the out-of-memory demo's snapshot"
 "$venv/bin/python" tests/pytorch/check_memory_snapshot.py "$build/app/cli/accumlab-cli"
 log "safetensors and torch load the model file train --export-model writes"
 "$venv/bin/python" tests/pytorch/check_model_file.py "$build/app/cli/accumlab-cli"
-log "README's continuation of a checkpoint, run with the wheel's PyTorch, ends on the uninterrupted run's params_sha256"
-"$venv/bin/python" tests/pytorch/check_checkpoint.py "$build/app/cli/accumlab-cli" README.md
+log "docs/ranks-and-checkpoints.md's continuation of a checkpoint, run with the wheel's PyTorch, ends on the uninterrupted run's params_sha256"
+"$venv/bin/python" tests/pytorch/check_checkpoint.py "$build/app/cli/accumlab-cli" docs/ranks-and-checkpoints.md
 log "the code panel's loop, run with the wheel's PyTorch, ends where this engine ends"
 "$venv/bin/python" tests/pytorch/check_loop_code.py "$build/app/cli/accumlab-cli"
 # torchrun is a process of its own: it starts this build's ranks and the Debian build's (build/,

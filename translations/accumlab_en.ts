@@ -985,6 +985,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>&amp;Teaching card</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen (F1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;About AccumLab</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1703,6 +1711,13 @@
     </message>
     <message>
         <source>avg loss</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::TeachingCard</name>
+    <message>
+        <source>Teaching card</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -985,6 +985,14 @@
         <translation>راهنما (&amp;H)‎</translation>
     </message>
     <message>
+        <source>&amp;Teaching card</source>
+        <translation>کارت تدریس</translation>
+    </message>
+    <message>
+        <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen (F1)</source>
+        <translation>کلیدها، تنظیمات پروژکتور و برنامه‌ی ۴۵ دقیقه‌ای در یک صفحه (F1)‎</translation>
+    </message>
+    <message>
         <source>&amp;About AccumLab</source>
         <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
     </message>
@@ -1704,6 +1712,13 @@
     <message>
         <source>avg loss</source>
         <translation>میانگین زیان</translation>
+    </message>
+</context>
+<context>
+    <name>accumlab::ui::TeachingCard</name>
+    <message>
+        <source>Teaching card</source>
+        <translation>کارت تدریس</translation>
     </message>
 </context>
 <context>

@@ -22,6 +22,7 @@
 #include "ui/panels/quizwidget.h"
 #include "ui/session/sessionfiles.h"
 #include "ui/statusreporter.h"
+#include "ui/teachingcard.h"
 #include "ui/worker/sweeprunner.h"
 #include "ui/panels/sweeptablemodel.h"
 #include "ui/charts/throughputchart.h"
@@ -303,6 +304,9 @@ void MainWindow::buildActions()
         {QuizPageAction, "quizPageAction", QT_TR_NOOP("Quiz"),
          QT_TR_NOOP("Questions before, during and after the lesson (Ctrl+3)"), {ctrl(Qt::Key_3)}, true,
          [this](bool) { showPage(QuizPage); }},
+        {TeachingCardAction, "teachingCardAction", QT_TR_NOOP("&Teaching card"),
+         QT_TR_NOOP("The keys, the projector's settings and the 45-minute plan on one screen (F1)"),
+         {Qt::Key_F1}, false, [this](bool) { showTeachingCard(); }},
         {AboutAction, "aboutAction", QT_TR_NOOP("&About AccumLab"), nullptr, {}, false, [this](bool) { showAbout(); }},
     };
     m_actions = std::make_unique<ActionTable>(staticMetaObject.className(), std::move(rows), this);
@@ -419,7 +423,14 @@ void MainWindow::buildMenus()
     language->addSeparator();
     language->addAction(m_latinDigitsAction);
 
-    fill(menu(QT_TR_NOOP("&Help")), {AboutAction});
+    fill(menu(QT_TR_NOOP("&Help")), {TeachingCardAction, kSeparator, AboutAction});
+}
+
+void MainWindow::showTeachingCard()
+{
+    if (!m_teachingCard)
+        m_teachingCard = new TeachingCard(this);
+    m_teachingCard->showCard();
 }
 
 void MainWindow::showAbout()

@@ -48,6 +48,7 @@ class MemoryView;
 class QuizWidget;
 class SessionFiles;
 class StatusReporter;
+class TeachingCard;
 class SweepRunner;
 class ThroughputChart;
 class WindowLayout;
@@ -131,7 +132,7 @@ private:
         OpenPresetAction, SavePresetAction, SaveSessionAction, ResumeSessionAction, ExportModelAction,
         ImportCurveAction, ExportCurveAction, ExportSkillAction, ExportChartsAction, ExportTimelineAction,
         QuitAction, ClassroomAction, HiddenControlsAction, FullScreenAction, ZoomInAction, ZoomOutAction,
-        ZoomResetAction, TabsFillLabAction, LabPageAction, ExperimentsPageAction, QuizPageAction, AboutAction,
+        ZoomResetAction, TabsFillLabAction, LabPageAction, ExperimentsPageAction, QuizPageAction, TeachingCardAction, AboutAction,
     };
     QAction *action(Action id) const;
     void buildUi();
@@ -152,6 +153,8 @@ private:
     // A preset on the widgets: the controls, the language, the memory budget, the experiment and
     // the page; the engine hears of it from applyPreset (or the constructor).
     void showPreset(const Preset &preset);
+    // Help → Teaching card (F1): the card in the window's language, made on first use.
+    void showTeachingCard();
     void showAbout();
     // The pages in the order of Page, and each one's toolbar entry.
     QList<QWidget *> pageWidgets() const;
@@ -164,6 +167,7 @@ private:
     QDockWidget *m_lessonDock = nullptr;
     LessonPanel *m_lessonPanel = nullptr;
     QWidget *m_lastLessonTarget = nullptr;
+    TeachingCard *m_teachingCard = nullptr;
     LessonNavigator *m_navigator = nullptr;
     StatusReporter *m_status = nullptr;
     LabRun *m_lab = nullptr;

@@ -4,7 +4,7 @@
 // fills the setup lines with its optimizer, schedule and sizes, and names the engine statements
 // (core/observer.h LoopStatement) that light each line. The Lab's code panel shows it, the
 // skill recipe embeds it, and tests/pytorch/check_loop_code.py runs it with PyTorch on the
-// engine's own model, data and seed (README, "The loop in PyTorch").
+// engine's own model, data and seed (docs/ranks-and-checkpoints.md, "The loop in PyTorch").
 // Not here: torch, Qt, the engine's run (core/training.h recordLoopRun).
 #pragma once
 

@@ -1,7 +1,7 @@
 // Starting ranks on this machine: free ports, and launchLocalRanks, fork/execve of N copies of
 // a program with torchrun's environment and a poll loop that stops the survivors when one rank
 // fails. Not for: ranks on several hosts (start each rank there with torchrun's variables; see
-// the README).
+// docs/ranks-and-checkpoints.md).
 #include "core/distributed/distributed.h"
 
 #include "core/distributed/launcher.h"

@@ -133,7 +133,7 @@ struct ExperimentOptions {
     // sweep-flattening: timed steps at the largest accum_steps (fast: 6); a point with N runs
     // proportionally more (SweepConfig::equalWork), so its twenty timing blocks take about 50 ms
     // each at every N (the whole experiment about 7 s). With 1000 steps at every point the
-    // blocks at N = 1 took about 20 ms; README gives the verdicts' tally on an idle 2-core VM
+    // blocks at N = 1 took about 20 ms; docs/cli.md ("Sweep") gives the verdicts' tally on an idle 2-core VM
     // (scripts/bench/flagship-stability.sh).
     int64_t sweepSteps = 500;
     int threads = 0;           // sweep-flattening: LibTorch intra-op threads, 0 = automatic (threadsFor, core/config.h)

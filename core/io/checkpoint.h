@@ -2,7 +2,7 @@
 // not fit the run, and exact: a run resumed from one, at any micro-batch (inside a window or at
 // its end), ends with bit-identical parameters to the run that was never interrupted.
 //
-// On disk (README, "Checkpoints"): a folder with latest.json naming the last complete
+// On disk (docs/ranks-and-checkpoints.md, "Checkpoints"): a folder with latest.json naming the last complete
 // generation, and per generation one file per rank, gen-<micro-batches>/rank-<r>.safetensors: a
 // safetensors file whose header's metadata holds the manifest (format, version, model widths,
 // dtype, world size, rank, the run's settings, the checksums of the tensor table and data) and

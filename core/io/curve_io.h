@@ -94,7 +94,7 @@ struct CurveFile {
 // A diverged point (ours: "diverged": true) may carry null where a loss was not finite.
 CurveFile parseCurveJson(const std::string &text);
 
-// A parsed accum-tradeoff.v1 file (accumlab-cli tradeoff; README documents its fields):
+// A parsed accum-tradeoff.v1 file (accumlab-cli tradeoff; docs/memory.md documents its fields):
 // the same checks as a curve, and per point the batch identity, timed steps exactly when the
 // point did not run out of memory, and no point that fitted with a peak above the budget.
 struct TradeoffFile {

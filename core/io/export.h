@@ -56,7 +56,7 @@ std::string textExcerpt(const std::string &text, size_t n = kExcerptChars);
 // What the exports were measured on: LibTorch's version, the BLAS, the threads in effect, CUDA,
 // AccumLab's version.
 nlohmann::json environmentJson();
-// accum-tradeoff.v1 (README: "The trade-off file"); parseTradeoffJson reads it back.
+// accum-tradeoff.v1 (docs/memory.md: "The file"); parseTradeoffJson reads it back.
 nlohmann::json tradeoffJson(const TradeoffResult &);
 // {"schema", "points", "timed_region", "config", "environment", "equivalence"?}
 nlohmann::json curveJson(const SweepResult &, const EquivalenceResult *equivalence = nullptr);

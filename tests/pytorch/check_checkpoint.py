@@ -1,11 +1,11 @@
-"""README's "Continuing a checkpoint in PyTorch", run as it stands there.
+"""docs/ranks-and-checkpoints.md's "Continuing a checkpoint in PyTorch", run as it stands there.
 
-Usage: python check_checkpoint.py ACCUMLAB_CLI README
+Usage: python check_checkpoint.py ACCUMLAB_CLI DOC (docs/ranks-and-checkpoints.md)
 (a Python with torch and the safetensors package).
 
 For SGD, momentum and AdamW (with a warmup), each saved inside a window (the run stopped after
 micro-batch 6 of 4-micro windows, by the fault hook ACCUMLAB_FAULT_KILL_AT_MICRO) and at a
-window's end (a run of 2 windows), loads the latest checkpoint with README's continue_run,
+window's end (a run of 2 windows), loads the latest checkpoint with the doc's continue_run,
 continues to 4 windows and compares the parameters' SHA-256 (fc1.weight .. fc3.bias in order,
 as AccumLab hashes them) with `accumlab-cli train --num-steps 4`'s params_sha256. The hashes are
 equal where this torch is the LibTorch AccumLab was built with; another build of torch (another
@@ -41,9 +41,9 @@ def example(readme):
     text = open(readme, encoding="utf-8").read()
     m = re.search(r"<!-- continue-example -->\n```python\n(.*?)```", text, re.S)
     if not m:
-        sys.exit("README has no continue-example block")
+        sys.exit("the doc has no continue-example block")
     scope = {}
-    exec(compile(m.group(1), "README continue-example", "exec"), scope)
+    exec(compile(m.group(1), "continue-example", "exec"), scope)
     return scope["continue_run"]
 
 

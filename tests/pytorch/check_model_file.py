@@ -7,7 +7,7 @@ environment).
 For a few runs (SGD, momentum, AdamW; float32 and float64) runs
 `accumlab-cli train --export-model F`, loads F with safetensors.torch.load_file, puts it into a
 torch.nn.Module built from the file's metadata (three nn.Linear layers named fc1..fc3, as
-README's "The model file" shows) with load_state_dict(strict=True), and checks that the
+docs/ranks-and-checkpoints.md's "The model file" shows) with load_state_dict(strict=True), and checks that the
 module's parameters, hashed in registration order, are the run's params_sha256, and that the
 metadata names the run. Exits 0 when all hold; prints what differs otherwise.
 """
