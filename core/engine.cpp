@@ -436,6 +436,22 @@ void AccumEngine::rendezvous()
     d->sync->allReduceMean(one);
 }
 
+int64_t AccumEngine::firstRankWith(bool flag)
+{
+    if (d->config.worldSize <= 1)
+        return flag ? 0 : -1;
+    torch::NoGradGuard noGrad;
+    auto flags = torch::zeros({d->config.worldSize}, d->optimizer->flatParam().options()); // (world,)
+    if (flag)
+        flags[rank()] = 1;
+    d->sync->allReduceMean(flags); // each entry: 1/world where that rank passed true
+    const auto host = flags.to(torch::kCPU, torch::kFloat64);
+    for (int64_t r = 0; r < d->config.worldSize; ++r)
+        if (host[r].item<double>() > 0)
+            return r;
+    return -1;
+}
+
 double AccumEngine::maxAbsParamDiff(const AccumEngine &other) const
 {
     torch::NoGradGuard noGrad;

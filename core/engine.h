@@ -112,6 +112,9 @@ public:
     void stateLayout(EngineState &out) const;
     // Returns when every rank has called it (one all-reduce of one element); at once on one rank.
     void rendezvous();
+    // The lowest rank that passed `flag` true, or -1 when none did: every rank calls it (one
+    // all-reduce of world-size elements), so all ranks learn the same answer. On one rank, 0 or -1.
+    int64_t firstRankWith(bool flag);
 
 private:
     struct Impl;

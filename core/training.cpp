@@ -7,6 +7,7 @@
 #include "core/engine.h"
 #include "core/engine_state.h"
 #include "core/io/export.h"
+#include "core/distributed/distributed.h"
 #include "core/distributed/fault_hooks.h"
 #include "core/io/safetensors.h"
 #include "core/io/sha256.h"
@@ -90,6 +91,24 @@ nlohmann::ordered_json toJson(const TrainingPlan &plan)
             {"export_model", plan.exportModel}};
 }
 
+namespace {
+
+// A rank whose peer `refusedBy` refused the checkpoint: it waits until that rank has left (its
+// sentence is written by then: one more meeting, which its leaving ends, bounded by the
+// timeout) and stops as a witness, so that its own sentence never comes before the refusal.
+[[noreturn]] void stopForPeerRefusal(AccumEngine &engine, int64_t refusedBy)
+{
+    try {
+        engine.rendezvous();
+    } catch (const std::exception &) { // the refusing rank left: what was waited for
+    }
+    throw DistributedError("distributed/peer-refused-checkpoint",
+                           TextArgs{{{"rank", double(engine.rank())}, {"world", double(engine.config().worldSize)},
+                                     {"other", double(refusedBy)}}, {}});
+}
+
+} // namespace
+
 TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync, const TrainingPlan &plan)
 {
     AccumEngine engine(c, std::move(sync));
@@ -105,7 +124,25 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
                                    : plan.autoResume && hasCheckpoint(plan.checkpoint) ? plan.checkpoint
                                                                                        : std::string();
     if (!resumeFrom.empty()) {
-        const CheckpointSummary r = loadCheckpoint(engine, resumeFrom);
+        // Every rank reads its files, then the ranks agree before any of them trains: a rank
+        // that refused its checkpoint says so in its own sentence (exit 2), and the others
+        // stop without a collective that would fail against it first (issue 60, N15).
+        std::exception_ptr refusal;
+        CheckpointSummary r;
+        try {
+            r = loadCheckpoint(engine, resumeFrom);
+        } catch (const CheckpointError &) {
+            if (c.worldSize <= 1)
+                throw;
+            refusal = std::current_exception();
+        }
+        if (c.worldSize > 1) {
+            const int64_t refusedBy = engine.firstRankWith(refusal != nullptr);
+            if (refusal)
+                std::rethrow_exception(refusal);
+            if (refusedBy >= 0)
+                stopForPeerRefusal(engine, refusedBy);
+        }
         resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
         // Without the scaler no window is skipped (its state's count stays 0).
         watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);

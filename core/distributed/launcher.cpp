@@ -307,11 +307,16 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
         }
         bool running = false;
         int64_t firstFailure = -1;
-        // Of children that ended in the same poll, a killed one is the likelier root cause.
+        // Of children that ended in the same poll (or within the blame's grace below), a killed
+        // one is the likelier root cause, and one that failed on its own (a refused checkpoint,
+        // exit 2) is before one that gave up on a peer (exit 3, a witness).
+        const auto weight = [](int st) {
+            return WIFSIGNALED(st) ? 2 : WIFEXITED(st) && WEXITSTATUS(st) != kExitDistributed ? 1 : 0;
+        };
         const auto consider = [&](int64_t r) {
             const int st = children[static_cast<size_t>(r)].status;
-            if (failed(st) && (firstFailure < 0 ||
-                               (WIFSIGNALED(st) && !WIFSIGNALED(children[static_cast<size_t>(firstFailure)].status))))
+            if (failed(st) &&
+                (firstFailure < 0 || weight(st) > weight(children[static_cast<size_t>(firstFailure)].status)))
                 firstFailure = r;
         };
         for (size_t r = 0; r < children.size(); ++r) {
@@ -344,7 +349,7 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
                     if (waiting)
                         std::this_thread::sleep_for(kPollInterval);
                 }
-                if (!WIFSIGNALED(children[static_cast<size_t>(firstFailure)].status))
+                if (weight(children[static_cast<size_t>(firstFailure)].status) == 0) // still a witness
                     for (size_t r = 0; r < children.size() && suspect < 0; ++r)
                         if (!children[r].done)
                             suspect = static_cast<int64_t>(r);

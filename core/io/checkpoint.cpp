@@ -11,6 +11,7 @@
 #include "core/engine_state.h"
 #include "core/io/export.h"
 #include "core/model.h"
+#include "core/memory/memory.h"
 #include "core/io/regular_file.h"
 #include "core/io/safetensors.h"
 #include "core/io/sha256.h"
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +30,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <dirent.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -122,10 +125,30 @@ std::string sizes(const torch::Tensor &t)
     return out + (t.dim() == 1 ? ",)" : ")") + " " + std::string(c10::toString(t.scalar_type()));
 }
 
-// The largest files a checkpoint has: latest.json is a few lines; a rank file holds at most a
-// dozen tensors of the largest model (kMaxTensorElements) in float64, with its manifest.
+// The largest files a checkpoint has: latest.json is a few lines. A rank file's safetensors
+// header (the manifest with the run's settings, and the tensor table) is about 2 KB; its
+// bound is what the header's length may announce, checked before the header is read.
 constexpr uint64_t kMaxLatestBytes = 64 * 1024;
-constexpr uint64_t kMaxRankFileBytes = 12 * uint64_t(kMaxTensorElements) * 8 + (1 << 20);
+constexpr uint64_t kMaxRankHeaderBytes = 64 * 1024;
+
+// The most a rank file of run `c` can hold: every tensor this run may write, in its dtype at
+// its widest, plus the header's bound. Per parameter: the weights, the gradient buffers, the
+// window's starting weights (the step-every-micro bug) and the optimizer's state (momentum: one
+// buffer, AdamW: two); then the open window's inputs and noise (rows x in), its class ids
+// (int64) and losses, and the data stream's generator (torch's mt19937 state, 5,056 bytes). A
+// file larger than this is refused before it is read (the lesson's files are 114-331 KB; a 3 GB
+// one was read whole before it was called corrupt).
+uint64_t rankFileBound(const AccumConfig &c)
+{
+    const ModelShape shape = c.modelShape();
+    const uint64_t params = uint64_t(parameterCount(shape));
+    const uint64_t element = c.dtype == DType::Float64 ? 8 : 4; // bfloat16 and float16 runs keep float32 at most
+    const uint64_t optimizerBuffers = c.optimizer.kind == OptimizerKind::AdamW ? 2 : c.optimizer.kind == OptimizerKind::Momentum ? 1 : 0;
+    const uint64_t rows = uint64_t(c.microBatch) * uint64_t(c.accumSteps);
+    const uint64_t window = rows * uint64_t(shape.inFeatures) * 8 * 2 + rows * 8 + uint64_t(c.accumSteps) * 8;
+    constexpr uint64_t kGeneratorSlack = 8 * 1024;
+    return 8 + kMaxRankHeaderBytes + params * element * (3 + optimizerBuffers) + window + kGeneratorSlack;
+}
 
 // The deepest nesting of brackets in JSON text, strings skipped: a checkpoint's manifest nests
 // four levels (tensors, one tensor, its shape), and a value nested 100,000 deep overflowed the
@@ -232,9 +255,10 @@ struct FileReader {
         uint64_t offset = 0, bytes = 0;
     };
 
-    explicit FileReader(fs::path p) : path(std::move(p))
+    // `maxBytes`: the most a rank file of the run it is read for can hold (rankFileBound).
+    FileReader(fs::path p, uint64_t maxBytes) : path(std::move(p))
     {
-        const std::string all = readCheckpointFile(path, kMaxRankFileBytes);
+        const std::string all = readCheckpointFile(path, maxBytes);
         std::vector<Entry> entries;
         size_t dataStart = 0;
         try {
@@ -317,6 +341,8 @@ struct FileReader {
         if (all.size() < sizeof length)
             refuse("not-a-checkpoint", path);
         std::memcpy(&length, all.data(), sizeof length); // little-endian, as safetensors writes it
+        if (length > kMaxRankHeaderBytes)
+            refuse("header-too-large", path, TextArgs{{{"bytes", double(length)}, {"limit", double(kMaxRankHeaderBytes)}}, {}});
         if (length > all.size() - sizeof length)
             refuse("not-a-checkpoint", path);
         const std::string_view headerText(all.data() + sizeof length, length);
@@ -343,10 +369,34 @@ struct FileReader {
                 continue;
             const auto range = it.value().at("data_offsets").get<std::vector<uint64_t>>();
             if (range.size() != 2 || range[1] < range[0])
-                refuse("corrupt", path);
+                refuse("tensor-layout", path, TextArgs{{}, {{"field", it.key()}, {"detail", it.value().at("data_offsets").dump()}}});
             entries.push_back({it.key(), safetensorsDtypes().at(it.value().at("dtype").get<std::string>()),
                                it.value().at("shape").get<std::vector<int64_t>>(), range[0], range[1] - range[0]});
         }
+        // As the format says (and safetensors' own reader checks): the tensors' byte ranges, in
+        // order, start at 0, each where the one before ends (no overlap, no hole), and the last
+        // ends where the file does. Two tensors sharing bytes are refused, not read twice.
+        std::vector<const Entry *> byOffset;
+        for (const Entry &e : entries)
+            byOffset.push_back(&e);
+        std::stable_sort(byOffset.begin(), byOffset.end(),
+                         [](const Entry *a, const Entry *b) { return std::pair(a->offset, a->bytes) < std::pair(b->offset, b->bytes); });
+        uint64_t end = 0;
+        for (const Entry *e : byOffset) {
+            if (e->offset != end)
+                refuse("tensor-layout", path,
+                       TextArgs{{}, {{"field", e->name},
+                                     {"detail", "[" + std::to_string(e->offset) + ", " + std::to_string(e->offset + e->bytes) +
+                                                    "] " + (e->offset < end ? "overlaps" : "leaves a hole after") +
+                                                    " the tensor before it, which ends at " + std::to_string(end)}}});
+            end = e->offset + e->bytes;
+        }
+        const uint64_t data = all.size() - sizeof length - length;
+        if (end < data) // bytes after the last tensor (fewer are a truncated file, refused as one)
+            refuse("tensor-layout", path,
+                   TextArgs{{}, {{"field", byOffset.empty() ? std::string("__metadata__") : byOffset.back()->name},
+                                 {"detail", "the tensors end at byte " + std::to_string(end) + " of a data section of " +
+                                                std::to_string(data)}}});
         return sizeof length + length;
     }
 
@@ -457,15 +507,88 @@ json readLatest(const fs::path &dir)
     return latest;
 }
 
+// A generation folder this program made holds this marker (written by the rank that made the
+// folder, before its rank file): pruning and a failed publish remove only folders that hold
+// it, and in them only the files a checkpoint writes. A user's gen-* folder, or a link named
+// like one, is never deleted.
+constexpr const char *kGenerationMarker = ".accumlab-generation";
+
+// A file name a checkpoint writes into its generation: rank-<r>.safetensors (or format 2's
+// .ckpt), and the writer's temporaries beside it (.tmp-XXXXXX, .old-<pid>-<n>).
+bool writtenByACheckpoint(const std::string &name)
+{
+    size_t i = 5;
+    if (name.rfind("rank-", 0) != 0 || name.size() <= i || !std::isdigit(static_cast<unsigned char>(name[i])))
+        return false;
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])))
+        ++i;
+    std::string_view rest(name);
+    rest.remove_prefix(i);
+    for (const std::string_view ext : {".safetensors", ".ckpt"})
+        if (rest.substr(0, ext.size()) == ext) {
+            const std::string_view tail = rest.substr(ext.size());
+            return tail.empty() || tail.substr(0, 5) == ".tmp-" || tail.substr(0, 5) == ".old-";
+        }
+    return false;
+}
+
+// Removes the generation `name` in the folder `dirFd`, if it is a folder this program made
+// (its marker says so): the files a checkpoint writes, then the marker, then the folder if
+// nothing else is left in it. A link, a file, or a folder without the marker is left alone,
+// except that an empty folder (one a killed rank made and wrote nothing into) goes. Best
+// effort: a leftover costs space, never correctness.
+void removeGeneration(int dirFd, const std::string &name)
+{
+    const int gen = ::openat(dirFd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (gen < 0)
+        return; // gone, a link, or not a folder: not ours to remove
+    struct stat st {};
+    if (::fstatat(gen, kGenerationMarker, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+        if (DIR *list = ::fdopendir(::dup(gen))) {
+            std::vector<std::string> ours;
+            while (const dirent *e = ::readdir(list))
+                if (writtenByACheckpoint(e->d_name) && ::fstatat(gen, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    S_ISREG(st.st_mode))
+                    ours.emplace_back(e->d_name);
+            ::closedir(list);
+            for (const std::string &file : ours)
+                ::unlinkat(gen, file.c_str(), 0);
+            ::unlinkat(gen, kGenerationMarker, 0);
+        }
+    }
+    ::close(gen);
+    ::unlinkat(dirFd, name.c_str(), AT_REMOVEDIR); // only when empty: a user's file keeps it
+}
+
 void pruneOlderGenerations(const fs::path &dir, const std::string &current)
 {
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd < 0)
+        return;
     std::error_code ec;
     for (const auto &entry : fs::directory_iterator(dir, ec)) {
         const std::string name = entry.path().filename().string();
         // Only older generations: a rank may already be writing a newer one.
         if (name.rfind("gen-", 0) == 0 && name.size() == current.size() && name < current)
-            fs::remove_all(entry.path(), ec); // best effort: a leftover costs space, never correctness
+            removeGeneration(dirFd, name);
     }
+    ::close(dirFd);
+}
+
+// After a failed publish: the generation `gen` goes (as removeGeneration removes one) unless
+// the latest.json in `dir` names it.
+void removeOwnGeneration(const fs::path &dir, const std::string &gen)
+{
+    try {
+        if (readLatest(dir)["generation"].get<std::string>() == gen)
+            return;
+    } catch (const std::exception &) { // no latest.json, or an unreadable one: it names nothing
+    }
+    const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd < 0)
+        return;
+    removeGeneration(dirFd, gen);
+    ::close(dirFd);
 }
 
 // Every restored field against the run it goes into, before the engine sees any of it: the
@@ -489,7 +612,7 @@ void checkState(const EngineState &s, const std::optional<LossScalerState> &scal
     // The optimizer's state, where it has any (none before its first step), is per parameter.
     for (const auto &[t, name] : {std::pair{&s.momentum, "optimizer.momentum"}, std::pair{&s.expAvg, "optimizer.exp_avg"},
                                   std::pair{&s.expAvgSq, "optimizer.exp_avg_sq"}})
-        if (t->defined() && (t->dim() != 1 || t->numel() != mine.params.numel() || !t->is_floating_point()))
+        if (t->defined() && (t->dim() != 1 || t->numel() != mine.params.numel() || t->scalar_type() != mine.params.scalar_type()))
             bad(sharedPath, name, sizes(*t) + ", this run needs " + sizes(mine.params));
     if (s.windowStartParams.defined())
         sameAs(s.windowStartParams, mine.params, ownPath, "window.start_params");
@@ -554,6 +677,56 @@ CheckpointError writeFailed(const fs::path &dir, const std::string &reason)
                            TextArgs{{}, {{"dir", dir.string()}, {"reason", reason}}});
 }
 
+// The run a rank file says it belongs to, from its header alone (read through the one reader,
+// at most the header's bound): what a window asks before it has an engine, so that the file's
+// size is bounded by what that run can write before the file is read whole. Unchecked here
+// (the manifest's checksums are checked when the whole file is read); a header that names no
+// run this build accepts is refused.
+AccumConfig declaredRun(const fs::path &file)
+{
+    FileBytes f = readRegularFilePrefix(file, sizeof(uint64_t) + kMaxRankHeaderBytes);
+    if (f.refusal == ReadRefusal::System)
+        refuse("unreadable", file, TextArgs{{}, {{"reason", std::strerror(f.error)}}});
+    if (f.refusal == ReadRefusal::NotRegular)
+        refuse("not-a-file", file);
+    const std::string &all = f.bytes;
+    try {
+        std::string manifestText;
+        if (!all.empty() && all[0] == '{') { // format 2: the manifest's line
+            const size_t eol = all.find('\n');
+            if (eol == std::string::npos)
+                refuse("not-a-checkpoint", file);
+            manifestText = all.substr(0, eol);
+        } else {
+            uint64_t length = 0;
+            if (all.size() < sizeof length)
+                refuse("not-a-checkpoint", file);
+            std::memcpy(&length, all.data(), sizeof length);
+            if (length > kMaxRankHeaderBytes)
+                refuse("header-too-large", file, TextArgs{{{"bytes", double(length)}, {"limit", double(kMaxRankHeaderBytes)}}, {}});
+            if (length > all.size() - sizeof length)
+                refuse("not-a-checkpoint", file);
+            const std::string_view headerText(all.data() + sizeof length, length);
+            if (jsonDepth(headerText) > kMaxJsonDepth)
+                refuse("not-a-checkpoint", file);
+            const json header = json::parse(headerText.begin(), headerText.end());
+            manifestText = header.at("__metadata__").at("manifest").get<std::string>();
+        }
+        if (jsonDepth(manifestText) > kMaxJsonDepth)
+            refuse("not-a-checkpoint", file);
+        const json m = json::parse(manifestText);
+        AccumConfig c = accumConfigFromJson(nlohmann::json::parse(m.at("config").dump()));
+        c.worldSize = m.at("world_size").get<int64_t>();
+        c.dtype = dtypeFromString(m.at("dtype").get<std::string>());
+        validate(c);
+        return c;
+    } catch (const json::exception &) {
+        refuse("not-a-checkpoint", file);
+    } catch (const ConfigError &) {
+        refuse("not-a-checkpoint", file);
+    }
+}
+
 } // namespace
 
 CheckpointFolderLock &CheckpointFolderLock::operator=(CheckpointFolderLock &&o) noexcept
@@ -585,6 +758,13 @@ CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
         StagedFile probe(dir / kLatest, "");
     } catch (const ExportError &e) {
         throw writeFailed(dir, e.reason().empty() ? e.what() : e.reason());
+    }
+    // A link named like a generation would be written through (N3 of issue 60): refused here,
+    // before the run trains, as the writer refuses it when the generation is written.
+    for (const auto &entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("gen-", 0) == 0 && entry.is_symlink(ec))
+            throw CheckpointError("checkpoint/write-failed-link", TextArgs{{}, {{"dir", dir.string()}, {"file", entry.path().string()}}});
     }
     if (!lock)
         return {};
@@ -677,14 +857,28 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
     w.add("window.losses", s.windowLosses); // the raw losses of the micro-batches that ran
     w.addPerParameter("window.start.", s.windowStartParams, s); // step-every-micro: the window's start
 
-    auto failed = [&](const std::string &reason) { return writeFailed(dir, reason); };
+    auto failed = [&](const ExportError &e) {
+        if (e.code() == "export/path-leaves-folder")
+            return CheckpointError("checkpoint/write-failed-link", TextArgs{{}, {{"dir", dir.string()}, {"file", (dir / gen).string()}}});
+        return writeFailed(dir, e.reason().empty() ? e.what() : e.reason());
+    };
+    // The generation's folder, made inside `dir` and never through a link (a gen-... link
+    // planted there is refused, not followed: core/io/export.h's openFolderInside). The rank
+    // that makes it marks it as this program's, so that only it is ever removed.
+    bool created = false;
     try {
-        fs::create_directories(dir / gen);
-        writeFileAtomic(dir / gen / rankFileName(rank), w.file(manifest));
-    } catch (const fs::filesystem_error &e) {
-        throw failed(e.code().message());
+        const int genFd = openFolderInside(dir, gen, &created);
+        if (created) {
+            const int marker = ::openat(genFd, kGenerationMarker, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (marker >= 0)
+                ::close(marker);
+        }
+        ::close(genFd);
+        writeFileAtomic(dir, fs::path(gen) / rankFileName(rank), w.file(manifest));
     } catch (const ExportError &e) {
-        throw failed(e.reason().empty() ? e.what() : e.reason());
+        // A failed write (a full disk) removes the generation, its own marker saying it is one.
+        removeOwnGeneration(dir, gen);
+        throw failed(e);
     }
     faultKillAtMicro(s.microBatches, "mid-checkpoint");
     engine.rendezvous(); // every rank's file is in place
@@ -698,7 +892,10 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
     try {
         writeFileAtomic(dir / kLatest, latest.dump(2) + "\n");
     } catch (const ExportError &e) {
-        throw failed(e.reason().empty() ? e.what() : e.reason());
+        // Not published: the generation is an orphan no latest.json names (unless the earlier
+        // latest.json names this very one, saved twice at one micro-batch: then it stays).
+        removeOwnGeneration(dir, gen);
+        throw failed(e);
     }
     pruneOlderGenerations(dir, gen);
 }
@@ -706,7 +903,8 @@ void saveCheckpoint(AccumEngine &engine, const fs::path &dir)
 AccumConfig checkpointConfig(const fs::path &dir)
 {
     const json latest = readLatest(dir);
-    const FileReader shared(dir / latest["generation"].get<std::string>() / rankFileName(0, latest["version"].get<int>()));
+    const fs::path file = dir / latest["generation"].get<std::string>() / rankFileName(0, latest["version"].get<int>());
+    const FileReader shared(file, rankFileBound(declaredRun(file)));
     const json &m = shared.manifest;
     try {
         // The run's record (toJson(AccumConfig)) read back by its one reader, every setting
@@ -738,11 +936,12 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     const fs::path genDir = dir / latest["generation"].get<std::string>();
     const int version = latest["version"].get<int>();
     const int64_t rank = engine.rank();
-    const FileReader shared(genDir / rankFileName(0, version));
+    const uint64_t bound = rankFileBound(c);
+    const FileReader shared(genDir / rankFileName(0, version), bound);
     shared.requireRun(c);
     std::optional<FileReader> ownFile;
     if (rank != 0) {
-        ownFile.emplace(genDir / rankFileName(rank, version));
+        ownFile.emplace(genDir / rankFileName(rank, version), bound);
         ownFile->requireRun(c);
     }
     const FileReader &own = ownFile ? *ownFile : shared;
@@ -762,7 +961,10 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     engine.stateLayout(mine);
     // A flat buffer (total,) from the file: format 2 holds it as one tensor, format 3 as one
     // tensor per parameter named `prefix` + "fc1.weight" (each of the run's shape, or refused).
-    auto flat = [&](const FileReader &f, const std::string &format2Name, const std::string &prefix, bool required) {
+    // Each part in the run's own dtype (`want`, the engine's buffer's): a BF16 fc1.bias among
+    // float32 parts was promoted by cat and resumed a different run.
+    auto flat = [&](const FileReader &f, const std::string &format2Name, const std::string &prefix, bool required,
+                    torch::Dtype want) {
         if (f.version == 2)
             return f.tensor(format2Name, required);
         std::vector<torch::Tensor> parts;
@@ -770,11 +972,11 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
             const torch::Tensor t = f.tensor(prefix + mine.paramNames[i], false);
             if (!t.defined() && parts.empty() && !required)
                 return torch::Tensor(); // none of them: the state does not exist yet
-            if (!t.defined() || t.sizes().vec() != mine.paramShapes[i])
+            if (!t.defined() || t.sizes().vec() != mine.paramShapes[i] || t.scalar_type() != want)
                 refuse("out-of-range", f.path,
                        TextArgs{{}, {{"field", prefix + mine.paramNames[i]},
-                                     {"detail", (t.defined() ? sizes(t) : std::string("missing")) + " for a parameter of " +
-                                                    std::to_string(mine.paramShapes[i].size()) + " dimensions"}}});
+                                     {"detail", (t.defined() ? sizes(t) : std::string("missing")) + ", this run needs " +
+                                                    sizes(torch::empty(mine.paramShapes[i], torch::dtype(want)))}}});
             parts.push_back(t.reshape({-1}));
         }
         return torch::cat(parts); // (total,)
@@ -784,11 +986,11 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     const json &sh = shared.manifest.contains("shared") ? shared.manifest["shared"] : json();
     if (!sh.is_object())
         refuse("not-a-checkpoint", shared.path);
-    s.params = flat(shared, "params", "", true);
+    s.params = flat(shared, "params", "", true, mine.params.scalar_type());
     s.optimizerStateStep = shared.number<int64_t>(sh, "optimizer_state_step");
-    s.momentum = flat(shared, "optimizer.momentum", "optimizer.momentum_buffer.", false);
-    s.expAvg = flat(shared, "optimizer.exp_avg", "optimizer.exp_avg.", false);
-    s.expAvgSq = flat(shared, "optimizer.exp_avg_sq", "optimizer.exp_avg_sq.", false);
+    s.momentum = flat(shared, "optimizer.momentum", "optimizer.momentum_buffer.", false, mine.params.scalar_type());
+    s.expAvg = flat(shared, "optimizer.exp_avg", "optimizer.exp_avg.", false, mine.params.scalar_type());
+    s.expAvgSq = flat(shared, "optimizer.exp_avg_sq", "optimizer.exp_avg_sq.", false, mine.params.scalar_type());
     s.schedulerSteps = shared.number<int64_t>(sh, "scheduler_steps");
     s.lastLr = shared.number<double>(sh, "last_lr");
     s.generator = shared.tensor("data.generator");
@@ -806,13 +1008,13 @@ CheckpointSummary loadCheckpoint(AccumEngine &engine, const fs::path &dir, Resum
     s.micro = own.number<int64_t>(window, "micro_index");
     // Format 3 saves the buffers only where they carry over; a closed window's are zeros.
     const bool gradsSaved = own.version == 2 || s.open || c.bug == AccumBug::NeverZero;
-    s.grads = gradsSaved ? flat(own, "grads", "grad.", true) : torch::zeros(mine.grads.sizes(), torch::dtype(mine.grads.scalar_type()));
+    s.grads = gradsSaved ? flat(own, "grads", "grad.", true, mine.grads.scalar_type()) : torch::zeros(mine.grads.sizes(), torch::dtype(mine.grads.scalar_type()));
     if (s.open) {
         s.windowX = own.tensor(own.version == 2 ? "window.x" : "window.noise");
         s.windowY = own.tensor("window.y");
         s.windowLosses = own.tensor("window.losses");
     }
-    s.windowStartParams = flat(own, "window.start_params", "window.start.", false);
+    s.windowStartParams = flat(own, "window.start_params", "window.start.", false, mine.params.scalar_type());
 
     std::optional<LossScalerState> scaler;
     if (c.lossScaler.enabled) {

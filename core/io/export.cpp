@@ -646,24 +646,14 @@ std::filesystem::path folderOf(const std::filesystem::path &p)
     return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
 }
 
-void syncFolder(const std::filesystem::path &dir)
-{
-    // Makes renames durable; a folder that cannot be opened or synced loses nothing that was
-    // not already in the page cache, so failures here are not reported.
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-}
-
 // Refuses a destination that exists and is not a regular file or a link to one: a rename over a
 // device node, a FIFO or a socket would replace it (as root, /dev/null would become a PNG), and
 // one over a folder fails with a sentence about the wrong thing. A dangling link is replaced.
-void checkTarget(const std::filesystem::path &path)
+// `name` is looked up in the folder `dirFd`; `path` names it in the sentence.
+void checkTarget(int dirFd, const std::string &name, const std::filesystem::path &path)
 {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) // absent, dangling, or a file
+    if (::fstatat(dirFd, name.c_str(), &st, 0) != 0 || S_ISREG(st.st_mode)) // absent, dangling, or a file
         return;
     const char *kind = S_ISDIR(st.st_mode)                               ? "export/target-is-folder"
                        : S_ISFIFO(st.st_mode)                            ? "export/target-is-fifo"
@@ -673,42 +663,145 @@ void checkTarget(const std::filesystem::path &path)
     throw ExportError(kind, TextArgs{{}, {{"path", path.string()}}}, "not a regular file");
 }
 
-} // namespace
-
-StagedFile::StagedFile(std::filesystem::path path, const std::string &content) : m_path(std::move(path))
+// Opens the folder the user named (a link to it followed: the user chose it), creating it.
+int openNamedFolder(const std::filesystem::path &dir)
 {
     namespace fs = std::filesystem;
-    checkTarget(m_path);
-    const fs::path dir = folderOf(m_path);
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir, ec))
         throw ExportError(ec ? "export/folder-not-created" : "export/folder-not-a-folder",
                           TextArgs{{}, {{"folder", dir.string()}, {"reason", ec ? ec.message() : std::string()}}},
                           ec ? ec.message() : std::string("not a folder"));
-    // A unique name, so two writers of one destination (two windows, two threads) never share it.
-    std::string pattern = m_path.string() + ".tmp-XXXXXX";
-    int fd = -1;
-    {
-        const HeldSignals held; // created and registered as one step: a signal never orphans it
-        fd = ::mkstemp(pattern.data());
-        if (fd >= 0)
-            m_slot = registerTemp(pattern);
-    }
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
         const int e = errno;
         throw ExportError("export/folder-unwritable", TextArgs{{}, {{"folder", dir.string()}, {"reason", errorText(e)}}},
                           errorText(e));
     }
-    m_tmp = pattern;
-    int err = ::fchmod(fd, 0644) != 0 ? errno : 0; // mkstemp's 0600 would hide the export from others
+    return fd;
+}
+
+// Six random letters for a temporary's name (mkstemp's XXXXXX, but relative to a folder's
+// descriptor, which mkstemp cannot take).
+std::string randomSuffix()
+{
+    static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    thread_local std::mt19937_64 draw{std::random_device{}()};
+    std::string s(6, 'a');
+    for (char &c : s)
+        c = kLetters[draw() % (sizeof kLetters - 1)];
+    return s;
+}
+
+} // namespace
+
+int openFolderInside(const std::filesystem::path &root, const std::filesystem::path &inside, bool *created)
+{
+    namespace fs = std::filesystem;
+    if (created)
+        *created = false;
+    int fd = openNamedFolder(root);
+    fs::path reached = root;
+    for (const fs::path &part : inside) {
+        const std::string name = part.string();
+        reached /= part;
+        const auto leaves = [&] {
+            ::close(fd);
+            return ExportError("export/path-leaves-folder",
+                               TextArgs{{}, {{"path", reached.string()}, {"folder", root.string()}}},
+                               "a link or not a folder");
+        };
+        if (name.empty() || name == "." || name == ".." || part.is_absolute() || name.find('/') != std::string::npos)
+            throw leaves();
+        bool made = false;
+        if (::mkdirat(fd, name.c_str(), 0755) == 0) {
+            made = true;
+        } else if (errno != EEXIST) {
+            const int e = errno;
+            ::close(fd);
+            throw ExportError("export/folder-not-created",
+                              TextArgs{{}, {{"folder", reached.string()}, {"reason", errorText(e)}}}, errorText(e));
+        }
+        // O_NOFOLLOW: a link here (made before or after mkdirat) is refused, never followed.
+        const int next = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0) {
+            if (errno == ELOOP || errno == ENOTDIR)
+                throw leaves();
+            const int e = errno;
+            ::close(fd);
+            throw ExportError("export/folder-unwritable",
+                              TextArgs{{}, {{"folder", reached.string()}, {"reason", errorText(e)}}}, errorText(e));
+        }
+        ::close(fd);
+        fd = next;
+        if (created)
+            *created = made;
+    }
+    return fd;
+}
+
+StagedFile::StagedFile(std::filesystem::path path, const std::string &content)
+    : m_path(std::move(path)), m_name(m_path.filename().string())
+{
+    stage(openNamedFolder(folderOf(m_path)), content);
+}
+
+StagedFile::StagedFile(const std::filesystem::path &root, const std::filesystem::path &inside,
+                       const std::string &content)
+    : m_path(root / inside), m_name(inside.filename().string())
+{
+    if (inside.is_absolute() || m_name.empty() || m_name == "." || m_name == "..")
+        throw ExportError("export/path-leaves-folder", TextArgs{{}, {{"path", m_path.string()}, {"folder", root.string()}}},
+                          "not a file's name");
+    stage(openFolderInside(root, inside.parent_path()), content);
+}
+
+void StagedFile::stage(int dirFd, const std::string &content)
+{
+    namespace fs = std::filesystem;
+    m_dirFd = dirFd;
+    try {
+        if (m_name.empty() || m_name == "." || m_name == "..") // a folder's name, not a file's
+            throw ExportError("export/target-is-folder", TextArgs{{}, {{"path", m_path.string()}}}, "not a regular file");
+        checkTarget(m_dirFd, m_name, m_path);
+    } catch (...) { // a constructor that throws runs no destructor: the folder is closed here
+        ::close(m_dirFd);
+        m_dirFd = -1;
+        throw;
+    }
+    // A unique name, so two writers of one destination (two windows, two threads) never share it.
+    int fd = -1;
+    int e = 0;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        const std::string tmp = m_name + ".tmp-" + randomSuffix();
+        const HeldSignals held; // created and registered as one step: a signal never orphans it
+        fd = ::openat(m_dirFd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        e = errno;
+        if (fd >= 0) {
+            m_tmpName = tmp;
+            m_slot = registerTemp((folderOf(m_path) / tmp).string());
+        } else if (e != EEXIST) {
+            break;
+        }
+    }
+    const fs::path dir = folderOf(m_path);
+    if (fd < 0) {
+        ::close(m_dirFd);
+        m_dirFd = -1;
+        throw ExportError("export/folder-unwritable", TextArgs{{}, {{"folder", dir.string()}, {"reason", errorText(e)}}},
+                          errorText(e));
+    }
+    int err = ::fchmod(fd, 0644) != 0 ? errno : 0; // 0600 would hide the export from others
     if (!err)
         err = writeAll(fd, content);
     if (::close(fd) != 0 && !err)
         err = errno;
     if (err) {
-        fs::remove(m_tmp, ec);
+        ::unlinkat(m_dirFd, m_tmpName.c_str(), 0);
         unregisterTemp(m_slot);
+        ::close(m_dirFd);
+        m_dirFd = -1;
         throw ExportError("export/file-unwritable", TextArgs{{}, {{"path", m_path.string()}, {"reason", errorText(err)}}},
                           errorText(err));
     }
@@ -716,11 +809,11 @@ StagedFile::StagedFile(std::filesystem::path path, const std::string &content) :
 
 StagedFile::~StagedFile()
 {
-    if (!m_committed) {
-        std::error_code ec;
-        std::filesystem::remove(m_tmp, ec);
-    }
+    if (!m_committed && m_dirFd >= 0)
+        ::unlinkat(m_dirFd, m_tmpName.c_str(), 0);
     unregisterTemp(m_slot);
+    if (m_dirFd >= 0)
+        ::close(m_dirFd);
 }
 
 void StagedFile::commit() { publishTogether({this}); }
@@ -746,8 +839,10 @@ void publishTogether(const std::vector<StagedFile *> &files)
     if (files.empty())
         return;
     const fs::path dir = folderOf(files.front()->m_path);
-    // One writer of this folder at a time; the lock goes with the descriptor.
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dirFd = files.front()->m_dirFd; // every file of a set is staged in one folder
+    // One writer of this folder at a time; the lock goes with the descriptor (a description of
+    // its own, so closing it releases the lock and nothing else).
+    const int dfd = ::openat(dirFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         const int e = errno;
         throw ExportError("export/folder-unwritable", TextArgs{{}, {{"folder", dir.string()}, {"reason", errorText(e)}}},
@@ -767,7 +862,7 @@ void publishTogether(const std::vector<StagedFile *> &files)
     } unlock{dfd};
     // Again under the lock: a FIFO or device may have been made there since the file was staged.
     for (const StagedFile *f : files)
-        checkTarget(f->m_path);
+        checkTarget(f->m_dirFd, f->m_name, f->m_path);
 
     const HeldSignals held;
     // The earlier files, kept aside under a second name (a hard link) until all are published.
@@ -776,20 +871,20 @@ void publishTogether(const std::vector<StagedFile *> &files)
     const auto dropKept = [&] {
         for (size_t i = 0; i < kept.size(); ++i)
             if (!kept[i].empty()) {
-                ::unlink(kept[i].c_str());
+                ::unlinkat(files[i]->m_dirFd, kept[i].c_str(), 0);
                 unregisterTemp(keptSlots[i]);
             }
     };
     for (size_t i = 0; i < files.size(); ++i) {
+        const StagedFile &f = *files[i];
         struct stat st{};
-        if (::lstat(files[i]->m_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        if (::fstatat(f.m_dirFd, f.m_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue; // nothing there yet, or a link or folder: nothing of ours to restore
         for (int attempt = 0; attempt < 16 && kept[i].empty(); ++attempt) {
-            const std::string name = files[i]->m_path.string() + ".old-" + std::to_string(::getpid()) + "-" +
-                                     std::to_string(attempt);
-            if (::link(files[i]->m_path.c_str(), name.c_str()) == 0) {
+            const std::string name = f.m_name + ".old-" + std::to_string(::getpid()) + "-" + std::to_string(attempt);
+            if (::linkat(f.m_dirFd, f.m_name.c_str(), f.m_dirFd, name.c_str(), 0) == 0) {
                 kept[i] = name;
-                keptSlots[i] = registerTemp(name);
+                keptSlots[i] = registerTemp((folderOf(f.m_path) / name).string());
             } else if (errno != EEXIST) {
                 break; // no hard links here (some file systems): published without a way back
             }
@@ -797,7 +892,7 @@ void publishTogether(const std::vector<StagedFile *> &files)
     }
     for (size_t i = 0; i < files.size(); ++i) {
         StagedFile &f = *files[i];
-        if (std::rename(f.m_tmp.c_str(), f.m_path.c_str()) == 0) {
+        if (::renameat(f.m_dirFd, f.m_tmpName.c_str(), f.m_dirFd, f.m_name.c_str()) == 0) {
             f.m_committed = true;
             continue;
         }
@@ -805,20 +900,21 @@ void publishTogether(const std::vector<StagedFile *> &files)
         // Put back what was already replaced.
         std::string lost;
         for (size_t j = 0; j < i; ++j) {
-            const fs::path &done = files[j]->m_path;
-            const bool restored = kept[j].empty() ? (::unlink(done.c_str()) == 0 || errno == ENOENT)
-                                                  : std::rename(kept[j].c_str(), done.c_str()) == 0;
+            const StagedFile &done = *files[j];
+            const bool restored = kept[j].empty()
+                                      ? (::unlinkat(done.m_dirFd, done.m_name.c_str(), 0) == 0 || errno == ENOENT)
+                                      : ::renameat(done.m_dirFd, kept[j].c_str(), done.m_dirFd, done.m_name.c_str()) == 0;
             if (restored) {
                 if (!kept[j].empty()) {
                     unregisterTemp(keptSlots[j]);
                     kept[j].clear();
                 }
             } else {
-                lost += (lost.empty() ? "" : ", ") + done.filename().string();
+                lost += (lost.empty() ? "" : ", ") + done.m_path.filename().string();
             }
         }
         dropKept();
-        syncFolder(dir);
+        ::fsync(dirFd);
         if (!lost.empty())
             throw ExportError("export/files-mixed",
                               TextArgs{{},
@@ -830,7 +926,9 @@ void publishTogether(const std::vector<StagedFile *> &files)
         throw ExportError("export/file-unwritable", TextArgs{{}, {{"path", f.m_path.string()}, {"reason", reason}}}, reason);
     }
     dropKept();
-    syncFolder(dir);
+    // Makes the renames durable; a folder that cannot be synced loses nothing that was not
+    // already in the page cache, so a failure here is not reported.
+    ::fsync(dirFd);
 }
 
 std::string randomId()
@@ -872,6 +970,11 @@ void installExportSignalCleanup()
 void writeFileAtomic(const std::filesystem::path &path, const std::string &content)
 {
     StagedFile(path, content).commit();
+}
+
+void writeFileAtomic(const std::filesystem::path &root, const std::filesystem::path &inside, const std::string &content)
+{
+    StagedFile(root, inside, content).commit();
 }
 
 } // namespace accumlab

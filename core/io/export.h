@@ -89,10 +89,20 @@ private:
 // uncommitted, it is removed. While it exists its temporary name is registered, so a signal
 // handler can remove it (removeStagedFilesNow). Several files can be staged, then published
 // together (publishTogether) or dropped together (a cancelled export leaves nothing behind).
+// Its folder is opened once and every step (the temporary, the rename, the earlier file kept
+// aside) is taken relative to that descriptor, so the folder cannot be swapped for a link
+// between the write and the rename.
 class StagedFile {
 public:
-    // Throws ExportError with a sentence; on failure nothing is left beside `path`.
+    // Throws ExportError with a sentence; on failure nothing is left beside `path`. The folder
+    // of `path` is the one the user named: it is created if missing, and a link to it is
+    // followed (the user chose it).
     StagedFile(std::filesystem::path path, const std::string &content);
+    // `inside` is a relative path below `root` (the folder the user named, e.g. a checkpoint
+    // folder): each of its folders is opened without following a link (or created), so a link
+    // planted there (gen-... -> ../elsewhere) is refused with export/path-leaves-folder, never
+    // followed; "..", "." and absolute paths are refused the same way.
+    StagedFile(const std::filesystem::path &root, const std::filesystem::path &inside, const std::string &content);
     ~StagedFile();
     StagedFile(const StagedFile &) = delete;
     StagedFile &operator=(const StagedFile &) = delete;
@@ -101,11 +111,21 @@ public:
 
 private:
     friend void publishTogether(const std::vector<StagedFile *> &files);
+    void stage(int dirFd, const std::string &content);
     std::filesystem::path m_path;
-    std::filesystem::path m_tmp;
+    std::string m_name;     // the destination's name in its folder
+    std::string m_tmpName;  // the temporary's name in its folder
+    int m_dirFd = -1;       // the folder, opened once
     int m_slot = -1; // in the signal-time registry
     bool m_committed = false;
 };
+
+// Opens the folder `inside` below `root` (root itself when empty), creating what is missing,
+// without following a link below `root`: a descriptor for *at calls, closed by the caller.
+// `created` (when given) says whether the last folder was made by this call. Throws
+// ExportError export/path-leaves-folder for a link, a file or ".." on the way, and
+// export/folder-not-created when a folder cannot be made.
+int openFolderInside(const std::filesystem::path &root, const std::filesystem::path &inside, bool *created = nullptr);
 
 // Publishes staged files in one folder as a set: under an exclusive lock on the folder (so
 // writers of one out-dir publish one after the other, never interleaved), with the signals
@@ -139,5 +159,8 @@ void installExportSignalCleanup();
 // Writes `content` to a temp file beside `path`, flushes, then renames over `path`.
 // Throws ExportError with a sentence on failure; never leaves a partial file.
 void writeFileAtomic(const std::filesystem::path &path, const std::string &content);
+// The same for `inside`, a relative path below `root` (StagedFile's second constructor): no
+// link below `root` is followed.
+void writeFileAtomic(const std::filesystem::path &root, const std::filesystem::path &inside, const std::string &content);
 
 } // namespace accumlab

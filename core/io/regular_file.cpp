@@ -9,7 +9,10 @@
 
 namespace accumlab {
 
-FileBytes readRegularFile(const std::filesystem::path &path, uint64_t maxBytes)
+namespace {
+
+// Reads at most `maxBytes` (refused beyond them), or with `prefix` the first `maxBytes` only.
+FileBytes readBounded(const std::filesystem::path &path, uint64_t maxBytes, bool prefix)
 {
     FileBytes out;
     const auto fail = [&out](ReadRefusal why, int error = 0) {
@@ -31,6 +34,22 @@ FileBytes readRegularFile(const std::filesystem::path &path, uint64_t maxBytes)
     if (!S_ISREG(st.st_mode))
         return fail(ReadRefusal::NotRegular);
     out.size = uint64_t(st.st_size);
+    if (prefix) {
+        out.bytes.resize(size_t(std::min(out.size, maxBytes)));
+        size_t got = 0;
+        while (got < out.bytes.size()) {
+            const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return fail(ReadRefusal::System, errno);
+            if (n == 0)
+                break;
+            got += size_t(n);
+        }
+        out.bytes.resize(got);
+        return out;
+    }
     if (out.size > maxBytes)
         return fail(ReadRefusal::TooLarge);
     out.bytes.resize(size_t(out.size) + 1); // one byte more: a file that grew is found out
@@ -51,6 +70,18 @@ FileBytes readRegularFile(const std::filesystem::path &path, uint64_t maxBytes)
     }
     out.bytes.resize(got);
     return out;
+}
+
+} // namespace
+
+FileBytes readRegularFile(const std::filesystem::path &path, uint64_t maxBytes)
+{
+    return readBounded(path, maxBytes, /*prefix=*/false);
+}
+
+FileBytes readRegularFilePrefix(const std::filesystem::path &path, uint64_t prefixBytes)
+{
+    return readBounded(path, prefixBytes, /*prefix=*/true);
 }
 
 } // namespace accumlab

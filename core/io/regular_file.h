@@ -28,5 +28,9 @@ struct FileBytes {
 };
 
 FileBytes readRegularFile(const std::filesystem::path &path, uint64_t maxBytes);
+// The first `prefixBytes` bytes of a regular file (all of it when it is shorter), checked as
+// readRegularFile checks it; `size` is the whole file's. For a header read before the size the
+// whole file may have is known (a checkpoint's rank file: its manifest says which run it is).
+FileBytes readRegularFilePrefix(const std::filesystem::path &path, uint64_t prefixBytes);
 
 } // namespace accumlab

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -220,6 +221,49 @@ TEST(CliAutoResume, ARestartWithoutACheckpointIsRefused)
                                    {{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"TORCHELASTIC_RESTART_COUNT", "1"}});
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_NE(r.err.find("--checkpoint DIR --auto-resume"), std::string::npos) << r.err;
+}
+
+// Two ranks, rank 1's file damaged (issue 60, N15): rank 1's sentence, naming its file, is the
+// first error line, no rank's all-reduce failure comes before it, and the job exits with the
+// refusal's code (2), not the transport's (3).
+TEST(CliResumeRefusal, ARankRefusalComesFirst)
+{
+    ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli());
+    TempDir tmp;
+    const std::string dir = (tmp / "ckpt").string();
+    const ProcessResult saved = runCli(trainArgs("sgd", 2) + std::vector<std::string>{"--checkpoint", dir});
+    ASSERT_EQ(saved.exitCode, 0) << saved.err;
+    // at a window's end rank 1's file is its header alone: one byte of its manifest changed
+    const std::string file = dir + "/gen-000000000024/rank-1.safetensors";
+    std::string bytes = accumlab::test::readFile(file);
+    ASSERT_GT(bytes.size(), 100u) << file;
+    bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x01);
+    accumlab::test::writeFile(file, bytes);
+    const ProcessResult r = runCli(trainArgs("sgd", 2) + std::vector<std::string>{"--resume", dir});
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    const std::string first = r.err.substr(0, r.err.find('\n'));
+    EXPECT_EQ(first.rfind("accumlab-cli: error: rank 1: ", 0), 0u) << r.err;
+    EXPECT_NE(first.find("rank-1.safetensors"), std::string::npos) << r.err; // its file named
+    EXPECT_EQ(r.err.find("all-reduce"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out; // rank 0 reports no run
+}
+
+// The issue's reproduction (issue 60, N3): a generation folder that is a link out of the
+// checkpoint folder is refused before the run trains (exit 4, a checkpoint that cannot be
+// written), and the file it points at keeps its content.
+TEST(CliCheckpointFolder, ALinkOutOfTheFolderIsNotFollowed)
+{
+    ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli());
+    TempDir tmp;
+    std::filesystem::create_directories(tmp / "out");
+    std::filesystem::create_directories(tmp / "ck");
+    accumlab::test::writeFile(tmp / "out" / "rank-0.safetensors", "data\n");
+    std::filesystem::create_symlink("../out", tmp / "ck" / "gen-000000000008");
+    const ProcessResult r = runCli({"train", "--num-steps", "2", "--checkpoint", (tmp / "ck").string()});
+    EXPECT_EQ(r.exitCode, 4) << r.err;
+    EXPECT_NE(r.err.find("gen-000000000008 is a link or not a folder"), std::string::npos) << r.err;
+    EXPECT_TRUE(accumlab::test::readFile(tmp / "out" / "rank-0.safetensors") == "data\n") << "the file outside was written";
+    EXPECT_TRUE(std::filesystem::is_symlink(tmp / "ck" / "gen-000000000008"));
 }
 
 } // namespace
