@@ -78,7 +78,7 @@ def timeline_sentence(t):
     crossing = t["full_batch_crosses_budget_at_event"]
     phase = full["events"]["phase"][crossing] if crossing is not None else None
     events = len(full["events"]["delta_bytes"])
-    where = (f"crossing the budget at its event {crossing + 1} ({100 * (crossing + 1) // events}% of the way, in the "
+    where = (f"crossing the budget at its event {crossing + 1} ({100 * (crossing + 1) / events:.0f}% of the way, in the "
              f"{phase} pass)" if crossing is not None else "never crossing the budget")
     return (f"The lesson's demo ({t['effective_batch']} in one pass against {acc['accum_steps']} x {acc['micro_batch']}, "
             f"budget {kib(t['budget_bytes'])}): {events} events for the full batch, peak {kib(full['peak_bytes'])}, "

@@ -3,6 +3,7 @@
 
 #include "core/device.h"
 #include "core/io/regular_file.h"
+#include "core/memory/memory_sentences.h"
 #include "core/version.h"
 
 #include <atomic>
@@ -486,7 +487,7 @@ json toJson(const MicroBatchFinding &r)
             {"effective_batch", r.effectiveBatch},
             {"world_size", r.worldSize},
             {"tried", tried},
-            {"sentence", r.sentence()}};
+            {"sentence", finderSentences(r, NumberStyle{}).front()}}; // the English one the CLI prints
 }
 
 nlohmann::ordered_json toJson(const LoopListing &listing)

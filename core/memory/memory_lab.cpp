@@ -314,6 +314,14 @@ OomDemoResult runOomDemo(const MemoryLabConfig &lab, const CancelToken *cancel)
     return r;
 }
 
+std::optional<double> OomDemoResult::fullBatchCrossingPercent() const
+{
+    const auto i = fullBatchTimeline.firstAbove(budgetBytes);
+    if (!i)
+        return std::nullopt;
+    return 100.0 * static_cast<double>(*i + 1) / static_cast<double>(fullBatchTimeline.events.size());
+}
+
 nlohmann::json memoryTimelineJson(const OomDemoResult &r)
 {
     const auto crossing = r.fullBatchTimeline.firstAbove(r.budgetBytes);
@@ -394,15 +402,6 @@ std::vector<int64_t> TradeoffResult::stepSetPeakAt() const
         if (!p.outOfMemory && p.memory.transient && p.memory.transient->stepSetsPeak())
             out.push_back(p.microBatch);
     return out;
-}
-
-std::string MicroBatchFinding::sentence() const
-{
-    if (microBatch == 0)
-        return "not even one sample fits in " + formatByteCount(budgetBytes);
-    return std::to_string(microBatch) + (microBatch == 1 ? " sample fits" : " samples fit") + "; effective " +
-           std::to_string(effectiveBatch) + " = " + std::to_string(microBatch) + " x " + std::to_string(accumSteps) + " x " +
-           std::to_string(worldSize);
 }
 
 MicroBatchFinding findMicroBatch(const MemoryLabConfig &lab, const CancelToken *cancel)

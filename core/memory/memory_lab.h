@@ -121,6 +121,9 @@ struct OomDemoResult {
     // The accumulated step is the full batch's: the verdict holds (or a planted bug had no effect).
     bool sameStep() const { return accumulationSucceeded && equivalence && equivalence->verdict() != Verdict::Fails; }
     bool contrastShown() const { return fullBatchOutOfMemory && sameStep(); }
+    // How far through its recorded window the full batch's live bytes first exceed the budget,
+    // in percent of its events; empty when they never do (or nothing was recorded).
+    std::optional<double> fullBatchCrossingPercent() const;
 };
 // lab.base.microBatch is the micro-batch (with failsAfterSamples 0 and budgetBytes 0 it is
 // also the "fails after" size); accumSteps = effective / (micro x world).
@@ -170,8 +173,6 @@ struct MicroBatchFinding {
     int64_t effectiveBatch = 0;
     int64_t worldSize = 1;
     std::vector<std::pair<int64_t, bool>> tried; // in order: micro-batch, whether it fitted
-    // "32 samples fit; effective 512 = 32 x 16 x 1"
-    std::string sentence() const;
 };
 MicroBatchFinding findMicroBatch(const MemoryLabConfig &lab, const CancelToken *cancel = nullptr);
 

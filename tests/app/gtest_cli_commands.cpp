@@ -12,6 +12,9 @@
 #include "core/io/export.h"
 #include "core/lesson.h"
 #include "core/memory/memory_lab.h"
+#include "core/memory/memory_sentences.h"
+
+#include "app/cli/commands/common.h"
 
 #include "support.h"
 
@@ -21,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <iomanip>
@@ -64,6 +68,19 @@ json outJson(const ProcessResult &r)
 {
     const json j = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
     return j.is_object() ? j : json::object();
+}
+
+// The lines of `out` from the first that is `expected`'s first, as many as `expected` has:
+// where a block of sentences stands in a command's output.
+std::vector<std::string> linesFrom(const std::string &out, const std::vector<std::string> &expected)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    const auto first = expected.empty() ? lines.end() : std::find(lines.begin(), lines.end(), expected.front());
+    const auto n = std::min<std::ptrdiff_t>(std::distance(first, lines.end()), std::ptrdiff_t(expected.size()));
+    return {first, first + n};
 }
 
 class CliCommands : public testing::Test {
@@ -466,14 +483,54 @@ TEST_F(CliCommands, TradeoffWritesAReadableFile)
     ASSERT_EQ(t.points.size(), size_t(10));
     for (const TradeoffPoint &p : t.points)
         EXPECT_EQ(p.outOfMemory, p.microBatch > 32) << p.microBatch;
+    // Under the table, the sweep in core's English sentences, the Memory tab's: said of this
+    // run as its file holds it (times included), line for line.
+    TradeoffResult run;
+    run.config.lab.effectiveBatch = t.effectiveBatch;
+    run.device = t.raw.at("device").get<std::string>();
+    run.budgetBytes = t.budgetBytes.value_or(0);
+    run.points = t.points;
+    EXPECT_EQ(linesFrom(r.out, tradeoffSentences(run, NumberStyle{})), tradeoffSentences(run, NumberStyle{})) << r.out;
+    EXPECT_TRUE(contains(r.out, "\nTrade-off at an effective batch of 512 on cpu: 6 of 10 micro-batches fit the budget of ")) << r.out;
 }
 
+// The finder in core's English sentences, the Memory tab's, line for line: said of the run as
+// its --json answer gives it (the counting allocator measures the same on every run).
 TEST_F(CliCommands, FinderSaysItInWords)
 {
     const ProcessResult r = runCli({"find-micro-batch", "--device", "cpu"});
     EXPECT_EQ(r.exitCode, 0);
-    EXPECT_TRUE(contains(r.out, "micro-batch 64: out of memory")) << r.out;
-    EXPECT_TRUE(contains(r.out, "32 samples fit; effective 512 = 32 x 16 x 1")) << r.out;
+    EXPECT_TRUE(contains(r.out, "64 does not fit")) << r.out;
+    EXPECT_TRUE(contains(r.out, "32 samples fit; effective 512 = 32 × 16 × 1 (budget ")) << r.out;
+    const json j = outJson(runCli({"find-micro-batch", "--device", "cpu", "--json"}));
+    ASSERT_TRUE(j.contains("tried")) << j.dump();
+    MicroBatchFinding f;
+    f.budgetBytes = j.at("budget_bytes").get<int64_t>();
+    f.microBatch = j.at("micro_batch").get<int64_t>();
+    f.accumSteps = j.at("accum_steps").get<int64_t>();
+    f.effectiveBatch = j.at("effective_batch").get<int64_t>();
+    f.worldSize = j.at("world_size").get<int64_t>();
+    for (const json &t : j.at("tried"))
+        f.tried.emplace_back(t.at("micro_batch").get<int64_t>(), t.at("fits").get<bool>());
+    EXPECT_EQ(r.out, accumlab::test::joinLines(finderSentences(f, NumberStyle{})) + "\n");
+    EXPECT_EQ(j.at("sentence").get<std::string>(), finderSentences(f, NumberStyle{}).front());
+}
+
+// The demo in core's English sentences, the Memory tab's, line for line: the CLI's run against
+// the same demo run here, with the settings the CLI's flags give (the counting allocator's
+// figures and the float64 twin's are the same on every run of one build).
+TEST_F(CliCommands, OomDemoSaysItInCoresSentences)
+{
+    const ProcessResult r = runCli({"oom-demo", "--device", "cpu"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    cli::MemoryFlags flags;
+    flags.run.device = "cpu";
+    const OomDemoResult demo = runOomDemo(flags.lab());
+    const std::vector<std::string> said = oomDemoSentences(demo, NumberStyle{});
+    EXPECT_EQ(r.out, accumlab::test::joinLines(said) + "\n");
+    ASSERT_GE(said.size(), size_t(6));
+    EXPECT_TRUE(startsWith(said.front(), "Budget ")) << said.front();
+    EXPECT_TRUE(startsWith(said.back(), "LibTorch's words: CPU out of memory. Tried to allocate ")) << said.back();
 }
 
 struct CudaRow {

@@ -10,6 +10,7 @@
 #include "core/memory/gpu.h"
 #include "core/memory/memory.h"
 #include "core/memory/memory_lab.h"
+#include "core/memory/memory_sentences.h"
 #include "core/sweep.h"
 
 #include <torch/torch.h>
@@ -28,6 +29,7 @@
 #include <optional>
 #include <ostream>
 #include <regex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -451,7 +453,8 @@ TEST_P(FinderFindsTheLargestThatFits, Finds)
     EXPECT_EQ(f.accumSteps, int64_t(row.effective / row.found));
     EXPECT_EQ(f.microBatch * f.accumSteps * f.worldSize, int64_t(row.effective));
     if (row.found == 32) {
-        EXPECT_EQ(f.sentence(), "32 samples fit; effective 512 = 32 x 16 x 1");
+        EXPECT_EQ(finderSentences(f, NumberStyle{}).front(),
+                  "32 samples fit; effective 512 = 32 × 16 × 1 (budget " + formatNumber(double(f.budgetBytes), "B") + ").");
     }
     // Every tried micro-batch below the found one fitted, every one above failed.
     for (const auto &[micro, fitted] : f.tried)
@@ -821,6 +824,360 @@ INSTANTIATE_TEST_SUITE_P(
          "RANK is set but WORLD_SIZE is not (a rank needs both)"},
         {"folder is a file", "folder is a file", "export/folder-not-created", "cannot create the folder "},
     }),
+    test::ByName());
+
+// ---- The results in words (core/memory/memory_sentences.h) ---------------------------------------
+
+// Every sentence the formatter says, by its place in memory_lab.json, with the placeholders it
+// fills: each exists in every language of the content with exactly those placeholders.
+struct SentenceKeyRow {
+    std::string name;
+    std::string pointer;
+    std::set<std::string> placeholders;
+};
+class MemorySentenceInEveryLanguage : public testing::TestWithParam<SentenceKeyRow> {};
+
+const std::vector<SentenceKeyRow> &sentenceKeyRows()
+{
+    static const std::vector<SentenceKeyRow> rows = {
+        {"budget measured", "/oom-demo/budget-measured", {"budget", "device", "fails_after"}},
+        {"budget chosen", "/oom-demo/budget-chosen", {"budget", "device"}},
+        {"full batch out of memory", "/oom-demo/full-batch-out-of-memory", {"effective", "peak"}},
+        {"full batch fitted", "/oom-demo/full-batch-fitted", {"effective", "peak"}},
+        {"accumulation fits", "/oom-demo/accumulation-fits", {"accum", "micro", "peak"}},
+        {"accumulation out of memory", "/oom-demo/accumulation-out-of-memory", {}},
+        {"verdict holds", "/oom-demo/verdict-holds", {"criterion"}},
+        {"verdict fails", "/oom-demo/verdict-fails", {"cause", "criterion"}},
+        {"verdict no effect", "/oom-demo/verdict-no-effect", {"cause", "criterion"}},
+        {"parameters", "/oom-demo/parameters", {"diff", "bound"}},
+        {"timeline", "/oom-demo/timeline", {"percent", "accum", "floor"}},
+        {"LibTorch's words", "/oom-demo/libtorch-words", {"words"}},
+        {"peak parts", "/peak/parts", {"weights", "gradients", "state", "samples", "activations", "step"}},
+        {"peak set by the step", "/peak/set-by-step", {"parts"}},
+        {"peak set by activations", "/peak/set-by-activations", {"parts"}},
+        {"tradeoff summary", "/tradeoff/summary", {"effective", "device", "fitted", "points", "budget"}},
+        {"tradeoff without a budget", "/tradeoff/summary-no-budget", {"effective", "device", "fitted", "points"}},
+        {"tradeoff fastest", "/tradeoff/fastest", {"micro", "accum", "ms"}},
+        {"tradeoff peak at", "/tradeoff/peak-at", {"micro", "peak", "parts"}},
+        {"tradeoff flat", "/tradeoff/flat", {"from", "to"}},
+        {"tradeoff activations", "/tradeoff/activations-set-every-peak", {}},
+        {"finder found", "/finder/found", {"micro", "effective", "accum", "world", "budget"}},
+        {"finder found one", "/finder/found-one", {"micro", "effective", "accum", "world", "budget"}},
+        {"finder none fits", "/finder/none-fits", {"budget"}},
+        {"finder tried", "/finder/tried", {"list"}},
+        {"finder tried fits", "/finder/tried-fits", {"micro"}},
+        {"finder tried does not fit", "/finder/tried-does-not-fit", {"micro"}},
+        {"finder list separator", "/finder/list-separator", {}},
+    };
+    return rows;
+}
+
+TEST_P(MemorySentenceInEveryLanguage, WithTheFormattersPlaceholders)
+{
+    const SentenceKeyRow &row = GetParam();
+    const nlohmann::json &doc = contentJson(kMemorySentencesFile);
+    ASSERT_TRUE(doc.contains(nlohmann::json::json_pointer(row.pointer))) << row.pointer;
+    const LocalizedText text = localizedText(doc.at(nlohmann::json::json_pointer(row.pointer)));
+    for (const LanguageInfo &lang : contentLanguages()) {
+        const auto it = text.byLanguage.find(lang.code);
+        ASSERT_NE(it, text.byLanguage.end()) << row.pointer << " has no " << lang.code;
+        EXPECT_FALSE(it->second.empty()) << row.pointer << " " << lang.code;
+        const std::vector<std::string> names = placeholderNames(it->second);
+        EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), row.placeholders) << row.pointer << " " << lang.code;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, MemorySentenceInEveryLanguage, testing::ValuesIn(sentenceKeyRows()), test::ByName());
+
+// The file holds no sentence the formatter does not say (the table above is all of them).
+TEST(MemorySentences, FileHoldsOnlyTheFormattersSentences)
+{
+    std::set<std::string> listed;
+    for (const SentenceKeyRow &row : sentenceKeyRows())
+        listed.insert(row.pointer);
+    std::set<std::string> inFile;
+    const std::function<void(const nlohmann::json &, const std::string &)> walk = [&](const nlohmann::json &node,
+                                                                                      const std::string &at) {
+        if (!node.is_object())
+            return;
+        if (node.contains("en")) {
+            inFile.insert(at);
+            return;
+        }
+        for (const auto &[key, value] : node.items())
+            walk(value, at + "/" + key);
+    };
+    walk(contentJson(kMemorySentencesFile), "");
+    EXPECT_EQ(inFile, listed);
+}
+
+// The results the rows say, built by hand: the lesson's demo on the CPU, in its figures.
+HeldBytes lessonHeld() { return HeldBytes{107622, 107622, 0, 135168}; } // 105.1 KiB, 105.1 KiB, 0 B, 132.0 KiB
+
+OomDemoResult handDemo()
+{
+    OomDemoResult r;
+    r.device = "cpu";
+    r.budgetBytes = 497500; // 485.8 KiB
+    r.failsAfterSamples = 32;
+    r.microBatch = 32;
+    r.accumSteps = 16;
+    r.effectiveBatch = 512;
+    r.fullBatch.peakBytes = int64_t(1843) << 10; // 1.8 MiB
+    r.fullBatchOutOfMemory = true;
+    r.fullBatchError = "CPU out of memory. Tried to allocate 128.0 KiB";
+    r.accumulationSucceeded = true;
+    r.accumulation.peakBytes = 496300; // 484.7 KiB
+    r.maxParamDiff = 7.45e-9;
+    r.paramTolerance = 1e-4;
+    return r;
+}
+
+TradeoffPoint handPoint(int64_t micro, int64_t accum, double ms, int64_t peak, int64_t activations, int64_t step)
+{
+    TradeoffPoint p;
+    p.microBatch = micro;
+    p.accumSteps = accum;
+    p.effectiveBatch = micro * accum;
+    p.steps = 2;
+    p.stepMsMedian = ms;
+    p.samplesPerSec = 1000.0 * double(p.effectiveBatch) / ms;
+    p.peakMemBytes = peak;
+    p.memory.held = lessonHeld();
+    p.memory.peakBytes = peak;
+    p.memory.transient = WindowMemory::Transient{activations, step};
+    return p;
+}
+
+TradeoffPoint outOfMemoryPoint(int64_t micro, int64_t accum)
+{
+    TradeoffPoint p;
+    p.microBatch = micro;
+    p.accumSteps = accum;
+    p.effectiveBatch = micro * accum;
+    p.outOfMemory = true;
+    p.error = "CPU out of memory. Tried to allocate 1.0 MiB";
+    return p;
+}
+
+MicroBatchFinding handFinding(int64_t micro, int64_t accum, int64_t world, std::vector<std::pair<int64_t, bool>> tried)
+{
+    MicroBatchFinding f;
+    f.budgetBytes = 497500;
+    f.microBatch = micro;
+    f.accumSteps = accum;
+    f.effectiveBatch = micro > 0 ? micro * accum * world : 16;
+    f.worldSize = world;
+    f.tried = std::move(tried);
+    return f;
+}
+
+// The device as the window words it, in each language of the content.
+MemorySentenceWords windowWords(const std::string &language)
+{
+    return {language == "fa" ? "پردازنده (CPU)" : "processor (CPU)"};
+}
+
+// A result in words: its English lines exactly, and in every other language as many lines, in
+// that language's words and digits (only LibTorch's own message, isolated, stays English).
+struct SentencesRow {
+    std::string name;
+    std::function<std::vector<std::string>(const NumberStyle &, const MemorySentenceWords &)> say;
+    std::vector<std::string> english;
+};
+class MemoryResultInWords : public testing::TestWithParam<SentencesRow> {};
+
+const std::string kParts = "weights 105.1 KiB, gradients 105.1 KiB, optimizer state 0 B, the window's samples 132.0 KiB, ";
+
+std::vector<SentencesRow> sentencesRows()
+{
+    const auto demo = [](std::function<void(OomDemoResult &)> change) {
+        return [change](const NumberStyle &style, const MemorySentenceWords &words) {
+            OomDemoResult r = handDemo();
+            change(r);
+            return oomDemoSentences(r, style, words);
+        };
+    };
+    const auto tradeoff = [](int64_t budget, std::vector<TradeoffPoint> points) {
+        return [budget, points](const NumberStyle &style, const MemorySentenceWords &words) {
+            TradeoffResult r;
+            r.config.lab.effectiveBatch = points.front().effectiveBatch;
+            r.device = "cpu";
+            r.budgetBytes = budget;
+            r.points = points;
+            return tradeoffSentences(r, style, words);
+        };
+    };
+    const auto finder = [](MicroBatchFinding f) {
+        return [f](const NumberStyle &style, const MemorySentenceWords &) { return finderSentences(f, style); };
+    };
+    return {
+        {"demo: the lesson's contrast", demo([](OomDemoResult &) {}),
+         {"Budget 485.8 KiB on processor (CPU): measured so that a micro-batch of 32 samples fits and the next one "
+          "that divides the effective batch does not.",
+          "The full effective batch of 512 samples in one pass needs 1.8 MiB; under the budget LibTorch ran out of memory.",
+          "By accumulation, 16 micro-batches of 32 samples fit, with a measured peak of 484.7 KiB.",
+          "LibTorch's words: CPU out of memory. Tried to allocate 128.0 KiB"}},
+        {"demo: a chosen budget the full batch fits, peaks in parts, the timeline",
+         demo([](OomDemoResult &r) {
+             r.failsAfterSamples = 0;
+             r.fullBatchOutOfMemory = false;
+             r.fullBatchError.clear();
+             r.fullBatch.held = lessonHeld();
+             r.fullBatch.transient = WindowMemory::Transient{1468006, 52};
+             r.accumulation.held = lessonHeld();
+             r.accumulation.transient = WindowMemory::Transient{141824, 112};
+             // The full batch's live bytes cross 485.8 KiB at its third event of four: 75%.
+             for (int64_t live : {100000, 300000, 600000, 900000})
+                 r.fullBatchTimeline.events.push_back(MemoryEvent{live, live});
+             r.accumulationTimeline.floor = lessonHeld();
+         }),
+         {"Budget 485.8 KiB on processor (CPU), as chosen.",
+          "The full effective batch of 512 samples in one pass needs 1.8 MiB and fitted under the budget; no "
+          "out-of-memory error was raised.",
+          "Its peak: " + kParts + "one micro-batch's activations 1.4 MiB, the optimizer step's temporaries 52 B; one "
+          "micro-batch's activations set it.",
+          "By accumulation, 16 micro-batches of 32 samples fit, with a measured peak of 484.7 KiB.",
+          "Its peak: " + kParts + "one micro-batch's activations 138.5 KiB, the optimizer step's temporaries 112 B; one "
+          "micro-batch's activations set it.",
+          "On the timeline the full batch's one hill crosses the budget 75% of the way through its window; the 16 "
+          "micro-batches make 16 small hills under it, on a resident floor of 342.2 KiB that does not move."}},
+        {"demo: AdamW, the step sets the accumulation's peak",
+         demo([](OomDemoResult &r) {
+             r.accumulation.held = lessonHeld();
+             r.accumulation.transient = WindowMemory::Transient{83866, 107622};
+         }),
+         {"Budget 485.8 KiB on processor (CPU): measured so that a micro-batch of 32 samples fits and the next one "
+          "that divides the effective batch does not.",
+          "The full effective batch of 512 samples in one pass needs 1.8 MiB; under the budget LibTorch ran out of memory.",
+          "By accumulation, 16 micro-batches of 32 samples fit, with a measured peak of 484.7 KiB.",
+          "Its peak: " + kParts + "one micro-batch's activations 81.9 KiB, the optimizer step's temporaries 105.1 KiB; "
+          "the step's temporaries, not the activations, set it.",
+          "LibTorch's words: CPU out of memory. Tried to allocate 128.0 KiB"}},
+        {"demo: accumulation out of memory too",
+         demo([](OomDemoResult &r) {
+             r.accumulationSucceeded = false;
+             r.accumulationError = "CPU out of memory. Tried to allocate 64.0 KiB";
+             for (int64_t live : {100000, 900000})
+                 r.fullBatchTimeline.events.push_back(MemoryEvent{live, live});
+         }),
+         {"Budget 485.8 KiB on processor (CPU): measured so that a micro-batch of 32 samples fits and the next one "
+          "that divides the effective batch does not.",
+          "The full effective batch of 512 samples in one pass needs 1.8 MiB; under the budget LibTorch ran out of memory.",
+          "By accumulation the same effective batch ran out of memory too.",
+          "LibTorch's words: CPU out of memory. Tried to allocate 128.0 KiB CPU out of memory. Tried to allocate 64.0 KiB"}},
+        {"tradeoff: SGD under the lesson's budget",
+         tradeoff(497500, {handPoint(1, 512, 55.74, 424858, 68403, 2048), handPoint(32, 16, 2.924, 496300, 141824, 112),
+                           outOfMemoryPoint(512, 1)}),
+         {"Trade-off at an effective batch of 512 on processor (CPU): 2 of 3 micro-batches fit the budget of 485.8 KiB.",
+          "The fastest that fits: 32 samples × 16 steps, 2.92 ms per optimizer step.",
+          "At micro-batch 1 the peak of 414.9 KiB is: " + kParts +
+              "one micro-batch's activations 66.8 KiB, the optimizer step's temporaries 2.0 KiB.",
+          "One micro-batch's activations set every peak: it grows with the micro-batch."}},
+        {"tradeoff: AdamW without a budget, flat where the step sets the peak",
+         tradeoff(0, {handPoint(1, 8, 9.5, 463053, 47104, 107622), handPoint(2, 4, 4.5, 462540, 48333, 107622),
+                      handPoint(4, 2, 1.5, 470000, 120000, 107622)}),
+         {"Trade-off at an effective batch of 8 on processor (CPU), with no budget: 3 of 3 micro-batches fit in memory.",
+          "The fastest that fits: 4 samples × 2 steps, 1.50 ms per optimizer step.",
+          "At micro-batch 1 the peak of 452.2 KiB is: " + kParts +
+              "one micro-batch's activations 46.0 KiB, the optimizer step's temporaries 105.1 KiB.",
+          "From micro-batch 1 to 2 the optimizer step's temporaries, not the activations, set the peak: it does not "
+          "grow with the micro-batch there."}},
+        {"finder: the lesson's 32", finder(handFinding(32, 16, 1, {{1, true}, {32, true}, {64, false}})),
+         {"32 samples fit; effective 512 = 32 × 16 × 1 (budget 485.8 KiB).", "Tried: 1 fits, 32 fits, 64 does not fit."}},
+        {"finder: one sample over two ranks", finder(handFinding(1, 8, 2, {{1, true}, {2, false}})),
+         {"1 sample fits; effective 16 = 1 × 8 × 2 (budget 485.8 KiB).", "Tried: 1 fits, 2 does not fit."}},
+        {"finder: none fits", finder(handFinding(0, 0, 1, {{1, false}})),
+         {"Not even one sample fits in 485.8 KiB.", "Tried: 1 does not fit."}},
+    };
+}
+
+// What a right-to-left reader must not see in a line: English words or Latin digits outside
+// the left-to-right isolates (LibTorch's message).
+void expectReadersLine(const std::string &line, const std::string &language)
+{
+    EXPECT_TRUE(strayLatinWords(line).empty()) << language << ": " << line;
+    EXPECT_FALSE(std::regex_search(screenProse(line), std::regex("[0-9]"))) << language << ": " << line;
+}
+
+TEST_P(MemoryResultInWords, InEveryLanguage)
+{
+    const SentencesRow &row = GetParam();
+    EXPECT_EQ(row.say(NumberStyle{}, windowWords("en")), row.english);
+    for (const LanguageInfo &lang : contentLanguages()) {
+        if (lang.code == "en")
+            continue;
+        const std::vector<std::string> lines = row.say(NumberStyle{lang.code, false}, windowWords(lang.code));
+        ASSERT_EQ(lines.size(), row.english.size()) << lang.code << "\n" << test::joinLines(lines);
+        for (size_t i = 0; i < lines.size(); ++i) {
+            EXPECT_NE(lines[i], row.english[i]) << lang.code;
+            if (lang.rightToLeft)
+                expectReadersLine(lines[i], lang.code);
+        }
+        // With Latin digits chosen the figures read 485.8, not ۴۸۵٫۸.
+        const std::string latin = test::joinLines(row.say(NumberStyle{lang.code, true}, windowWords(lang.code)));
+        EXPECT_TRUE(std::regex_search(latin, std::regex("[0-9]"))) << latin;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, MemoryResultInWords, testing::ValuesIn(sentencesRows()), test::ByName());
+
+// Without the caller's words the device is LibTorch's name, as the CLI prints it.
+TEST(MemorySentences, DeviceAsLibTorchNamesItWithoutWords)
+{
+    EXPECT_TRUE(contains(oomDemoSentences(handDemo(), NumberStyle{}).front(), "Budget 485.8 KiB on cpu: "));
+    TradeoffResult t;
+    t.config.lab.effectiveBatch = 512;
+    t.device = "cuda:0";
+    t.points = {outOfMemoryPoint(512, 1)};
+    EXPECT_EQ(tradeoffSentences(t, NumberStyle{}),
+              std::vector<std::string>{"Trade-off at an effective batch of 512 on cuda:0, with no budget: 0 of 1 micro-batches fit in memory."});
+}
+
+// The one verdict in the demo's words, for each verdict a real run gives: the lesson's loop
+// holds, the undivided loss fails, and with one micro-batch it had no effect.
+struct VerdictRow {
+    std::string name;
+    Scaling scaling;
+    int64_t accumSteps;
+    Verdict verdict;
+    std::string opening;
+};
+class MemoryDemoVerdictInWords : public testing::TestWithParam<VerdictRow> {};
+
+TEST_P(MemoryDemoVerdictInWords, AsTheVerdictSaysIt)
+{
+    const VerdictRow &row = GetParam();
+    AccumConfig c;
+    c.preset = ModelPreset::Lesson;
+    c.device = DeviceRequest::Cpu;
+    c.microBatch = 4;
+    c.accumSteps = row.accumSteps;
+    c.scaling = row.scaling;
+    OomDemoResult r = handDemo();
+    r.equivalence = runEquivalence(equivalenceConfigOf(c));
+    ASSERT_EQ(r.equivalence->verdict(), row.verdict);
+    const EquivalenceResult &eq = *r.equivalence;
+    const std::vector<std::string> en = oomDemoSentences(r, NumberStyle{});
+    ASSERT_EQ(en.size(), size_t(6)) << test::joinLines(en);
+    const std::string cause = eq.cause(NumberStyle{}), criterion = eq.criterion(NumberStyle{});
+    EXPECT_EQ(en[3], row.opening + (cause.empty() ? "" : cause + " ") + "(" + criterion + ").");
+    const std::string why = eq.explanation(NumberStyle{});
+    EXPECT_EQ(en[4], "After the step this run's parameters differ from the full batch's by at most 7.45×10⁻⁹ (the lesson's "
+                     "bound: 0.0001)." + (why.empty() ? "" : " " + why));
+    for (const LanguageInfo &lang : contentLanguages())
+        if (lang.rightToLeft)
+            for (const std::string &line : oomDemoSentences(r, NumberStyle{lang.code, false}, windowWords(lang.code)))
+                expectReadersLine(line, lang.code);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rows, MemoryDemoVerdictInWords,
+    testing::Values(VerdictRow{"holds", Scaling::Divide, 4, Verdict::Holds, "Verdict: the accumulated step is the full batch's "},
+                    VerdictRow{"planted: no division fails", Scaling::None, 4, Verdict::Fails,
+                               "Verdict: the accumulated step is not the full batch's: "},
+                    VerdictRow{"no division with one micro-batch has no effect", Scaling::None, 1, Verdict::NoEffect,
+                               "Verdict: the planted bug had no effect here, and the step is the full batch's: "}),
     test::ByName());
 
 } // namespace

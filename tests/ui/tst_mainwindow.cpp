@@ -22,6 +22,7 @@
 #include "ui/statusreporter.h"
 #include "ui/charts/throughputchart.h"
 #include "ui/panels/memoryview.h"
+#include "ui/localizedtext.h"
 #include "ui/charts/memorytimelinechart.h"
 #include "ui/session/preset.h"
 #include "ui/panels/quizwidget.h"
@@ -33,6 +34,7 @@
 #include "core/engine.h"
 #include "core/experiments/internal.h"
 #include "core/io/export.h"
+#include "core/memory/memory_sentences.h"
 
 #include <QAccessible>
 #include <QAction>
@@ -120,6 +122,24 @@ MemoryLabUpdate demoSuccess()
 }
 
 QString bytesIn(const QLocale &, qint64 bytes) { return LanguageManager::formatBytes(bytes); }
+
+// Core's sentences of a memory run (core/memory/memory_sentences.h) in `language`, the device in
+// `device`'s words, each line as the window marks a core text (a right-to-left mark first in
+// Persian): what the Memory tab must show, word for word.
+QString coreSentences(const MemoryLabUpdate &u, const std::string &language, const std::string &device)
+{
+    const NumberStyle style{language, false};
+    std::vector<std::string> said;
+    switch (u.request.kind) {
+    case MemoryLabKind::OomDemo: said = oomDemoSentences(u.demo, style, {device}); break;
+    case MemoryLabKind::Tradeoff: said = tradeoffSentences(u.tradeoff, style, {device}); break;
+    case MemoryLabKind::Finder: said = finderSentences(u.finding, style); break;
+    }
+    QStringList lines;
+    for (const std::string &line : said)
+        lines << (languageInfo(language).rightToLeft ? QChar(0x200F) : QString()) + QString::fromStdString(line);
+    return lines.join(QLatin1Char('\n'));
+}
 
 } // namespace
 
@@ -347,7 +367,7 @@ void TestMainWindow::memoryLabRunsOnThisMachine_data()
     QTest::addColumn<int>("kind");
     QTest::addColumn<bool>("roomy");
     QTest::addColumn<QString>("says");
-    QTest::newRow("demo") << int(MemoryLabKind::OomDemo) << false << QStringLiteral("LibTorch's words: \u2066CPU out of memory. Tried to allocate");
+    QTest::newRow("demo") << int(MemoryLabKind::OomDemo) << false << QStringLiteral("LibTorch's words: CPU out of memory. Tried to allocate");
     QTest::newRow("planted: a roomy budget") << int(MemoryLabKind::OomDemo) << true << QStringLiteral("no out-of-memory error was raised");
     QTest::newRow("demo: the one verdict") << int(MemoryLabKind::OomDemo) << false
                                            << QStringLiteral("Verdict: the accumulated step is the full batch's");
@@ -375,6 +395,8 @@ void TestMainWindow::memoryLabRunsOnThisMachine()
     QVERIFY(finished.wait(kWaitMs));
     const QString text = labelText(m, "memoryLabResult");
     QVERIFY2(text.contains(says), qPrintable(text));
+    // Word for word the CLI's English sentences of this run, the device in the window's words.
+    QCOMPARE(text, coreSentences(finished.first().first().value<MemoryLabUpdate>(), "en", "processor (CPU)"));
     QVERIFY(m->findChild<QPushButton *>(QLatin1String(button))->isEnabled());
     if (kind == int(MemoryLabKind::Tradeoff)) {
         QCOMPARE(m->tradeoffChart()->fittedPointCount(), 6);      // 1 to 32
@@ -435,6 +457,12 @@ void TestMainWindow::oomDemoResultInWords()
     }
     for (const QString &words : expected)
         QVERIFY2(text.contains(words), qPrintable(words + QStringLiteral("\n  not in: ") + text));
+    // The answer is core's sentences in the window's language, the ones the CLI prints in English.
+    if (ok)
+        QCOMPARE(text, persian ? coreSentences(u, "fa", "پردازنده (CPU)\u200e") : coreSentences(u, "en", "processor (CPU)"));
+    if (persian && ok)
+        QVERIFY2(text.contains(QStringLiteral("کل دسته‌ی مؤثر ۵۱۲ نمونه‌ای در یک گذر به ۱٫۸ مگابایت نیاز دارد؛")),
+                 qPrintable(text));
     if (persian) {
         // The sentences are Persian: LibTorch's English stays on its own details line, the
         // last, and elsewhere only names (LibTorch, CPU) are Latin; no «روی cpu».

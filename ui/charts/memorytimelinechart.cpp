@@ -286,13 +286,7 @@ qint64 MemoryTimelineChart::drawnPeakBytes(int run) const
 
 std::optional<double> MemoryTimelineChart::crossingPercent() const
 {
-    if (!m_result)
-        return std::nullopt;
-    const MemoryTimeline &full = m_result->fullBatchTimeline;
-    const auto i = full.firstAbove(m_result->budgetBytes);
-    if (!i)
-        return std::nullopt;
-    return 100.0 * static_cast<double>(*i + 1) / static_cast<double>(full.events.size());
+    return m_result ? m_result->fullBatchCrossingPercent() : std::nullopt;
 }
 
 void MemoryTimelineChart::retranslateUi()

@@ -4,6 +4,7 @@
 
 #include "core/memory/cpu_memory.h"
 #include "core/memory/memory.h"
+#include "core/memory/memory_sentences.h"
 #include "ui/layout/fontscale.h"
 #include "ui/language.h"
 #include "ui/panels/lessonnavigator.h"
@@ -437,17 +438,6 @@ void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
     refresh();
 }
 
-QString MemoryView::peakParts(const WindowMemory &m) const
-{
-    if (!m.transient)
-        return {};
-    return tr("weights %1, gradients %2, optimizer state %3, the window's samples %4, one micro-batch's activations %5, "
-              "the optimizer step's temporaries %6")
-        .arg(formatBytes(m.held.weights), formatBytes(m.held.gradients), formatBytes(m.held.optimizerState),
-             formatBytes(m.held.windowSamples), formatBytes(m.transient->activations),
-             formatBytes(m.transient->stepTemporaries));
-}
-
 QString MemoryView::resultText() const
 {
     if (!m_last)
@@ -457,124 +447,22 @@ QString MemoryView::resultText() const
         return tr("The memory run was cancelled.");
     if (!u.ok)
         return tr("The memory run failed: %1").arg(u.error.localized());
-    const auto n = [](int64_t v) { return count(static_cast<qint64>(v)); };
-    const MemoryLabConfig &lab = u.request.tradeoff.lab;
-    QStringList lines;
+    // The run in words: core's sentences (resources/content/memory_lab.json), the ones the CLI
+    // prints in English, here in the window's language and digits and with the device in its
+    // words. LibTorch's own message comes last, left to right.
+    const NumberStyle style = contentStyle();
+    const auto device = [](const std::string &name) {
+        return MemorySentenceWords{deviceInWords(QString::fromStdString(name)).toStdString()};
+    };
+    std::vector<std::string> sentences;
     switch (u.request.kind) {
-    case MemoryLabKind::OomDemo: {
-        const OomDemoResult &r = u.demo;
-        lines << (r.failsAfterSamples > 0
-                      ? tr("Budget %1 on %2: measured so that a micro-batch of %3 samples fits and the next one that "
-                           "divides the effective batch does not.")
-                            .arg(formatBytes(r.budgetBytes), deviceInWords(QString::fromStdString(r.device)),
-                                 n(r.failsAfterSamples))
-                      : tr("Budget %1 on %2, as set on the slider.")
-                            .arg(formatBytes(r.budgetBytes), deviceInWords(QString::fromStdString(r.device))));
-        // The sentences a student reads are the window's; LibTorch's own English words (its
-        // error, with its figures) follow on a details line of their own.
-        QStringList libtorchSaid;
-        if (r.fullBatchOutOfMemory)
-            lines << tr("The full effective batch of %1 samples in one pass needs %2; under the budget LibTorch ran out "
-                        "of memory.")
-                         .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes));
-        else
-            lines << tr("The full effective batch of %1 samples in one pass needs %2 and fitted under the budget; no "
-                        "out-of-memory error was raised.")
-                         .arg(n(r.effectiveBatch), formatBytes(r.fullBatch.peakBytes));
-        if (r.accumulationSucceeded) {
-            lines << tr("By accumulation, %1 micro-batches of %2 samples fit, with a measured peak of %3.")
-                         .arg(n(r.accumSteps), n(r.microBatch), formatBytes(r.accumulation.peakBytes));
-            if (const QString parts = peakParts(r.accumulation); !parts.isEmpty())
-                lines << (r.accumulation.transient->stepSetsPeak()
-                              ? tr("Its peak: %1; the step's temporaries, not the activations, set it.")
-                              : tr("Its peak: %1; one micro-batch's activations set it."))
-                             .arg(parts);
-        } else
-            lines << tr("By accumulation the same effective batch ran out of memory too.");
-        // The one verdict on this loop (the float64 twin's), then this run's own figure beside
-        // the lesson's yardstick, with why they differ where they do.
-        if (r.equivalence) {
-            const EquivalenceResult &eq = *r.equivalence;
-            const QString cause = localized(eq.cause(contentStyle()));
-            const QString criterion = localized(eq.criterion(contentStyle()));
-            switch (eq.verdict()) {
-            case Verdict::Holds:
-                lines << tr("Verdict: the accumulated step is the full batch's (%1).").arg(criterion);
-                break;
-            case Verdict::Fails:
-                lines << tr("Verdict: the accumulated step is not the full batch's: %1").arg(cause);
-                break;
-            case Verdict::NoEffect:
-                lines << tr("Verdict: the planted bug had no effect here, and the step is the full batch's: %1").arg(cause);
-                break;
-            }
-            QString figures = tr("After the step this run's parameters differ from the full batch's by at most %1 (the "
-                                 "lesson's bound: %2).")
-                                  .arg(figure(r.maxParamDiff, ".3g"), figure(r.paramTolerance, ".3g"));
-            if (const std::string why = eq.explanation(contentStyle()); !why.empty())
-                figures += QLatin1Char(' ') + localized(why);
-            lines << figures;
-        }
-        // The timeline under the answer, in a sentence: where the hill crosses the budget.
-        if (const auto crossing = m_timeline->crossingPercent(); crossing && r.accumulationSucceeded)
-            lines << tr("On the timeline the full batch's one hill crosses the budget %1% of the way through its window; "
-                        "the %2 micro-batches make %2 small hills under it, on a resident floor of %3 that does not move.")
-                         .arg(figure(*crossing, ".0f"), n(r.accumSteps),
-                              formatBytes(r.accumulationTimeline.floor.total()));
-        for (const std::string &said : {r.fullBatchError, r.accumulationError})
-            if (!said.empty())
-                libtorchSaid << LanguageManager::ltr(QString::fromStdString(said));
-        if (!libtorchSaid.isEmpty())
-            lines << tr("LibTorch's words: %1").arg(libtorchSaid.join(QLatin1Char(' ')));
-        break;
+    case MemoryLabKind::OomDemo: sentences = oomDemoSentences(u.demo, style, device(u.demo.device)); break;
+    case MemoryLabKind::Tradeoff: sentences = tradeoffSentences(u.tradeoff, style, device(u.tradeoff.device)); break;
+    case MemoryLabKind::Finder: sentences = finderSentences(u.finding, style); break;
     }
-    case MemoryLabKind::Tradeoff: {
-        const TradeoffResult &r = u.tradeoff;
-        int fitted = 0;
-        const TradeoffPoint *fastest = nullptr;
-        for (const TradeoffPoint &p : r.points) {
-            if (p.outOfMemory)
-                continue;
-            ++fitted;
-            if (!fastest || p.stepMsMedian < fastest->stepMsMedian)
-                fastest = &p;
-        }
-        lines << tr("Trade-off at an effective batch of %1: %2 of %3 micro-batches fit the budget of %4.")
-                     .arg(n(lab.effectiveBatch), n(fitted), n(static_cast<int64_t>(r.points.size())),
-                          r.budgetBytes > 0 ? formatBytes(r.budgetBytes) : tr("none"));
-        if (fastest)
-            lines << tr("The fastest that fits: %1 samples × %2 steps, %3 ms per optimizer step.")
-                         .arg(n(fastest->microBatch), n(fastest->accumSteps), figure(fastest->stepMsMedian, ".2f"));
-        // Why the line has the shape it has: the smallest micro-batch's peak in its parts, and
-        // where the step's temporaries, not the activations, set it (a flat stretch).
-        const auto smallest = std::find_if(r.points.begin(), r.points.end(),
-                                           [](const TradeoffPoint &p) { return !p.outOfMemory && p.memory.transient; });
-        if (smallest != r.points.end())
-            lines << tr("At micro-batch %1 the peak of %2 is: %3.")
-                         .arg(n(smallest->microBatch), formatBytes(smallest->memory.peakBytes), peakParts(smallest->memory));
-        if (const std::vector<int64_t> flat = r.stepSetPeakAt(); !flat.empty())
-            lines << tr("From micro-batch %1 to %2 the optimizer step's temporaries, not the activations, set the peak: "
-                        "it does not grow with the micro-batch there.")
-                         .arg(n(flat.front()), n(flat.back()));
-        else if (smallest != r.points.end())
-            lines << tr("One micro-batch's activations set every peak: it grows with the micro-batch.");
-        break;
-    }
-    case MemoryLabKind::Finder: {
-        const MicroBatchFinding &f = u.finding;
-        QStringList tried;
-        for (const auto &[micro, fits] : f.tried)
-            tried << (fits ? tr("%1 fits") : tr("%1 does not")).arg(n(micro));
-        if (f.microBatch > 0)
-            lines << tr("%1 samples fit; effective %2 = %3 × %4 × %5 (budget %6).")
-                         .arg(n(f.microBatch), n(f.effectiveBatch), n(f.microBatch), n(f.accumSteps), n(f.worldSize),
-                              formatBytes(f.budgetBytes));
-        else
-            lines << tr("Not even one sample fits in %1.").arg(formatBytes(f.budgetBytes));
-        lines << tr("Tried: %1.").arg(tried.join(tr(", ")));
-        break;
-    }
-    }
+    QStringList lines;
+    for (const std::string &sentence : sentences)
+        lines << localized(sentence);
     return lines.join(QLatin1Char('\n'));
 }
 

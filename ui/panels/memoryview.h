@@ -6,8 +6,8 @@
 // batch in one pass. Three buttons run the memory lab on the worker, on the CPU as on a GPU:
 // the out-of-memory demo (the full batch fails inside LibTorch, accumulation fits and matches
 // its parameters), the trade-off sweep (time and peak memory per micro-batch, charted) and
-// the micro-batch finder. Their answers are said in words in the window's language; LibTorch's
-// own messages stay left to right. GUI thread only.
+// the micro-batch finder. Their answers are core's sentences, the CLI's, in the window's
+// language; LibTorch's own messages stay left to right. GUI thread only.
 #pragma once
 
 #include "ui/worker/updates.h"
@@ -77,10 +77,7 @@ private:
     void refresh();
     void refreshButtons();
     void settingsChanged(); // a measured budget no longer applies
-    QString resultText() const;
-    // A measured peak in its parts: what the engine holds, and above it one micro-batch's
-    // activations and the step's temporaries ("" where the split was not measured).
-    QString peakParts(const WindowMemory &memory) const;
+    QString resultText() const; // the last run in core's sentences (core/memory/memory_sentences.h)
 
     AccumConfig m_config;
     QLabel *m_title = nullptr;

@@ -1,12 +1,13 @@
 // `accumlab-cli find-micro-batch`: the largest micro-batch under the budget (every divisor of
-// the effective batch measured) and the accum_steps it takes; exit 1 when none fits.
+// the effective batch measured) and the accum_steps it takes, in the Memory tab's sentences or
+// one JSON object (--json); exit 1 when none fits.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
-#include "core/memory/cpu_memory.h"
 #include "core/io/export.h"
 #include "core/lesson.h"
 #include "core/memory/memory_lab.h"
+#include "core/memory/memory_sentences.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -34,9 +35,9 @@ public:
         if (m_flags.json) {
             std::cout << toJson(r).dump(2) << std::endl;
         } else {
-            for (const auto &[micro, fitted] : r.tried)
-                std::cout << "micro-batch " << micro << ": " << (fitted ? "fits" : "out of memory") << "\n";
-            std::cout << r.sentence() << " (budget " << formatByteCount(r.budgetBytes) << ")\n";
+            // The Memory tab's sentences in English (core/memory/memory_sentences.h).
+            for (const std::string &line : finderSentences(r, NumberStyle{}))
+                std::cout << line << "\n";
         }
         return r.microBatch > 0 ? 0 : kExitFails;
     }

@@ -1,15 +1,15 @@
 // `accumlab-cli oom-demo`: under a memory budget (--fails-after 32 or --budget BYTES) the full
 // effective batch fails with LibTorch's out-of-memory error, accumulation fits it. One JSON
-// object with --json, else sentences; exit 0 when the contrast showed, 1 when it did not.
+// object with --json, else the demo's sentences (the Memory tab's, in English); exit 0 when the
+// contrast showed, 1 when it did not.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
 #include "core/content/content.h"
-#include "core/memory/cpu_memory.h"
-#include "core/equivalence.h"
 #include "core/io/export.h"
 #include "core/lesson.h"
 #include "core/memory/memory_lab.h"
+#include "core/memory/memory_sentences.h"
 #include "core/memory/memory_timeline.h"
 
 #include <CLI/CLI.hpp>
@@ -17,7 +17,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <utility>
 
 namespace accumlab::cli {
 namespace {
@@ -65,36 +64,9 @@ public:
         if (m_flags.json) {
             std::cout << toJson(r).dump(2) << std::endl;
         } else {
-            std::cout << "budget: " << formatByteCount(r.budgetBytes) << " on " << r.device;
-            if (r.failsAfterSamples > 0)
-                std::cout << " (measured so that it fails after " << r.failsAfterSamples << " samples per micro-batch)";
-            std::cout << "\nfull effective batch of " << r.effectiveBatch << " in one pass: needs "
-                      << formatByteCount(r.fullBatch.peakBytes) << "; under the budget: "
-                      << (r.fullBatchOutOfMemory ? "out of memory: " + r.fullBatchError : std::string("it fitted")) << "\n";
-            std::cout << "by accumulation, " << r.accumSteps << " x " << r.microBatch << " samples: "
-                      << (r.accumulationSucceeded ? "fits, peak " + formatByteCount(r.accumulation.peakBytes)
-                                                  : "out of memory: " + r.accumulationError)
-                      << "\n";
-            // The peaks' parts, measured on the recorded windows.
-            for (const auto &[name, m] : {std::pair{"full batch", &r.fullBatch}, std::pair{"accumulation", &r.accumulation}})
-                if (m->transient)
-                    std::cout << name << "'s peak " << formatByteCount(m->peakBytes) << ": weights "
-                              << formatByteCount(m->held.weights) << ", gradients " << formatByteCount(m->held.gradients)
-                              << ", optimizer state " << formatByteCount(m->held.optimizerState) << ", samples "
-                              << formatByteCount(m->held.windowSamples) << ", activations "
-                              << formatByteCount(m->transient->activations) << ", step temporaries "
-                              << formatByteCount(m->transient->stepTemporaries)
-                              << (m->transient->stepSetsPeak() ? " (the step sets the peak)" : "") << "\n";
-            if (r.equivalence) {
-                // The one verdict on this loop, then the run's own figure beside the lesson's yardstick.
-                const EquivalenceResult &eq = *r.equivalence;
-                const std::string cause = eq.cause(), why = eq.explanation(NumberStyle{});
-                std::cout << "the accumulated step against the full batch's: " << toString(eq.verdict())
-                          << (cause.empty() ? "" : " (" + cause + ")") << "; " << eq.criterion(NumberStyle{}) << "\n"
-                          << "this run's parameters after the step: max abs diff " << formatNumber(r.maxParamDiff, ".3g")
-                          << " (the lesson's bound " << formatNumber(r.paramTolerance, ".3g") << ")"
-                          << (why.empty() ? "" : ". " + why) << "\n";
-            }
+            // The demo in words, the window's sentences in English (core/memory/memory_sentences.h).
+            for (const std::string &line : oomDemoSentences(r, NumberStyle{}))
+                std::cout << line << "\n";
         }
         if (!r.contrastShown()) {
             std::cerr << "the out-of-memory contrast did not show: the full batch "

@@ -1,6 +1,6 @@
 // `accumlab-cli tradeoff`: a fixed effective batch over micro-batches: time per step and the
-// measured peak per point, the points beyond the budget failing; a table, and
-// accum-tradeoff.json in --out-dir.
+// measured peak per point, the points beyond the budget failing; a table, the sweep in
+// sentences, and accum-tradeoff.json in --out-dir.
 #include "app/cli/commands/commands.h"
 #include "app/cli/commands/common.h"
 
@@ -8,6 +8,7 @@
 #include "core/io/export.h"
 #include "core/lesson.h"
 #include "core/memory/memory_lab.h"
+#include "core/memory/memory_sentences.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -49,10 +50,9 @@ public:
         if (!m_noWrite)
             requireWritableDir(m_outDir);
         const TradeoffResult r = runTradeoff(t);
-        std::printf("effective batch %lld on %s, budget %s\n", static_cast<long long>(t.lab.effectiveBatch), r.device.c_str(),
-                    r.budgetBytes > 0 ? formatByteCount(r.budgetBytes).c_str() : "none");
-        // The peak's parts: what the engine holds (weights, gradients, optimizer state, samples) and,
-        // above it, one micro-batch's activations and the step's temporaries, measured apart.
+        // The points as a table (the peak's parts: what sets it, one micro-batch's activations or
+        // the step's temporaries, measured apart), then the sweep in words, the Memory tab's
+        // sentences in English (core/memory/memory_sentences.h).
         std::printf("%6s %6s %12s %12s %12s %12s %12s  %s\n", "micro", "accum", "ms/step", "samples/s", "peak", "activations",
                     "step temps", "");
         const auto bytes = [](std::optional<int64_t> b) { return b ? formatByteCount(*b) : std::string("n/a"); };
@@ -68,20 +68,8 @@ public:
                             bytes(t ? std::optional(t->stepTemporaries) : std::nullopt).c_str(),
                             t && t->stepSetsPeak() ? "the step sets the peak" : "");
         }
-        for (const TradeoffPoint &p : r.points)
-            if (!p.outOfMemory) { // what every point holds between windows
-                const HeldBytes &h = p.memory.held;
-                std::printf("held by every point: weights %s, gradients %s, optimizer state %s, the window's samples %s "
-                            "(micro-batch %lld)\n",
-                            formatByteCount(h.weights).c_str(), formatByteCount(h.gradients).c_str(),
-                            formatByteCount(h.optimizerState).c_str(), formatByteCount(h.windowSamples).c_str(),
-                            static_cast<long long>(p.microBatch));
-                break;
-            }
-        if (const std::vector<int64_t> flat = r.stepSetPeakAt(); !flat.empty())
-            std::printf("from micro-batch %lld to %lld the optimizer step's temporaries, not the activations, set the peak: "
-                        "it does not grow with the micro-batch there\n",
-                        static_cast<long long>(flat.front()), static_cast<long long>(flat.back()));
+        for (const std::string &line : tradeoffSentences(r, NumberStyle{}))
+            std::printf("%s\n", line.c_str());
         if (!m_noWrite) {
             writeFileAtomic(out, tradeoffJson(r).dump(2) + "\n");
             std::cout << "wrote " << out.string() << "\n";
