@@ -21,6 +21,7 @@ packages=(
   locales                # locale sources: tests/portable/gtest_locale builds a comma-decimal one
   dpkg-dev file          # CPack's .deb and its dependencies from dpkg-shlibdeps (scripts/package.sh)
   desktop-file-utils appstream  # validate the .desktop file and the AppStream metainfo (tests)
+  fortunes fortunes-min  # the text model's corpus: short texts with '%' between them (core/data/text_corpus.h)
 )
 if [[ "${ACCUMLAB_SETUP_EXTRA:-}" != "" ]]; then
   read -r -a extra <<<"$ACCUMLAB_SETUP_EXTRA"
