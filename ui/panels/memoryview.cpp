@@ -4,6 +4,7 @@
 
 #include "core/memory/cpu_memory.h"
 #include "core/memory/memory.h"
+#include "core/io/export.h"
 #include "ui/layout/fontscale.h"
 #include "ui/language.h"
 #include "ui/panels/lessonnavigator.h"
@@ -22,6 +23,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -434,7 +437,14 @@ void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
             m_budgetSlider->setValue(sliderFor(static_cast<double>(budget)));
         }
     }
+    m_lastShownWith = request(update.request.kind).tradeoff.lab;
     refresh();
+}
+
+bool MemoryView::sameLab(const MemoryLabConfig &a, const MemoryLabConfig &b)
+{
+    return a.effectiveBatch == b.effectiveBatch && a.budgetBytes == b.budgetBytes &&
+           a.failsAfterSamples == b.failsAfterSamples && toJson(a.base) == toJson(b.base);
 }
 
 QString MemoryView::peakParts(const WindowMemory &m) const
@@ -457,6 +467,9 @@ QString MemoryView::resultText() const
         return tr("The memory run was cancelled.");
     if (!u.ok)
         return tr("The memory run failed: %1").arg(u.error.localized());
+    if (m_lastShownWith && !sameLab(*m_lastShownWith, request(u.request.kind).tradeoff.lab))
+        return tr("The settings changed after the last memory run, and its figures were for the old ones: run it "
+                  "again for these.");
     const auto n = [](int64_t v) { return count(static_cast<qint64>(v)); };
     const MemoryLabConfig &lab = u.request.tradeoff.lab;
     QStringList lines;

@@ -81,6 +81,7 @@ private:
     // A measured peak in its parts: what the engine holds, and above it one micro-batch's
     // activations and the step's temporaries ("" where the split was not measured).
     QString peakParts(const WindowMemory &memory) const;
+    static bool sameLab(const MemoryLabConfig &a, const MemoryLabConfig &b);
 
     AccumConfig m_config;
     QLabel *m_title = nullptr;
@@ -107,6 +108,9 @@ private:
     std::optional<qint64> m_measuredFullPeak;    // the demo's full batch, measured without the budget
     std::optional<MemoryLabKind> m_running;
     std::optional<MemoryLabUpdate> m_last;
+    // The settings on screen when m_last came (its kind's request): once they change (a dtype,
+    // the budget), its figures are another run's, and the view says so instead of showing them.
+    std::optional<MemoryLabConfig> m_lastShownWith;
     std::optional<OomDemoResult> m_lastDemo;
 };
 
