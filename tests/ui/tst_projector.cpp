@@ -33,6 +33,8 @@
 #include "ui/worker/sweeprunner.h"
 #include "ui/charts/memorytimelinechart.h"
 #include "ui/panels/memoryview.h"
+#include "ui/panels/codepanel.h"
+#include "ui/panels/quizwidget.h"
 #include "ui/charts/throughputchart.h"
 
 #include "window_helpers.h"
@@ -64,6 +66,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRadioButton>
+#include <QTextBrowser>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -1079,6 +1083,71 @@ private slots:
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // N5 of issue 62: at 1024x768 the quiz's Next stands where Check stood, whole and in sight,
+    // once the answer is checked (it sat at the page's foot, two screens below the question).
+    void quizNextBesideCheck_data() { lessonHasRoomOnASmallScreen_data(); }
+    void quizNextBesideCheck()
+    {
+        QFETCH(QString, language);
+        show(QSize(1024, 768), language, QStringLiteral("quiz"));
+        auto *quiz = m_window->findChild<QuizWidget *>();
+        QVERIFY(quiz);
+        auto *check = quiz->findChild<QPushButton *>(QStringLiteral("quizCheckButton"));
+        auto *next = quiz->findChild<QPushButton *>(QStringLiteral("quizNextButton"));
+        QVERIFY(check && next);
+        if (check->isHidden()) { // answered by an earlier row: on to a fresh question
+            QTest::mouseClick(next, Qt::LeftButton);
+            QVERIFY(awaitLayout(m_window));
+        }
+        QRadioButton *choice = nullptr;
+        for (QRadioButton *b : quiz->findChildren<QRadioButton *>())
+            if (b->isVisible() && b->isEnabled())
+                choice = b;
+        QVERIFY(choice);
+        QTest::mouseClick(choice, Qt::LeftButton, {}, QPoint(4, choice->height() / 2));
+        QVERIFY(check->isEnabled());
+        const int checkTop = check->mapTo(m_window, QPoint(0, 0)).y();
+        QTest::mouseClick(check, Qt::LeftButton);
+        QVERIFY(awaitLayout(m_window));
+        QVERIFY(next->isEnabled());
+        QCOMPARE(heightInSight(next), next->height());
+        const int nextTop = next->mapTo(m_window, QPoint(0, 0)).y();
+        QVERIFY2(std::abs(nextTop - checkTop) <= check->height() / 2,
+                 qPrintable(QStringLiteral("Next at y %1, Check was at y %2").arg(nextTop).arg(checkTop)));
+    }
+
+    // N6 of issue 62: on the Code tab, a step lit the loop's last lines and the short view
+    // scrolled to them; Ctrl+Shift+T gives the tab the lab's height, and the code shows from
+    // its top (it opened on a blank area at the old scroll position).
+    void codeOpensAtItsTop_data() { lessonHasRoomOnASmallScreen_data(); }
+    void codeOpensAtItsTop()
+    {
+        QFETCH(QString, language);
+        show(QSize(1024, 768), language, QStringLiteral("lab/3"));
+        auto *code = m_window->findChild<CodePanel *>();
+        QVERIFY(code);
+        QCOMPARE(m_window->tabs()->currentWidget(), code);
+        code->clearLit();
+        auto *view = code->findChild<QTextBrowser *>(QStringLiteral("codeView"));
+        QVERIFY(view);
+        QScrollBar *bar = view->verticalScrollBar();
+        QVERIFY2(bar->maximum() > 0, "the code fits its short view: the test shows nothing");
+        bar->setValue(bar->maximum()); // where the lit optimizer step had left it
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window));
+        QTest::keyClick(m_window, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(awaitLayout(m_window));
+        const int value = bar->value();
+        const QRect first = view->cursorRect(QTextCursor(view->document()));
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
+            m_window->grab().save(QDir(shots).filePath(QStringLiteral("code-tabs-fill-%1.png").arg(language)));
+        QTest::keyClick(m_window, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(awaitLayout(m_window));
+        QCOMPARE(value, 0);
+        QVERIFY2(view->viewport()->rect().contains(first.center()),
+                 qPrintable(QStringLiteral("the first line at y %1").arg(first.center().y())));
     }
 };
 
