@@ -33,7 +33,6 @@
 #include "ui/worker/sweeprunner.h"
 #include "ui/charts/memorytimelinechart.h"
 #include "ui/panels/memoryview.h"
-#include "ui/panels/codepanel.h"
 #include "ui/panels/quizwidget.h"
 #include "ui/charts/throughputchart.h"
 
@@ -67,7 +66,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QTextBrowser>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -1116,38 +1114,6 @@ private slots:
         const int nextTop = next->mapTo(m_window, QPoint(0, 0)).y();
         QVERIFY2(std::abs(nextTop - checkTop) <= check->height() / 2,
                  qPrintable(QStringLiteral("Next at y %1, Check was at y %2").arg(nextTop).arg(checkTop)));
-    }
-
-    // N6 of issue 62: on the Code tab, a step lit the loop's last lines and the short view
-    // scrolled to them; Ctrl+Shift+T gives the tab the lab's height, and the code shows from
-    // its top (it opened on a blank area at the old scroll position).
-    void codeOpensAtItsTop_data() { lessonHasRoomOnASmallScreen_data(); }
-    void codeOpensAtItsTop()
-    {
-        QFETCH(QString, language);
-        show(QSize(1024, 768), language, QStringLiteral("lab/3"));
-        auto *code = m_window->findChild<CodePanel *>();
-        QVERIFY(code);
-        QCOMPARE(m_window->tabs()->currentWidget(), code);
-        code->clearLit();
-        auto *view = code->findChild<QTextBrowser *>(QStringLiteral("codeView"));
-        QVERIFY(view);
-        QScrollBar *bar = view->verticalScrollBar();
-        QVERIFY2(bar->maximum() > 0, "the code fits its short view: the test shows nothing");
-        bar->setValue(bar->maximum()); // where the lit optimizer step had left it
-        m_window->activateWindow();
-        QVERIFY(QTest::qWaitForWindowActive(m_window));
-        QTest::keyClick(m_window, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
-        QVERIFY(awaitLayout(m_window));
-        const int value = bar->value();
-        const QRect first = view->cursorRect(QTextCursor(view->document()));
-        if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
-            m_window->grab().save(QDir(shots).filePath(QStringLiteral("code-tabs-fill-%1.png").arg(language)));
-        QTest::keyClick(m_window, Qt::Key_T, Qt::ControlModifier | Qt::ShiftModifier);
-        QVERIFY(awaitLayout(m_window));
-        QCOMPARE(value, 0);
-        QVERIFY2(view->viewport()->rect().contains(first.center()),
-                 qPrintable(QStringLiteral("the first line at y %1").arg(first.center().y())));
     }
 };
 

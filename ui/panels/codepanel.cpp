@@ -18,7 +18,6 @@
 #include <QTextFrame>
 #include <QTextTable>
 #include <QPushButton>
-#include <QResizeEvent>
 #include <QVBoxLayout>
 
 namespace accumlab::ui {
@@ -174,29 +173,14 @@ void CodePanel::paintLines()
     const int scroll = m_view->verticalScrollBar()->value();
     m_view->setHtml(html);
     m_view->verticalScrollBar()->setValue(scroll);
-    m_litRow = lit.isEmpty() ? -1 : rowOfLine[lit.last()];
-    showLastLitLine();
-}
-
-// Keep the last lit line in sight, the code's start at the left edge.
-void CodePanel::showLastLitLine()
-{
+    // Keep the last lit line in sight, the code's start at the left edge.
     const auto frames = m_view->document()->rootFrame()->childFrames();
     auto *table = frames.isEmpty() ? nullptr : qobject_cast<QTextTable *>(frames.first());
-    if (table && m_litRow >= 0 && m_litRow < table->rows()) {
-        m_view->setTextCursor(table->cellAt(m_litRow, 0).firstCursorPosition());
+    if (table && !lit.isEmpty() && rowOfLine[lit.last()] < table->rows()) {
+        m_view->setTextCursor(table->cellAt(rowOfLine[lit.last()], 0).firstCursorPosition());
         m_view->ensureCursorVisible();
     }
     m_view->horizontalScrollBar()->setValue(0);
-}
-
-void CodePanel::resizeEvent(QResizeEvent *event)
-{
-    QWidget::resizeEvent(event);
-    if (event->oldSize().isValid() && event->size().height() > event->oldSize().height()) {
-        m_view->verticalScrollBar()->setValue(0);
-        showLastLitLine();
-    }
 }
 
 } // namespace accumlab::ui

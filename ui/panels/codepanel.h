@@ -42,14 +42,10 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override;
-    // Grown taller (the tabs take the lab's height), the code shows from its top again, the
-    // last lit line still in sight: the old scroll position showed a blank area below the loop.
-    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void rebuild();
     void paintLines();
-    void showLastLitLine();
     void retranslateUi();
 
     std::optional<AccumConfig> m_config;
@@ -58,7 +54,6 @@ private:
     // The lines lit when the code was last drawn: a micro-batch that lights the same ones (the
     // window's middle micro-batches) leaves the document as it is.
     std::optional<QList<int>> m_paintedLit;
-    int m_litRow = -1; // the table row of the last lit line; -1: none lit
     QLabel *m_caption = nullptr;
     QLabel *m_caveat = nullptr;
     QTextBrowser *m_view = nullptr;
