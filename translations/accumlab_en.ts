@@ -148,6 +148,17 @@
     </message>
 </context>
 <context>
+    <name>QShortcut</name>
+    <message>
+        <source>Return</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enter</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::AccumulationPanel</name>
     <message>
         <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
@@ -1306,6 +1317,10 @@
         <source>Memory lab</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>The settings changed after the last memory run, and its figures were for the old ones: run it again for these.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::QuizWidget</name>
@@ -1555,7 +1570,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
+        <source>Sweep done: plateau %1 samples/sec.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -148,6 +148,17 @@
     </message>
 </context>
 <context>
+    <name>QShortcut</name>
+    <message>
+        <source>Return</source>
+        <translation>اینتر</translation>
+    </message>
+    <message>
+        <source>Enter</source>
+        <translation>اینتر</translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::AccumulationPanel</name>
     <message>
         <source>Gradient buffers: one bar per parameter tensor, the buffer&apos;s projection onto the window&apos;s full-batch gradient (%1× at the marker)</source>
@@ -582,11 +593,11 @@
     <name>accumlab::ui::ExperimentPanel</name>
     <message>
         <source>&amp;Experiment:</source>
-        <translation>آزمایش:</translation>
+        <translation>آزمایش (&amp;E)‎:</translation>
     </message>
     <message>
         <source>&amp;Run experiment</source>
-        <translation>اجرای آزمایش</translation>
+        <translation>اجرای آزمایش (&amp;R)‎</translation>
     </message>
     <message>
         <source>Sets the controls to the experiment&apos;s settings where they apply, then runs it on real tensors in the background.</source>
@@ -878,11 +889,11 @@
     </message>
     <message>
         <source>&amp;Open preset…</source>
-        <translation>باز کردن پیش‌تنظیم…</translation>
+        <translation>باز کردن پیش‌تنظیم (&amp;O)‎…</translation>
     </message>
     <message>
         <source>&amp;Save preset…</source>
-        <translation>ذخیره‌ی پیش‌تنظیم…</translation>
+        <translation>ذخیره‌ی پیش‌تنظیم (&amp;S)‎…</translation>
     </message>
     <message>
         <source>Export accum-curve.json…</source>
@@ -898,11 +909,11 @@
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation>خروج</translation>
+        <translation>خروج (&amp;Q)‎</translation>
     </message>
     <message>
         <source>&amp;Classroom mode</source>
-        <translation>حالت کلاس</translation>
+        <translation>حالت کلاس (&amp;C)‎</translation>
     </message>
     <message>
         <source>Controls hidden in classroom mode…</source>
@@ -994,7 +1005,7 @@
     </message>
     <message>
         <source>&amp;About AccumLab</source>
-        <translation>درباره‌ی آزمایشگاه انباشت گرادیان</translation>
+        <translation>درباره‌ی آزمایشگاه انباشت گرادیان (&amp;A)‎</translation>
     </message>
     <message>
         <source>Runs on: %1</source>
@@ -1010,19 +1021,19 @@
     </message>
     <message>
         <source>&amp;Full screen</source>
-        <translation>تمام‌صفحه</translation>
+        <translation>تمام‌صفحه (&amp;F)‎</translation>
     </message>
     <message>
         <source>Zoom &amp;in</source>
-        <translation>بزرگ‌نمایی</translation>
+        <translation>بزرگ‌نمایی (&amp;I)‎</translation>
     </message>
     <message>
         <source>Zoom &amp;out</source>
-        <translation>کوچک‌نمایی</translation>
+        <translation>کوچک‌نمایی (&amp;O)‎</translation>
     </message>
     <message>
         <source>&amp;Normal size</source>
-        <translation>اندازه‌ی عادی</translation>
+        <translation>اندازه‌ی عادی (&amp;N)‎</translation>
     </message>
     <message>
         <source>Restore the lab&apos;s settings</source>
@@ -1102,7 +1113,7 @@
     </message>
     <message>
         <source>&amp;Tabs take the lab&apos;s height</source>
-        <translation>زبانه‌ها تمام ارتفاع آزمایشگاه را بگیرند</translation>
+        <translation>زبانه‌ها تمام ارتفاع آزمایشگاه را بگیرند (&amp;T)‎</translation>
     </message>
     <message>
         <source>Folds the buffers and the check away so that the charts, the memory and the code below them get the lab&apos;s whole height</source>
@@ -1110,7 +1121,7 @@
     </message>
     <message>
         <source>Lab ta&amp;b</source>
-        <translation>زبانه‌ی آزمایشگاه</translation>
+        <translation>زبانه‌ی آزمایشگاه (&amp;B)‎</translation>
     </message>
 </context>
 <context>
@@ -1306,12 +1317,16 @@
         <source>Memory lab</source>
         <translation>آزمایشگاه حافظه</translation>
     </message>
+    <message>
+        <source>The settings changed after the last memory run, and its figures were for the old ones: run it again for these.</source>
+        <translation>تنظیمات پس از آخرین اجرای حافظه تغییر کرد و عددهای آن برای تنظیمات قبلی بود: برای این تنظیمات دوباره اجرا کنید.</translation>
+    </message>
 </context>
 <context>
     <name>accumlab::ui::QuizWidget</name>
     <message>
         <source>&amp;Quiz:</source>
-        <translation>آزمون:</translation>
+        <translation>آزمون (&amp;Q)‎:</translation>
     </message>
     <message>
         <source>Before the lesson</source>
@@ -1327,15 +1342,15 @@
     </message>
     <message>
         <source>&amp;Check answer</source>
-        <translation>بررسی پاسخ</translation>
+        <translation>بررسی پاسخ (&amp;C)‎</translation>
     </message>
     <message>
         <source>&amp;Previous</source>
-        <translation>قبلی</translation>
+        <translation>قبلی (&amp;P)‎</translation>
     </message>
     <message>
         <source>Start &amp;again</source>
-        <translation>شروع دوباره</translation>
+        <translation>شروع دوباره (&amp;A)‎</translation>
     </message>
     <message>
         <source>Question %1 of %2</source>
@@ -1355,11 +1370,11 @@
     </message>
     <message>
         <source>See the &amp;result</source>
-        <translation>دیدن نتیجه</translation>
+        <translation>دیدن نتیجه (&amp;R)‎</translation>
     </message>
     <message>
         <source>&amp;Next</source>
-        <translation>بعدی</translation>
+        <translation>بعدی (&amp;N)‎</translation>
     </message>
     <message>
         <source>Result</source>
@@ -1555,8 +1570,8 @@
         <translation>پیمایش پس از %1 نقطه از %2 متوقف شد.</translation>
     </message>
     <message>
-        <source>Sweep done: plateau %1 samples/sec; worst GUI stall %2 ms.</source>
-        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه؛ بیشترین توقف رابط کاربری %2 میلی‌ثانیه.</translation>
+        <source>Sweep done: plateau %1 samples/sec.</source>
+        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه.</translation>
     </message>
 </context>
 <context>

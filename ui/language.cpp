@@ -26,6 +26,11 @@ const char *const kSettingsLatinDigits = "ui/latinDigits";
 const char *const kTranslationsPrefix = ":/i18n";
 // The bundled font (resources/fonts, SIL Open Font License 1.1).
 const char *const kFontFiles[] = {":/fonts/Vazirmatn-Regular.ttf", ":/fonts/Vazirmatn-Bold.ttf"};
+// The keys the menus name (QKeySequence::NativeText asks Qt's "QShortcut" context), named as a
+// class calls them: Qt's own Persian reads Return and Enter as «بازگشت» ("back"), and the
+// class says «اینتر». Our translator is asked before Qt's, so these win; the rest stay Qt's.
+[[maybe_unused]] const char *const kKeyNames[] = {QT_TRANSLATE_NOOP("QShortcut", "Return"),
+                                                  QT_TRANSLATE_NOOP("QShortcut", "Enter")};
 
 } // namespace
 
@@ -230,17 +235,19 @@ void LanguageManager::apply()
     QCoreApplication::removeTranslator(m_appTranslator);
     QCoreApplication::removeTranslator(m_qtTranslator);
     const QString &lang = m_language;
-    if (m_appTranslator->load(QStringLiteral("accumlab_%1").arg(lang), QLatin1String(kTranslationsPrefix)))
-        QCoreApplication::installTranslator(m_appTranslator);
-    else
-        qWarning("accumlab: no compiled translation for %s", qPrintable(lang));
     // Qt's own strings (the buttons of standard dialogs, context menus) when Qt ships them.
+    // Installed first: the translator installed last is asked first, and ours names some keys
+    // (kKeyNames) in Qt's own context.
     const QLocale locale(QString::fromStdString(languageInfo(lang.toStdString()).locale));
     m_qtTranslationLoaded = locale.language() != QLocale::English &&
                             m_qtTranslator->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                                                  QLibraryInfo::path(QLibraryInfo::TranslationsPath));
     if (m_qtTranslationLoaded)
         QCoreApplication::installTranslator(m_qtTranslator);
+    if (m_appTranslator->load(QStringLiteral("accumlab_%1").arg(lang), QLatin1String(kTranslationsPrefix)))
+        QCoreApplication::installTranslator(m_appTranslator);
+    else
+        qWarning("accumlab: no compiled translation for %s", qPrintable(lang));
     // Removing and installing translators already sent LanguageChange; send one more in case
     // neither happened (English without any file), so numbers follow the new locale.
     QEvent event(QEvent::LanguageChange);

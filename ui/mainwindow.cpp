@@ -311,8 +311,8 @@ void MainWindow::buildActions()
     };
     m_actions = std::make_unique<ActionTable>(staticMetaObject.className(), std::move(rows), this);
     connect(m_layout, &WindowLayout::tabsFillTheLabChanged, action(TabsFillLabAction), &QAction::setChecked);
-    // Shortcut overrides reach the focused widget, not the window: watch them application-wide.
-    qApp->installEventFilter(this);
+    // Space and Right are the lab's after a mouse choice; a control Tabbed to or typed in keeps them.
+    guardLabKeys(this);
 
     auto *pageGroup = new QActionGroup(this);
     for (Action a : {LabPageAction, ExperimentsPageAction, QuizPageAction})
@@ -662,30 +662,6 @@ void MainWindow::closeEvent(QCloseEvent *event)
     saveSettings();
     m_controller->cancel();
     QMainWindow::closeEvent(event);
-}
-
-bool MainWindow::eventFilter(QObject *watched, QEvent *event)
-{
-    if (event->type() == QEvent::ShortcutOverride) {
-        const auto *key = static_cast<QKeyEvent *>(event);
-        const bool space = key->key() == Qt::Key_Space, right = key->key() == Qt::Key_Right;
-        auto *widget = qobject_cast<QWidget *>(watched);
-        // Accepting the override hands the key to the focused control instead of the shortcut,
-        // where the key does something there: Space presses a button, opens a combo box or
-        // types; Right moves a slider, a cursor or a selection. A slider has no use for Space, so
-        // Space plays even while one has focus. (A click gives buttons no focus at all:
-        // ui/panels/classinput.h.)
-        const bool takesBoth = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QComboBox *>(widget) ||
-                               qobject_cast<QAbstractItemView *>(widget) || qobject_cast<QAbstractSpinBox *>(widget) ||
-                               qobject_cast<QLineEdit *>(widget) || qobject_cast<QTextEdit *>(widget);
-        const bool takesRight = takesBoth || qobject_cast<QAbstractSlider *>(widget) || qobject_cast<QTabBar *>(widget);
-        if (key->modifiers() == Qt::NoModifier && widget && widget->window() == this &&
-            ((space && takesBoth) || (right && takesRight))) {
-            event->accept();
-            return true;
-        }
-    }
-    return QMainWindow::eventFilter(watched, event);
 }
 
 } // namespace accumlab::ui

@@ -123,7 +123,6 @@ protected:
     void closeEvent(QCloseEvent *event) override;
     // Space (Play) and Right (Step) are window-wide only while the focused control has no use
     // for them: a focused slider, button, list, field or text keeps its keys.
-    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     // The window's actions, one row each of buildActions' table.

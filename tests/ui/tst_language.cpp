@@ -82,6 +82,8 @@ private slots:
     void everyLanguageIsData();
     void langOverridesAndPersists();
     void switchRetranslatesAndMirrors();
+    void keysNamedAsTheClassCallsThem_data();
+    void keysNamedAsTheClassCallsThem();
     void digitsFollowTheLocale();
     void lessonLinksReachWidgets();
     void equivalenceCauseInTheWindowsLanguage_data();
@@ -245,6 +247,35 @@ void TestLanguage::switchRetranslatesAndMirrors()
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
     QVERIFY(identity->text().contains(QStringLiteral("effective")));
     QCOMPARE(w.layoutDirection(), Qt::LeftToRight);
+}
+
+// N16 of issue 62: the menus name each action's key as QKeySequence's native text, which asks
+// Qt's own translation; its Persian called Return «بازگشت» ("back"), so the Run menu showed
+// Ctrl+Enter as «کنترل+بازگشت». Every key the window's actions use, in each language, is named
+// without it, and Enter reads «اینتر».
+void TestLanguage::keysNamedAsTheClassCallsThem_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("enter"); // the Run menu's Ctrl+Enter, after Ctrl as Qt names it
+    QTest::newRow("en") << "en" << "Return";
+    QTest::newRow("fa") << "fa" << QString::fromUtf8("اینتر");
+}
+
+void TestLanguage::keysNamedAsTheClassCallsThem()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, enter);
+    LanguageManager::instance()->setLanguage(language);
+    settle();
+    MainWindow w(false);
+    QCOMPARE(menuAction(w, "sweepAction")->shortcut().toString(QKeySequence::NativeText),
+             QCoreApplication::translate("QShortcut", "Ctrl") + QLatin1Char('+') + enter);
+    QStringList named;
+    for (QAction *a : w.findChildren<QAction *>())
+        for (const QKeySequence &key : a->shortcuts())
+            if (const QString text = key.toString(QKeySequence::NativeText); text.contains(QString::fromUtf8("بازگشت")))
+                named << a->objectName() + QStringLiteral(": ") + text;
+    QVERIFY2(named.isEmpty(), qPrintable(named.join(QLatin1Char('\n'))));
 }
 
 void TestLanguage::digitsFollowTheLocale()

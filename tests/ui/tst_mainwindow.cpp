@@ -150,6 +150,14 @@ private slots:
     void keysStayWithTheFocusedControl_data();
     void keysStayWithTheFocusedControl();
     void clickedTogglesLeaveTheKeysToTheLab();
+    void mouseChoiceLeavesTheKeysToTheLab_data();
+    void mouseChoiceLeavesTheKeysToTheLab();
+    void typingInASpinBoxKeepsItsKeys_data();
+    void typingInASpinBoxKeepsItsKeys();
+    void sweepStatusKeepsTheStallToTheLog_data();
+    void sweepStatusKeepsTheStallToTheLog();
+    void finderSentenceFollowsTheSettings_data();
+    void finderSentenceFollowsTheSettings();
     void runMenuHoldsEveryLabAction();
     void tabLeavesEveryTable();
     void slidersReachTheEngine_data();
@@ -609,6 +617,233 @@ void TestMainWindow::clickedTogglesLeaveTheKeysToTheLab()
     QCOMPARE(played.size(), 1);
     QCOMPARE(check->isChecked(), !before);
     w.stopAll();
+}
+
+// N1 of issue 62: a teacher picks an optimizer or a dtype from its list with the mouse, clicks a
+// slider's groove, a check box or a spin box's arrow, then presses Right to step and Space to
+// play: every control kind in the controls dock, the keys are the lab's afterwards (the combo
+// box kept them, and Space opened its list again). `before`: what had the focus first, so that
+// a control the teacher Tabbed to earlier does not keep the keys after a click elsewhere.
+void TestMainWindow::mouseChoiceLeavesTheKeysToTheLab_data()
+{
+    QTest::addColumn<QString>("control");
+    QTest::addColumn<QString>("before"); // "" or a control given the focus by Tab first
+    QTest::newRow("optimizer picked from its list") << "optimizerCombo" << "";
+    QTest::newRow("dtype picked from its list") << "dtypeCombo" << "";
+    QTest::newRow("planted bug picked from its list") << "bugCombo" << "";
+    QTest::newRow("model picked from its list") << "modelCombo" << "";
+    QTest::newRow("accum_steps slider clicked") << "accumStepsSlider" << "";
+    QTest::newRow("learning-rate slider clicked") << "lrSlider" << "";
+    QTest::newRow("pace slider clicked") << "paceSlider" << "";
+    QTest::newRow("no-division check box clicked") << "noDivisionCheck" << "";
+    QTest::newRow("loss-scaling check box clicked") << "lossScalingCheck" << "";
+    QTest::newRow("seed spin box's arrow clicked") << "seedSpin" << "";
+    QTest::newRow("sweep steps spin box's arrow clicked") << "numStepsSpin" << "";
+    QTest::newRow("check box clicked after Tab to a slider") << "noDivisionCheck" << "lrSlider";
+    QTest::newRow("combo box picked after typing in the seed") << "optimizerCombo" << "seedSpin";
+}
+
+void TestMainWindow::mouseChoiceLeavesTheKeysToTheLab()
+{
+    QFETCH(QString, control);
+    QFETCH(QString, before);
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto *target = w.findChild<QWidget *>(control);
+    QVERIFY2(target, qPrintable(control));
+    if (auto *first = before.isEmpty() ? nullptr : w.findChild<QWidget *>(before)) {
+        first->setFocus(Qt::TabFocusReason);
+        QTRY_COMPARE(QApplication::focusWidget(), first);
+        if (qobject_cast<QSpinBox *>(first))
+            QTest::keyClick(first, Qt::Key_7); // typed in: the spin box owned the keys
+    }
+    QVERIFY(QTest::qWaitForWindowExposed(target));
+    if (auto *combo = qobject_cast<QComboBox *>(target)) {
+        const int chosen = combo->currentIndex() == 0 ? 1 : 0;
+        QTest::mouseClick(combo, Qt::LeftButton);
+        QAbstractItemView *list = combo->view();
+        QTRY_VERIFY(list->isVisible());
+        const QPoint item = list->visualRect(combo->model()->index(chosen, 0)).center();
+        // The pointer goes over the item (the list follows it), and a release within the
+        // double-click time of the opening click is that click's own: the teacher's pace.
+        QTest::mouseMove(list->viewport(), item);
+        QTest::qWait(QApplication::doubleClickInterval() + 50);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier, item);
+        QVERIFY2(QTest::qWaitFor([list] { return !list->isVisible(); }),
+                 qPrintable(QStringLiteral("the list stayed open; current row %1").arg(list->currentIndex().row())));
+        QCOMPARE(combo->currentIndex(), chosen);
+    } else if (auto *spin = qobject_cast<QAbstractSpinBox *>(target)) {
+        const int value = static_cast<QSpinBox *>(spin)->value();
+        QStyleOptionSpinBox option;
+        option.initFrom(spin);
+        option.subControls = QStyle::SC_SpinBoxUp;
+        option.buttonSymbols = spin->buttonSymbols();
+        option.frame = spin->hasFrame();
+        const QRect up = spin->style()->subControlRect(QStyle::CC_SpinBox, &option, QStyle::SC_SpinBoxUp, spin);
+        QTest::mouseClick(spin, Qt::LeftButton, Qt::NoModifier, up.center());
+        QCOMPARE(static_cast<QSpinBox *>(spin)->value(), value + 1);
+    } else if (auto *check = qobject_cast<QCheckBox *>(target)) {
+        const bool was = check->isChecked();
+        QTest::mouseClick(check, Qt::LeftButton, Qt::NoModifier, QPoint(8, check->height() / 2));
+        QCOMPARE(check->isChecked(), !was);
+    } else {
+        auto *slider = qobject_cast<QAbstractSlider *>(target);
+        QVERIFY(slider);
+        const int was = slider->value();
+        const bool upper = slider->value() < slider->maximum();
+        const bool rtl = slider->layoutDirection() == Qt::RightToLeft;
+        // On the groove toward the end the value can still go to: a page step.
+        const int x = upper != rtl ? slider->width() - 4 : 4;
+        QTest::mouseClick(slider, Qt::LeftButton, Qt::NoModifier, QPoint(x, slider->height() / 2));
+        QVERIFY(slider->value() != was);
+    }
+    QAction *play = w.findChild<QAction *>(QStringLiteral("playAction"));
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    QTRY_VERIFY_WITH_TIMEOUT(play->isEnabled() && step->isEnabled(), kWaitMs);
+    auto keys = [&w] { return QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w); };
+    QSignalSpy stepped(step, &QAction::triggered);
+    QTest::keyClick(keys(), Qt::Key_Right);
+    QVERIFY2(stepped.size() == 1, qPrintable(QStringLiteral("Right went to %1").arg(keys()->objectName())));
+    QSignalSpy played(play, &QAction::triggered);
+    QTest::keyClick(keys(), Qt::Key_Space);
+    QVERIFY2(played.size() == 1, qPrintable(QStringLiteral("Space went to %1").arg(keys()->objectName())));
+    if (auto *combo = qobject_cast<QComboBox *>(target))
+        QVERIFY(!combo->view()->isVisible()); // Space did not open the list again
+    w.stopAll();
+}
+
+// ...while a teacher types in a spin box or the sweep's grid, the digits, Space and Right are
+// the field's: the value changes and no micro-batch runs. Clicked into its text (not on an
+// arrow), a spin box is a place to type from the first key.
+void TestMainWindow::typingInASpinBoxKeepsItsKeys_data()
+{
+    QTest::addColumn<QString>("control");
+    QTest::addColumn<bool>("byMouse"); // clicked into its text; else Tabbed to
+    QTest::newRow("seed, clicked into") << "seedSpin" << true;
+    QTest::newRow("seed, Tabbed to") << "seedSpin" << false;
+    QTest::newRow("sweep steps, clicked into") << "numStepsSpin" << true;
+    QTest::newRow("sweep grid, clicked into") << "accumGridEdit" << true;
+}
+
+void TestMainWindow::typingInASpinBoxKeepsItsKeys()
+{
+    QFETCH(QString, control);
+    QFETCH(bool, byMouse);
+    MainWindow w(false);
+    w.show();
+    QApplication::setActiveWindow(&w);
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto *target = w.findChild<QWidget *>(control);
+    QVERIFY2(target, qPrintable(control));
+    auto *spin = qobject_cast<QSpinBox *>(target);
+    auto *edit = spin ? spin->findChild<QLineEdit *>() : qobject_cast<QLineEdit *>(target);
+    QVERIFY(edit);
+    if (byMouse)
+        QTest::mouseClick(edit, Qt::LeftButton, Qt::NoModifier, QPoint(edit->width() / 2, edit->height() / 2));
+    else
+        target->setFocus(Qt::TabFocusReason);
+    QTRY_COMPARE(QApplication::focusWidget(), target);
+    QAction *play = w.findChild<QAction *>(QStringLiteral("playAction"));
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    QTRY_VERIFY_WITH_TIMEOUT(play->isEnabled() && step->isEnabled(), kWaitMs);
+    QSignalSpy stepped(step, &QAction::triggered);
+    QSignalSpy played(play, &QAction::triggered);
+    edit->selectAll();
+    QTest::keyClicks(target, QStringLiteral("12"));
+    QTest::keyClick(target, Qt::Key_Home);
+    QTest::keyClick(target, Qt::Key_Right);
+    QTest::keyClick(target, Qt::Key_3);
+    if (spin)
+        QCOMPARE(spin->value(), 132);
+    else
+        QCOMPARE(edit->text(), QStringLiteral("132"));
+    QTest::keyClick(target, Qt::Key_Space);
+    QCOMPARE(stepped.size(), 0);
+    QCOMPARE(played.size(), 0);
+    QCOMPARE(QApplication::focusWidget(), target);
+}
+
+// N14 of issue 62: a finished sweep tells the class its plateau, and the GUI's worst stall, a
+// developer's figure («بیشترین توقف رابط کاربری ۶۵٫۸ میلی‌ثانیه»), goes to the log only.
+void TestMainWindow::sweepStatusKeepsTheStallToTheLog_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("plateau");
+    QTest::addColumn<QString>("stall"); // what the developer's figure read like
+    QTest::newRow("English") << "en" << "plateau" << "stall";
+    QTest::newRow("Persian") << "fa" << "فلات" << "رابط کاربری";
+}
+
+void TestMainWindow::sweepStatusKeepsTheStallToTheLog()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, plateau);
+    QFETCH(QString, stall);
+    switchLanguage(language);
+    const auto english = qScopeGuard([] { switchLanguage(QStringLiteral("en")); });
+    MainWindow w(false);
+    Preset p = w.currentPreset();
+    p.accumGrid = QStringLiteral("1,2");
+    p.numSteps = 2;
+    w.applyPreset(p);
+    QSignalSpy swept(w.sweep(), &SweepRunner::finished);
+    QString error;
+    QVERIFY2(w.sweep()->run(&error), qPrintable(error));
+    QVERIFY(swept.wait(kWaitMs));
+    QVERIFY(swept.first().first().toBool());
+    const QString message = w.statusBar()->currentMessage();
+    QVERIFY2(message.contains(plateau), qPrintable(message));
+    QVERIFY2(!message.contains(stall, Qt::CaseInsensitive), qPrintable(message));
+}
+
+// N18 of issue 62: the finder said "32 samples fit … (budget 486 KiB)"; the teacher picks
+// another dtype (or moves the budget) and the budget beside it moves, so the sentence may not
+// keep the old budget: it says that its figures were for the old settings. A language switch
+// alone changes no setting: the sentence stays.
+void TestMainWindow::finderSentenceFollowsTheSettings_data()
+{
+    QTest::addColumn<QString>("change"); // dtype, budget, language
+    QTest::addColumn<bool>("stays");
+    QTest::newRow("dtype") << "dtype" << false;
+    QTest::newRow("budget slider") << "budget" << false;
+    QTest::newRow("language only") << "language" << true;
+}
+
+void TestMainWindow::finderSentenceFollowsTheSettings()
+{
+    QFETCH(QString, change);
+    QFETCH(bool, stays);
+    const auto english = qScopeGuard([] { switchLanguage(QStringLiteral("en")); });
+    MainWindow w(false);
+    MemoryView *m = w.memoryView();
+    MemoryLabUpdate u;
+    u.serial = 1;
+    u.ok = true;
+    u.request = m->request(MemoryLabKind::Finder);
+    u.finding.budgetBytes = 497500;
+    u.finding.microBatch = 32;
+    u.finding.accumSteps = 16;
+    u.finding.effectiveBatch = 512;
+    u.finding.tried = {{32, true}, {64, false}};
+    m->showMemoryLabResult(u);
+    const QString budget = LanguageManager::formatBytes(497500);
+    QVERIFY2(labelText(m, "memoryLabResult").contains(budget), qPrintable(labelText(m, "memoryLabResult")));
+    if (change == QLatin1String("dtype")) {
+        auto *dtype = w.findChild<QComboBox *>(QStringLiteral("dtypeCombo"));
+        dtype->setCurrentIndex(dtype->currentIndex() == 0 ? 1 : 0);
+    } else if (change == QLatin1String("budget")) {
+        m->setBudgetBytes(qint64(64) << 20);
+    } else {
+        switchLanguage(QStringLiteral("fa"));
+        switchLanguage(QStringLiteral("en"));
+    }
+    QCoreApplication::processEvents();
+    const QString text = labelText(m, "memoryLabResult");
+    QVERIFY2(text.contains(budget) == stays, qPrintable(text));
+    if (!stays)
+        QVERIFY2(text.contains(QStringLiteral("run it again")), qPrintable(text));
 }
 
 // Every lab action is in the Run menu with its key, and no two actions enabled together share

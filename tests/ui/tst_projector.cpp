@@ -33,6 +33,7 @@
 #include "ui/worker/sweeprunner.h"
 #include "ui/charts/memorytimelinechart.h"
 #include "ui/panels/memoryview.h"
+#include "ui/panels/quizwidget.h"
 #include "ui/charts/throughputchart.h"
 
 #include "window_helpers.h"
@@ -64,6 +65,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -1079,6 +1081,39 @@ private slots:
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+
+    // N5 of issue 62: at 1024x768 the quiz's Next stands where Check stood, whole and in sight,
+    // once the answer is checked (it sat at the page's foot, two screens below the question).
+    void quizNextBesideCheck_data() { lessonHasRoomOnASmallScreen_data(); }
+    void quizNextBesideCheck()
+    {
+        QFETCH(QString, language);
+        show(QSize(1024, 768), language, QStringLiteral("quiz"));
+        auto *quiz = m_window->findChild<QuizWidget *>();
+        QVERIFY(quiz);
+        auto *check = quiz->findChild<QPushButton *>(QStringLiteral("quizCheckButton"));
+        auto *next = quiz->findChild<QPushButton *>(QStringLiteral("quizNextButton"));
+        QVERIFY(check && next);
+        if (check->isHidden()) { // answered by an earlier row: on to a fresh question
+            QTest::mouseClick(next, Qt::LeftButton);
+            QVERIFY(awaitLayout(m_window));
+        }
+        QRadioButton *choice = nullptr;
+        for (QRadioButton *b : quiz->findChildren<QRadioButton *>())
+            if (b->isVisible() && b->isEnabled())
+                choice = b;
+        QVERIFY(choice);
+        QTest::mouseClick(choice, Qt::LeftButton, {}, QPoint(4, choice->height() / 2));
+        QVERIFY(check->isEnabled());
+        const int checkTop = check->mapTo(m_window, QPoint(0, 0)).y();
+        QTest::mouseClick(check, Qt::LeftButton);
+        QVERIFY(awaitLayout(m_window));
+        QVERIFY(next->isEnabled());
+        QCOMPARE(heightInSight(next), next->height());
+        const int nextTop = next->mapTo(m_window, QPoint(0, 0)).y();
+        QVERIFY2(std::abs(nextTop - checkTop) <= check->height() / 2,
+                 qPrintable(QStringLiteral("Next at y %1, Check was at y %2").arg(nextTop).arg(checkTop)));
     }
 };
 

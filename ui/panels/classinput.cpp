@@ -1,8 +1,15 @@
 // The class's mouse guard: one event filter shared by every value control, and focus policies;
-// and the doubling slider.
+// the lab's keys after a mouse choice; and the doubling slider.
 #include "ui/panels/classinput.h"
 
 #include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QPointer>
+#include <QTabBar>
+#include <QTextEdit>
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QComboBox>
@@ -67,7 +74,95 @@ int nearestPowerOfTwo(int value)
     return qint64(value) * value >= 2 * qint64(below) * below ? below * 2 : below; // value >= below·√2
 }
 
+// Where the teacher types: an editable line edit (a spin box's own among them) or text edit.
+// A press on a text edit lands on its viewport.
+bool isTypingPlace(const QWidget *w)
+{
+    if (const auto *edit = qobject_cast<const QLineEdit *>(w))
+        return !edit->isReadOnly();
+    const QWidget *parent = w->parentWidget();
+    if (const auto *text = qobject_cast<const QTextEdit *>(parent); text && text->viewport() == w)
+        return !text->isReadOnly();
+    return false;
+}
+
+// Space and Right for the lab, unless the control the keyboard reached takes them itself.
+class LabKeys final : public QObject {
+public:
+    explicit LabKeys(QWidget *window) : QObject(window), m_window(window) { qApp->installEventFilter(this); }
+
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (!widget || widget->window() != m_window) // a combo box's list is a window of its own
+            return QObject::eventFilter(watched, event);
+        switch (event->type()) {
+        case QEvent::MouseButtonPress:
+        case QEvent::MouseButtonDblClick:
+            // Qt has moved the focus by now (a click-focus control took it). A click into a text
+            // field is the start of typing; anything else is a choice made with the mouse.
+            m_keyboardLast = false;
+            m_owner = isTypingPlace(widget) ? QApplication::focusWidget() : nullptr;
+            break;
+        case QEvent::FocusIn:
+            switch (static_cast<QFocusEvent *>(event)->reason()) {
+            case Qt::TabFocusReason:
+            case Qt::BacktabFocusReason:
+            case Qt::ShortcutFocusReason:
+            case Qt::OtherFocusReason:
+                // By the keyboard or the program. Qt moves the focus by "Tab" itself when the
+                // focused widget hides (the quiz's Check after a click): that one is no key's.
+                if (m_keyboardLast)
+                    m_owner = widget;
+                break;
+            default: break; // a click (decided above), a closing popup, a window coming back
+            }
+            break;
+        case QEvent::ShortcutOverride: {
+            m_keyboardLast = true;
+            const auto *key = static_cast<QKeyEvent *>(event);
+            const bool space = key->key() == Qt::Key_Space, right = key->key() == Qt::Key_Right;
+            if (key->modifiers() != Qt::NoModifier || !(space || right))
+                break;
+            if (widget != m_owner) {
+                // Kept from the control, which would take it (a spin box's text takes Right).
+                event->ignore();
+                return true;
+            }
+            // Accepting the override hands the key to the focused control instead of the shortcut.
+            const bool takesBoth = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QComboBox *>(widget) ||
+                                   qobject_cast<QAbstractItemView *>(widget) ||
+                                   qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QLineEdit *>(widget) ||
+                                   qobject_cast<QTextEdit *>(widget);
+            const bool takesRight =
+                takesBoth || qobject_cast<QAbstractSlider *>(widget) || qobject_cast<QTabBar *>(widget);
+            if ((space && takesBoth) || (right && takesRight)) {
+                event->accept();
+                return true;
+            }
+            break;
+        }
+        case QEvent::KeyPress:
+            m_keyboardLast = true;
+            // A key the focused spin box or field took (a digit, Backspace): the teacher types in it.
+            if (widget == QApplication::focusWidget() &&
+                (qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QLineEdit *>(widget)))
+                m_owner = widget;
+            break;
+        default: break;
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QWidget *m_window;
+    QPointer<QWidget> m_owner; // the control working by keyboard: reached by keys, or typed in
+    bool m_keyboardLast = true; // the last input was a key, not a click
+};
+
 } // namespace
+
+void guardLabKeys(QWidget *window) { new LabKeys(window); }
 
 void stepInDoublings(QAbstractSlider *slider)
 {

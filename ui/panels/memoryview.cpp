@@ -5,6 +5,7 @@
 #include "core/memory/cpu_memory.h"
 #include "core/memory/memory.h"
 #include "core/memory/memory_sentences.h"
+#include "core/io/export.h"
 #include "ui/layout/fontscale.h"
 #include "ui/language.h"
 #include "ui/panels/lessonnavigator.h"
@@ -23,6 +24,8 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -435,7 +438,14 @@ void MemoryView::showMemoryLabResult(const MemoryLabUpdate &update)
             m_budgetSlider->setValue(sliderFor(static_cast<double>(budget)));
         }
     }
+    m_lastShownWith = request(update.request.kind).tradeoff.lab;
     refresh();
+}
+
+bool MemoryView::sameLab(const MemoryLabConfig &a, const MemoryLabConfig &b)
+{
+    return a.effectiveBatch == b.effectiveBatch && a.budgetBytes == b.budgetBytes &&
+           a.failsAfterSamples == b.failsAfterSamples && toJson(a.base) == toJson(b.base);
 }
 
 QString MemoryView::resultText() const
@@ -447,6 +457,9 @@ QString MemoryView::resultText() const
         return tr("The memory run was cancelled.");
     if (!u.ok)
         return tr("The memory run failed: %1").arg(u.error.localized());
+    if (m_lastShownWith && !sameLab(*m_lastShownWith, request(u.request.kind).tradeoff.lab))
+        return tr("The settings changed after the last memory run, and its figures were for the old ones: run it "
+                  "again for these.");
     // The run in words: core's sentences (resources/content/memory_lab.json), the ones the CLI
     // prints in English, here in the window's language and digits and with the device in its
     // words. LibTorch's own message comes last, left to right.

@@ -78,6 +78,7 @@ private:
     void refreshButtons();
     void settingsChanged(); // a measured budget no longer applies
     QString resultText() const; // the last run in core's sentences (core/memory/memory_sentences.h)
+    static bool sameLab(const MemoryLabConfig &a, const MemoryLabConfig &b);
 
     AccumConfig m_config;
     QLabel *m_title = nullptr;
@@ -104,6 +105,9 @@ private:
     std::optional<qint64> m_measuredFullPeak;    // the demo's full batch, measured without the budget
     std::optional<MemoryLabKind> m_running;
     std::optional<MemoryLabUpdate> m_last;
+    // The settings on screen when m_last came (its kind's request): once they change (a dtype,
+    // the budget), its figures are another run's, and the view says so instead of showing them.
+    std::optional<MemoryLabConfig> m_lastShownWith;
     std::optional<OomDemoResult> m_lastDemo;
 };
 

@@ -89,22 +89,25 @@ QuizWidget::QuizWidget(QWidget *parent) : QWidget(parent)
     m_previousButton->setObjectName(QStringLiteral("quizPreviousButton"));
     m_nextButton = new QPushButton(questionPage);
     m_nextButton->setObjectName(QStringLiteral("quizNextButton"));
+    // Check, then Next in the same place right under the choices (Check hides once answered),
+    // Previous at the row's far end: the page is as tall as the lab beside it, and a Next at its
+    // foot was two screens below the question at 1024x768.
     auto *checkRow = new QHBoxLayout;
     checkRow->addWidget(m_checkButton);
+    checkRow->addWidget(m_nextButton);
     checkRow->addStretch(1);
-    auto *navigation = new QHBoxLayout;
-    navigation->addWidget(m_experimentButton);
-    navigation->addStretch(1);
-    navigation->addWidget(m_previousButton);
-    navigation->addWidget(m_nextButton);
+    checkRow->addWidget(m_previousButton);
+    auto *experimentRow = new QHBoxLayout;
+    experimentRow->addWidget(m_experimentButton);
+    experimentRow->addStretch(1);
     auto *questionLayout = new QVBoxLayout(questionPage);
     questionLayout->addWidget(m_promptLabel);
     questionLayout->addLayout(m_choicesLayout);
     questionLayout->addLayout(checkRow);
     questionLayout->addWidget(m_verdictLabel);
     questionLayout->addWidget(m_explanationLabel);
+    questionLayout->addLayout(experimentRow);
     questionLayout->addStretch(1);
-    questionLayout->addLayout(navigation);
 
     // The result page.
     auto *resultPage = new QWidget(this);
