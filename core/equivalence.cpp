@@ -543,7 +543,9 @@ std::string EquivalenceResult::cause(const NumberStyle &style) const
         break;
     case EquivalenceCause::ZeroEveryMicro:
         key = "zero-every-micro";
-        v = {{"ratio", gradRatio}};
+        // Both: the projection the buffers' bars show, and the norm (one micro-batch's gradient
+        // is longer than its share of the full batch's, so the two differ).
+        v = {{"ratio", gradRatio}, {"scale", gradScale}};
         break;
     case EquivalenceCause::NeverZero:
         key = "never-zero";
@@ -557,7 +559,7 @@ std::string EquivalenceResult::cause(const NumberStyle &style) const
         break;
     case EquivalenceCause::SkipLastMicro:
         key = "skip-last-micro";
-        v = {{"ratio", gradRatio}};
+        v = {{"ratio", gradRatio}, {"scale", gradScale}};
         putInteger(args, "ran", n - 1);
         putInteger(args, "n", n);
         break;

@@ -752,6 +752,10 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Rows marked %2 (%1) are observations: true by the way they are measured, so they carry no verdict.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>an observation: true by the way it is measured, so no verdict</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1683,7 +1687,7 @@
 %4 samples/sec
 median step %5 ms
 %6 timing blocks: %7 to %8 samples/sec, median %9
-the bar: the middle half of the blocks, %10 to %11</source>
+the bar: the slowest block to the fastest; their middle half %10 to %11</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -752,6 +752,10 @@
         <translation>%1 ادعا در محدوده‌ی پراکندگی زمان‌ها بی‌نتیجه است.</translation>
     </message>
     <message>
+        <source>Rows marked %2 (%1) are observations: true by the way they are measured, so they carry no verdict.</source>
+        <translation>ردیف‌های با نشان %2 (%1 ردیف) مشاهده‌اند: به خاطر شیوه‌ی اندازه‌گیری‌شان همیشه درست‌اند، پس حکمی ندارند.</translation>
+    </message>
+    <message>
         <source>an observation: true by the way it is measured, so no verdict</source>
         <translation>یک مشاهده: به خاطر شیوه‌ی اندازه‌گیری‌اش همیشه درست است، پس حکمی ندارد</translation>
     </message>
@@ -1683,12 +1687,12 @@
 %4 samples/sec
 median step %5 ms
 %6 timing blocks: %7 to %8 samples/sec, median %9
-the bar: the middle half of the blocks, %10 to %11</source>
+the bar: the slowest block to the fastest; their middle half %10 to %11</source>
         <translation>دسته‌ی مؤثر %1 (انباشت %2 × میکروبچ %3)‎
 %4 نمونه در ثانیه
 میانه‌ی زمان گام %5 میلی‌ثانیه
 %6 بلوک زمان‌گیری: %7 تا %8 نمونه در ثانیه، میانه %9
-میله: نیمه‌ی میانی بلوک‌ها، %10 تا %11</translation>
+میله: از کندترین بلوک تا تندترین؛ نیمه‌ی میانی آن‌ها %10 تا %11</translation>
     </message>
 </context>
 <context>

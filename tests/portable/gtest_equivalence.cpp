@@ -453,6 +453,45 @@ TEST_P(EquivalenceBugZooFlipsTheVerdicts, Row)
 
 INSTANTIATE_TEST_SUITE_P(Rows, EquivalenceBugZooFlipsTheVerdicts, testing::ValuesIn(bugZooRows()), test::ByName());
 
+struct PartialSumRow {
+    std::string name;
+    std::string bug;
+    int64_t accum;
+};
+
+class EquivalencePartialSumSpeaksOfTheBars : public testing::TestWithParam<PartialSumRow> {};
+
+// A window that keeps only part of its sum (zero_grad before every micro-batch, the last
+// micro-batch skipped): the buffers' bars show their projection onto the full-batch gradient
+// (about 1/16 at 16 micro-batches), their norm is larger (one micro-batch's gradient points
+// partly elsewhere: 0.12x beside bars of 0.06x). The sentence names the bars' figure and says
+// what the norm is, so the two never disagree in front of the class.
+TEST_P(EquivalencePartialSumSpeaksOfTheBars, Row)
+{
+    const PartialSumRow &row = GetParam();
+    EquivalenceConfig c;
+    c.run.accumSteps = row.accum;
+    setBigBatch(c, 16);
+    plant(c, row.bug);
+    const auto r = runEquivalence(c);
+    ASSERT_EQ(r.verdict(), Verdict::Fails);
+    const auto fixed2 = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f", v);
+        return std::string(buf);
+    };
+    EXPECT_GT(std::abs(r.gradRatio - r.gradScale), 0.01) << "the norm and the projection agree: the row shows nothing";
+    EXPECT_TRUE(contains(r.cause(), fixed2(r.gradScale) + "×")) << r.gradScale << ": " << r.cause();
+    EXPECT_TRUE(contains(r.cause(), "what the bars show")) << r.cause();
+    EXPECT_TRUE(contains(r.cause(), "norm is " + fixed2(r.gradRatio) + "×")) << r.cause();
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, EquivalencePartialSumSpeaksOfTheBars,
+                         testing::Values(PartialSumRow{"zero_every_micro_4", "zero-every-micro", 4},
+                                         PartialSumRow{"zero_every_micro_16", "zero-every-micro", 16},
+                                         PartialSumRow{"skip_last_micro_4", "skip-last-micro", 4}),
+                         test::ByName());
+
 class EquivalenceClippingOnceMatchesTheFullBatch : public testing::TestWithParam<PlantedRow> {};
 
 // With a clip norm the correct loop clips the window's synced sum once, as the full batch

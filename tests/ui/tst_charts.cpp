@@ -27,6 +27,8 @@
 #include <QValueAxis>
 #include <QtTest>
 
+#include <cmath>
+
 using namespace accumlab;
 using namespace accumlab::ui;
 
@@ -49,6 +51,9 @@ private slots:
     void throughputAxesShowAScaleOnlyOnceMeasured();
     void lossStepAxisEndsOnWholeSteps_data();
     void lossStepAxisEndsOnWholeSteps();
+    void spreadBarHoldsItsPoint();
+    void lossAxisTicksAreRound_data();
+    void lossAxisTicksAreRound();
     void lossCurvesKeepDistinctColours_data();
     void lossCurvesKeepDistinctColours();
     void memoryTimelineDrawsTheAllocatorsFigures();
@@ -145,6 +150,75 @@ void TestCharts::lossStepAxisEndsOnWholeSteps()
     chart.clear();
     QCOMPARE(steps->max(), 4.0);
     QVERIFY(!scaleShown(loss));
+}
+
+// Each point of the throughput chart lies on its spread bar: the point is the whole timed
+// region's samples/sec, the blocks' harmonic mean, which one slow block pulls below the middle
+// half of the blocks (at effective batch 8 the bar floated above its point).
+void TestCharts::spreadBarHoldsItsPoint()
+{
+    ThroughputChart chart;
+    SweepPoint p;
+    p.effectiveBatch = 8;
+    p.accumSteps = 2;
+    p.microBatch = 4;
+    p.blockSamplesPerSec = {1000, 1000, 1000, 200}; // one slow block
+    p.samplesPerSec = 4.0 / (3 / 1000.0 + 1 / 200.0); // 500: equal samples per block
+    p.steps = 8;
+    p.medianStepMs = 8.0;
+    chart.showPoint(0, p);
+    QList<QLineSeries *> bars;
+    for (QAbstractSeries *s : chart.chart()->series())
+        if (auto *line = qobject_cast<QLineSeries *>(s); line && line->count() == 2 && line->at(0).x() == 8.0 && line->at(1).x() == 8.0)
+            bars << line;
+    QCOMPARE(bars.size(), 1);
+    const double lo = std::min(bars[0]->at(0).y(), bars[0]->at(1).y());
+    const double hi = std::max(bars[0]->at(0).y(), bars[0]->at(1).y());
+    QVERIFY2(lo <= p.samplesPerSec && p.samplesPerSec <= hi,
+             qPrintable(QStringLiteral("the bar spans %1 to %2, its point is at %3").arg(lo).arg(hi).arg(p.samplesPerSec)));
+}
+
+// The loss axis's ticks are round numbers (1, 2 or 5 times a power of ten) with as many
+// decimals as their step needs, for a lesson's loss and for a diverging point's: after a
+// diverging run the axis read "100,044.804".
+void TestCharts::lossAxisTicksAreRound_data()
+{
+    QTest::addColumn<double>("first");
+    QTest::addColumn<double>("last");
+    QTest::newRow("learning") << 2.6 << 1.9;
+    QTest::newRow("diverging") << 2.6 << 100044.804;
+    QTest::newRow("flat") << 2.0 << 2.0;
+}
+
+void TestCharts::lossAxisTicksAreRound()
+{
+    QFETCH(double, first);
+    QFETCH(double, last);
+    LossChart chart;
+    QValueAxis *loss = valueAxes(chart, Qt::Vertical).value(0);
+    QVERIFY(loss);
+    StepBatchUpdate u;
+    u.pointIndex = 0;
+    u.effectiveBatch = 8;
+    for (int i = 0; i < 25; ++i)
+        u.losses << QPointF(8.0 * (i + 1), first + (last - first) * i * i / (24.0 * 24.0));
+    chart.startSeries(0, 8);
+    chart.appendLosses(u);
+    QTRY_VERIFY_WITH_TIMEOUT(scaleShown(loss), 2000);
+    const double step = (loss->max() - loss->min()) / (loss->tickCount() - 1);
+    const double decade = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+    const double mantissa = step / decade;
+    QVERIFY2(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6,
+             qPrintable(QStringLiteral("a tick step of %1").arg(step)));
+    for (int k = 0; k < loss->tickCount(); ++k) {
+        const double tick = loss->min() + k * step;
+        QVERIFY2(std::abs(tick / step - std::round(tick / step)) < 1e-6, qPrintable(QStringLiteral("a tick at %1").arg(tick)));
+        // Its label shows it whole, with no digit past the step's.
+        const QString label = QString::asprintf(qPrintable(loss->labelFormat()), tick);
+        QCOMPARE(label.toDouble(), std::round(tick / step) * step);
+        QVERIFY2(!label.contains(QLatin1Char('.')) || step < 1, qPrintable(label));
+    }
+    QVERIFY(loss->min() <= std::min(first, last) && loss->max() >= std::max(first, last));
 }
 
 // A long sweep's loss curves are told apart: every pair of curve colours lies at least
@@ -350,7 +424,9 @@ void TestCharts::throughputPointSettles()
     // Block 2 of point 0: the same point, settled.
     chart.showPoint(0, pointWith(1, {30000, 36000}));
     QCOMPARE(chart.currentPointCount(), 2);
-    // Its last: one slow block of five leaves the bar on the middle half.
+    // Its last: one slow block of five stretches the bar down to it, so the point (here the
+    // blocks' median; in a sweep the whole region's rate, which a slow block pulls below the
+    // middle half) always lies on its bar.
     const SweepPoint final = pointWith(1, {30000, 36000, 35000, 5000, 34000});
     chart.showPoint(0, final);
     QCOMPARE(chart.currentPointCount(), 2);
@@ -360,8 +436,8 @@ void TestCharts::throughputPointSettles()
             bar = qobject_cast<QLineSeries *>(s);
     QVERIFY(bar);
     QCOMPARE(bar->count(), 2);
-    QCOMPARE(bar->at(0), QPointF(4.0, 30000.0));
-    QCOMPARE(bar->at(1), QPointF(4.0, 35000.0));
+    QCOMPARE(bar->at(0), QPointF(4.0, 5000.0));
+    QCOMPARE(bar->at(1), QPointF(4.0, 36000.0));
     // Beyond the last point: the next one.
     chart.showPoint(7, pointWith(4, {32000}));
     QCOMPARE(chart.currentPointCount(), 3);

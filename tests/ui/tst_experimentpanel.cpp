@@ -178,6 +178,15 @@ private slots:
             QCOMPARE(claims->item(row, 1)->text(), QString::fromStdString(claimStatement(expected, c)) +
                                                        (c.timing ? QLatin1Char(' ') + ExperimentPanel::timingMark() : QString()));
         }
+        // The summary counts every row: the claims with a verdict, and the observations (·),
+        // named with their mark ("All 2 claims hold" stood over three rows, the · unexplained).
+        const ClaimTally tally = expected.tally();
+        QCOMPARE(tally.verdicts + tally.observations, claims->rowCount());
+        const QString summary = panel.findChild<QLabel *>(QStringLiteral("experimentStatus"))->text();
+        QVERIFY2(summary.contains(QString::number(tally.verdicts)), qPrintable(summary));
+        if (tally.observations > 0)
+            QVERIFY2(summary.contains(QStringLiteral("·")) && summary.contains(QStringLiteral("(%1)").arg(tally.observations)),
+                     qPrintable(summary));
         // Every claim and the whole explanation in view, at this width and at a projector's
         // narrow page: the page scrolls, not a box inside it (3 of 8 claims showed at 1024).
         auto *explanationLabel = panel.findChild<QLabel *>(QStringLiteral("experimentExplanation"));

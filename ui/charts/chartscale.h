@@ -47,6 +47,14 @@ inline QChart *installChart(QChartView *view, Qt::Alignment legend)
 
 inline bool scaleShown(const QAbstractAxis *axis) { return axis->labelsColor().alpha() > 0; }
 
+// A value axis's label format while its scale is shown (showScale keeps it across a hide).
+inline void setScaleFormat(QValueAxis *axis, const QString &format)
+{
+    axis->setProperty("accumlabScaleFormat", format);
+    if (axis->labelsColor().alpha() > 0)
+        axis->setLabelFormat(format);
+}
+
 inline void showScale(QAbstractAxis *axis, bool shown)
 {
     static const char *const kColor = "accumlabScaleColor"; // the labels' colour while shown

@@ -245,9 +245,16 @@ void LossChart::redraw()
     showScale(m_yAxis, yMin <= yMax); // before the ranges, which lay the axes out again
     m_xAxis->setRange(0, wholeStepRange(xMax));
     if (yMin <= yMax) {
-        const double pad = std::max(1e-6, (yMax - yMin) * 0.05);
+        // A flat loss gets a hundredth of its size each side, so its round ticks stay short.
+        const double pad = std::max({1e-6, (yMax - yMin) * 0.05, std::abs(yMax) * 0.01});
         // A loss that cannot go below zero (cross-entropy) keeps the axis at zero or above.
         m_yAxis->setRange(yMin >= 0 ? std::max(0.0, yMin - pad) : yMin - pad, yMax + pad);
+        // Round ticks (1, 2 or 5 times a power of ten) with as many decimals as their step has:
+        // a diverging point's loss of 100,044.8 drew ticks like "100,044.804".
+        m_yAxis->applyNiceNumbers();
+        const double step = (m_yAxis->max() - m_yAxis->min()) / std::max(1, m_yAxis->tickCount() - 1);
+        const int decimals = step > 0 ? std::clamp(int(std::ceil(-std::log10(step) - 1e-9)), 0, 6) : 3;
+        setScaleFormat(m_yAxis, QStringLiteral("%.%1f").arg(decimals));
     }
 }
 

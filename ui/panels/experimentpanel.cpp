@@ -418,6 +418,12 @@ void ExperimentPanel::showResult()
                                                        .arg(count(t.holding), count(t.verdicts));
         if (t.inconclusive > 0)
             status += QLatin1Char(' ') + tr("%1 inconclusive within the timing spread.").arg(count(t.inconclusive));
+        // The rows marked · are counted and the mark explained: "All 2 claims hold" over three
+        // rows read as a miscount.
+        if (t.observations > 0)
+            status += QLatin1Char(' ') +
+                      tr("Rows marked %2 (%1) are observations: true by the way they are measured, so they carry no verdict.")
+                          .arg(count(t.observations), kObservation);
         m_statusLabel->setText(status);
     } else if (lastRunShown && m_state == RunState::Cancelled) {
         m_statusLabel->setText(tr("The experiment was cancelled."));
