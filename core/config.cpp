@@ -2,9 +2,12 @@
 // with codes of resources/content/errors/config.json, one sentence per field.
 #include "core/config.h"
 
+#include "core/io/json_reader.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace accumlab {
@@ -21,7 +24,8 @@ E fromTable(const std::string &text, const std::pair<const char *, E> (&table)[N
     std::string allowed;
     for (const auto &[name, value] : table)
         allowed += (allowed.empty() ? "" : ", ") + std::string(name);
-    throw ConfigError(code, TextArgs{{}, {{"name", text}, {"allowed", allowed}}});
+    // Quoted by a short excerpt: a 5 MB name, a NUL byte or a newline never reaches the sentence.
+    throw ConfigError(code, TextArgs{{}, {{"name", textExcerpt(text)}, {"allowed", allowed}}});
 }
 
 template <typename E, size_t N>
@@ -93,6 +97,9 @@ void requireRange(int64_t value, int64_t lo, int64_t hi, const char *code)
 
 void validateOptimizer(const OptimizerConfig &o)
 {
+    // Every real setting reaches the run's float32 tensors: a value past float's largest (the
+    // clip norm 1e300) was refused by LibTorch in c10's words, naming no setting.
+    constexpr double kMaxFloat = std::numeric_limits<float>::max();
     if (!std::isfinite(o.lr) || o.lr <= 0.0 || o.lr > 1e3)
         throw ConfigError("config/lr-out-of-range", {});
     // Written so that NaN fails every check.
@@ -100,12 +107,12 @@ void validateOptimizer(const OptimizerConfig &o)
         throw ConfigError("config/momentum-out-of-range", {});
     if (!(o.beta1 >= 0.0 && o.beta1 < 1.0 && o.beta2 >= 0.0 && o.beta2 < 1.0))
         throw ConfigError("config/adam-betas-out-of-range", {});
-    if (!(o.eps > 0.0 && std::isfinite(o.eps)))
+    if (!(o.eps > 0.0 && o.eps <= kMaxFloat))
         throw ConfigError("config/adam-eps-not-positive", {});
-    if (!(o.weightDecay >= 0.0 && std::isfinite(o.weightDecay) && o.adamWeightDecay >= 0.0 &&
-          std::isfinite(o.adamWeightDecay)))
+    if (!(o.weightDecay >= 0.0 && o.weightDecay <= kMaxFloat && o.adamWeightDecay >= 0.0 &&
+          o.adamWeightDecay <= kMaxFloat))
         throw ConfigError("config/weight-decay-negative", {});
-    if (!(o.clipNorm >= 0.0 && std::isfinite(o.clipNorm)))
+    if (!(o.clipNorm >= 0.0 && o.clipNorm <= kMaxFloat))
         throw ConfigError("config/clip-norm-invalid", {});
     if (o.lrWarmup < 0 || o.lrWarmup > 1000000)
         throw ConfigError("config/lr-warmup-out-of-range", {});

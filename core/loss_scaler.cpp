@@ -2,6 +2,8 @@
 // Inf/NaN, growth after growth_interval clean steps) and the names of its pitfalls.
 #include "core/loss_scaler.h"
 
+#include <limits>
+
 #include "core/config.h"
 
 #include <cmath>
@@ -84,8 +86,9 @@ void LossScaler::update(bool foundInf)
 void validate(const LossScalerConfig &c)
 {
     // Written so that NaN fails every check.
-    const bool ok = c.initScale > 0.0 && std::isfinite(c.initScale) && c.growthFactor > 1.0 &&
-                    std::isfinite(c.growthFactor) && c.backoffFactor > 0.0 && c.backoffFactor < 1.0 &&
+    constexpr double kMaxFloat = std::numeric_limits<float>::max(); // the scale multiplies float32 losses
+    const bool ok = c.initScale > 0.0 && c.initScale <= kMaxFloat && c.growthFactor > 1.0 &&
+                    c.growthFactor <= kMaxFloat && c.backoffFactor > 0.0 && c.backoffFactor < 1.0 &&
                     c.growthInterval >= 1 && c.growthInterval <= 1000000000 && c.spikeWindow >= -1 && c.spikeMicro >= 0;
     if (!ok)
         throw ConfigError("config/loss-scaler-invalid", {});

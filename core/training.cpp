@@ -143,6 +143,18 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
             if (refusedBy >= 0)
                 stopForPeerRefusal(engine, refusedBy);
         }
+        // A checkpoint past this run's end: the loop would run nothing and report the
+        // checkpoint's windows as this run's, without a word. Refused (exit 2) as a resume
+        // that cannot be done: the user asked for fewer windows than were already trained.
+        // Exactly at the end resumes to nothing, as a restart after the last save must.
+        if (r.microBatches > plan.numSteps * c.accumSteps) {
+            TextArgs args{{}, {{"dir", resumeFrom}}};
+            putInteger(args, "micro", r.microBatches);
+            putInteger(args, "windows", r.windowsDone);
+            putInteger(args, "steps", plan.numSteps);
+            putInteger(args, "needed", (r.microBatches + c.accumSteps - 1) / c.accumSteps);
+            throw CheckpointError("checkpoint/past-the-run", std::move(args));
+        }
         resumed = {{"micro_batches", r.microBatches}, {"windows_done", r.windowsDone}, {"micro_index", r.microIndex}};
         // Without the scaler no window is skipped (its state's count stays 0).
         watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);

@@ -128,6 +128,14 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>The preset is not a JSON object but %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The preset nests deeper than %1 levels; a preset nests 2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The file is not an AccumLab preset (schema %1 expected).</source>
         <translation type="unfinished"></translation>
     </message>

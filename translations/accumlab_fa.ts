@@ -128,6 +128,14 @@
         <translation>پیش‌تنظیم یک شیء JSON نیست: %1</translation>
     </message>
     <message>
+        <source>The preset is not a JSON object but %1.</source>
+        <translation>پیش‌تنظیم یک شیء JSON نیست، بلکه %1 است.</translation>
+    </message>
+    <message>
+        <source>The preset nests deeper than %1 levels; a preset nests 2.</source>
+        <translation>پیش‌تنظیم بیش از %1 سطح تودرتوست؛ یک پیش‌تنظیم ۲ سطح دارد.</translation>
+    </message>
+    <message>
         <source>The file is not an AccumLab preset (schema %1 expected).</source>
         <translation>این فایل پیش‌تنظیم AccumLab نیست (طرح‌واره‌ی %1 انتظار می‌رفت).</translation>
     </message>

@@ -75,6 +75,13 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     f.accumGrid = parser.value(grid);
     f.exportJson = parser.value(exportJson);
     f.screenshot = parser.value(screenshot);
+    // An output named by nothing: once `--export-json ""` wrote nothing without a word, and
+    // `--screenshot "" --quit` left a window that never closed.
+    for (const QCommandLineOption *o : {&exportJson, &screenshot})
+        if (parser.isSet(*o) && parser.value(*o).isEmpty()) {
+            *error = QStringLiteral("--%1 needs a file name, got ''").arg(o->names().first());
+            return false;
+        }
     f.lang = parser.value(lang);
     bool knownLanguage = false;
     ui::LanguageManager::fromCode(f.lang, &knownLanguage);
@@ -149,6 +156,11 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
             return false;
         }
         f.zoomSteps = n;
+    }
+    // --quit ends a scripted run; alone it once left a window that waited for ever.
+    if (f.quit && !automated(f)) {
+        *error = QStringLiteral("--quit exits when a scripted run is done: give it --autorun, --screenshot or --memory-run");
+        return false;
     }
     if (parser.positionalArguments().size() > 1) {
         *error = QStringLiteral("at most one preset file");

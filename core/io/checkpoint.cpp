@@ -10,12 +10,14 @@
 #include "core/engine.h"
 #include "core/engine_state.h"
 #include "core/io/export.h"
+#include "core/io/json_reader.h"
 #include "core/model.h"
 #include "core/memory/memory.h"
 #include "core/io/regular_file.h"
 #include "core/io/safetensors.h"
 #include "core/io/sha256.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -192,6 +194,31 @@ std::string readCheckpointFile(const fs::path &file, uint64_t maxBytes)
     return std::move(f.bytes);
 }
 
+// A manifest or latest.json through the one JSON reader (core/io/json_reader.h): text that is
+// not JSON, or nested deeper than a checkpoint nests, is no checkpoint.
+json parseManifest(std::string_view text, const fs::path &file)
+{
+    try {
+        return parseJson<json>(text, kMaxJsonDepth); // ordered: the seal covers the manifest as written
+    } catch (const JsonRefusal &) {
+        refuse("not-a-checkpoint", file);
+    }
+}
+
+// The format version of a manifest or latest.json, checked into an int: 2^63 once read as
+// "format version 0". Quoted digit for digit when refused.
+int checkedVersion(const json &v, const fs::path &file)
+{
+    int version = 0;
+    if (jsonNumberInto(v, version) != NumberFault::None || version < kOldestCheckpointVersion ||
+        version > kCheckpointVersion) {
+        TextArgs args{{{"oldest", double(kOldestCheckpointVersion)}, {"supported", double(kCheckpointVersion)}}, {}};
+        args.strings["found"] = jsonExcerpt(v);
+        refuse("version", file, std::move(args));
+    }
+    return version;
+}
+
 // One rank file being assembled: named tensors in the order added, written as safetensors
 // with the manifest in its metadata.
 struct FileWriter {
@@ -303,11 +330,7 @@ struct FileReader {
         if (!manifest.is_object() || manifest.value("format", "") != kCheckpointFormat ||
             !manifest.contains("version") || !manifest["version"].is_number_integer())
             refuse("not-a-checkpoint", path);
-        version = manifest["version"].get<int>();
-        if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
-            refuse("version", path,
-                   TextArgs{{{"found", double(version)}, {"oldest", double(kOldestCheckpointVersion)},
-                             {"supported", double(kCheckpointVersion)}}, {}});
+        version = checkedVersion(manifest["version"], path);
         json unsealed = manifest;
         const json seal = unsealed.contains("manifest_sha256") ? unsealed["manifest_sha256"] : json();
         unsealed.erase("manifest_sha256");
@@ -320,9 +343,9 @@ struct FileReader {
     size_t readFormat2(const std::string &all, std::vector<Entry> &entries)
     {
         const size_t eol = all.find('\n');
-        if (eol == std::string::npos || jsonDepth(std::string_view(all.data(), eol)) > kMaxJsonDepth)
+        if (eol == std::string::npos)
             refuse("not-a-checkpoint", path);
-        manifest = json::parse(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(eol), nullptr, false);
+        manifest = parseManifest(std::string_view(all.data(), eol), path);
         checkManifest();
         if (version != 2)
             refuse("not-a-checkpoint", path);
@@ -354,10 +377,7 @@ struct FileReader {
         const json &meta = header["__metadata__"];
         if (meta.value("format", "") != kCheckpointFormat || !meta.contains("manifest") || !meta["manifest"].is_string())
             refuse("not-a-checkpoint", path);
-        const std::string manifestText = meta["manifest"].get<std::string>();
-        if (jsonDepth(manifestText) > kMaxJsonDepth)
-            refuse("not-a-checkpoint", path);
-        manifest = json::parse(manifestText, nullptr, false);
+        manifest = parseManifest(meta["manifest"].get_ref<const std::string &>(), path);
         checkManifest();
         if (version != 3 || meta.value("version", "") != std::to_string(version))
             refuse("not-a-checkpoint", path);
@@ -426,14 +446,25 @@ struct FileReader {
         refuse("not-a-checkpoint", path);
     }
 
+    // A field of the manifest checked into its C++ type (core/io/json_reader.h): missing or of
+    // another type is no checkpoint; a fraction (micro_batches 6.5, once truncated to 6) or a
+    // number past the type's range is refused with the field's name.
     template <class T>
     T number(const json &object, const char *key) const
     {
-        try {
-            return object.at(key).get<T>();
-        } catch (const json::exception &) {
+        const auto it = object.is_object() ? object.find(key) : object.end();
+        if (it == object.end())
             refuse("not-a-checkpoint", path);
+        T out{};
+        switch (jsonNumberInto(*it, out)) {
+        case NumberFault::None: return out;
+        case NumberFault::WrongType: refuse("not-a-checkpoint", path);
+        case NumberFault::NotWhole:
+            refuse("out-of-range", path, TextArgs{{}, {{"field", key}, {"detail", jsonExcerpt(*it) + ", not a whole number"}}});
+        case NumberFault::OutOfRange:
+            refuse("out-of-range", path, TextArgs{{}, {{"field", key}, {"detail", jsonExcerpt(*it) + ", out of range"}}});
         }
+        refuse("not-a-checkpoint", path);
     }
 
     // Refuses a file of another run: model widths, dtype, world size, then each setting.
@@ -441,15 +472,15 @@ struct FileReader {
     {
         try {
             const ModelShape run = c.modelShape();
-            const ModelShape saved{manifest.at("model").at("in_features").get<int64_t>(),
-                                   manifest.at("model").at("hidden").get<int64_t>(),
-                                   manifest.at("model").at("classes").get<int64_t>()};
+            const json &model = manifest.at("model");
+            const ModelShape saved{number<int64_t>(model, "in_features"), number<int64_t>(model, "hidden"),
+                                   number<int64_t>(model, "classes")};
             if (saved.inFeatures != run.inFeatures || saved.hidden != run.hidden || saved.classes != run.classes)
                 throw CheckpointError("checkpoint/shape-differs", TextArgs{{}, {{"saved", widths(saved)}, {"run", widths(run)}}});
             const auto dtype = manifest.at("dtype").get<std::string>();
             if (dtype != toString(c.dtype))
                 throw CheckpointError("checkpoint/dtype-differs", TextArgs{{}, {{"saved", dtype}, {"run", toString(c.dtype)}}});
-            const auto world = manifest.at("world_size").get<int64_t>();
+            const auto world = number<int64_t>(manifest, "world_size");
             if (world != c.worldSize)
                 throw CheckpointError("checkpoint/world-size-differs",
                                       TextArgs{{{"saved", double(world)}, {"run", double(c.worldSize)}}, {}});
@@ -461,12 +492,13 @@ struct FileReader {
                 const json theirs = saved_.contains(it.key()) ? saved_.at(it.key()) : json();
                 const json value = json::parse(it.value().dump());
                 if (theirs != value) {
-                    // A nested value is named by its kind, not printed.
+                    // A nested value is named by its kind, not printed; a string is quoted (a
+                    // string "0.05" once read as the number 0.05: "lr is 0.05; this run's is
+                    // 0.05"), and by a short excerpt (a 5 MB string was echoed whole).
                     auto text = [](const json &v) {
-                        return v.is_string() ? v.get<std::string>()
-                               : v.is_object() ? std::string("an object")
-                               : v.is_array()  ? std::string("an array")
-                                               : v.dump();
+                        return v.is_object()  ? std::string("an object")
+                               : v.is_array() ? std::string("an array")
+                                              : jsonExcerpt(v);
                     };
                     throw CheckpointError("checkpoint/config-differs",
                                           TextArgs{{}, {{"key", it.key()}, {"saved", text(theirs)}, {"run", text(value)}}});
@@ -489,18 +521,16 @@ json readLatest(const fs::path &dir)
     if (!fs::exists(fs::symlink_status(file, ec)))
         throw CheckpointError("checkpoint/none", TextArgs{{}, {{"dir", dir.string()}}});
     const std::string text = readCheckpointFile(file, kMaxLatestBytes);
-    if (jsonDepth(text) > kMaxJsonDepth)
-        refuse("not-a-checkpoint", file);
-    const json latest = json::parse(text, nullptr, false);
-    if (!latest.is_object() || latest.value("format", "") != kCheckpointFormat || !latest.contains("version") ||
+    const json latest = parseManifest(text, file);
+    if (!latest.is_object() || !latest.contains("format") || latest["format"] != kCheckpointFormat ||
+        !latest.contains("version") ||
         !latest["version"].is_number_integer() || !latest.contains("generation") || !latest["generation"].is_string() ||
         !latest.contains("world_size") || !latest["world_size"].is_number_integer())
         refuse("not-a-checkpoint", file);
-    const int version = latest["version"].get<int>();
-    if (version < kOldestCheckpointVersion || version > kCheckpointVersion)
-        refuse("version", file,
-               TextArgs{{{"found", double(version)}, {"oldest", double(kOldestCheckpointVersion)},
-                         {"supported", double(kCheckpointVersion)}}, {}});
+    checkedVersion(latest["version"], file);
+    int64_t world = 0;
+    if (jsonNumberInto(latest["world_size"], world) != NumberFault::None)
+        refuse("not-a-checkpoint", file);
     const std::string gen = latest["generation"].get<std::string>();
     if (gen.find('/') != std::string::npos || gen.find("..") != std::string::npos)
         refuse("not-a-checkpoint", file);
@@ -609,6 +639,14 @@ void checkState(const EngineState &s, const std::optional<LossScalerState> &scal
     sameAs(s.params, mine.params, sharedPath, "params");
     sameAs(s.grads, mine.grads, ownPath, "grads");
     sameAs(s.generator, mine.generator, sharedPath, "data.generator");
+    // Its bytes are a Mersenne Twister's state only when LibTorch takes them: an edited one
+    // once printed LibTorch's "Invalid mt19937 state" and a C++ stack trace, naming no file.
+    try {
+        torch::Generator probe = at::make_generator<at::CPUGeneratorImpl>();
+        probe.set_state(s.generator);
+    } catch (const c10::Error &) {
+        bad(sharedPath, "data.generator", "not a state of the data stream's random generator");
+    }
     // The optimizer's state, where it has any (none before its first step), is per parameter.
     for (const auto &[t, name] : {std::pair{&s.momentum, "optimizer.momentum"}, std::pair{&s.expAvg, "optimizer.exp_avg"},
                                   std::pair{&s.expAvgSq, "optimizer.exp_avg_sq"}})
@@ -627,7 +665,9 @@ void checkState(const EngineState &s, const std::optional<LossScalerState> &scal
     count(s.optimizerSteps, 0, s.microBatches, sharedPath, "optimizer_steps");
     count(s.optimizerStateStep, 0, s.microBatches, sharedPath, "optimizer_state_step");
     count(s.schedulerSteps, 0, s.microBatches, sharedPath, "scheduler_steps");
-    count(s.syncCalls, 0, kMax, sharedPath, "sync_calls");
+    // One gradient sync per micro-batch at most (no_sync() skips some): 2^63 - 1 once ran on
+    // and printed a negative count.
+    count(s.syncCalls, 0, s.microBatches, sharedPath, "sync_calls");
     if (!std::isfinite(s.lastLr) || s.lastLr < 0)
         bad(sharedPath, "last_lr", std::to_string(s.lastLr));
     // The counters agree: every closed window ran accum_steps micro-batches, the open one `micro`.
@@ -653,6 +693,11 @@ void checkState(const EngineState &s, const std::optional<LossScalerState> &scal
     }
     if (scaler) {
         const LossScalerState &l = *scaler;
+        // unscale_() ran and update() did not: only inside a window (the unscale-every-micro
+        // pitfall). At a window's end update() has run; a closed window claiming otherwise was
+        // accepted, then reported as a training divergence.
+        if (l.unscaledSinceUpdate && !s.open)
+            bad(sharedPath, "loss_scaler.unscaled_since_update", "true at a window's end, where update() has run");
         if (!std::isfinite(l.scale) || l.scale <= 0)
             bad(sharedPath, "loss_scaler.scale", std::to_string(l.scale));
         count(l.growthTracker, 0, c.lossScaler.growthInterval - 1, sharedPath, "loss_scaler.growth_tracker");
@@ -771,6 +816,8 @@ CheckpointFolderLock prepareCheckpointFolder(const fs::path &dir, bool lock)
     // A file of its own: the folder's descriptor is what each publish locks for its renames.
     const fs::path file = dir / ".accumlab-writer.lock";
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd < 0 && errno == ELOOP) // said as what it is, not "Too many levels of symbolic links"
+        throw CheckpointError("checkpoint/lock-is-link", TextArgs{{}, {{"dir", dir.string()}, {"file", file.string()}}});
     if (fd < 0)
         throw writeFailed(dir, std::strerror(errno));
     CheckpointFolderLock held(fd);

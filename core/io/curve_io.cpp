@@ -1,6 +1,7 @@
 // accum-curve.v1 points: the writer of one point and the validating reader of a whole file.
 // Torch-free (see curve_io.h); the fuzz target in tests/fuzz/ compiles this file alone.
 #include "core/io/curve_io.h"
+#include "core/io/json_reader.h"
 
 #include <cmath>
 #include <cstdio>
@@ -183,16 +184,6 @@ double lossValue(const json &v, bool diverged, size_t index, const char *name)
     return v.get<double>();
 }
 
-// Refuses deep nesting while parsing, before the tree is built.
-bool depthGuard(int depth, json::parse_event_t, json &)
-{
-    if (depth > kMaxCurveJsonDepth)
-        failFile(CurveErrorCode::TooDeep,
-                 "the file nests deeper than " + std::to_string(kMaxCurveJsonDepth) + " levels; it is not an accum-curve file",
-                 0, kMaxCurveJsonDepth);
-    return true;
-}
-
 bool requireBool(const json &pj, const char *name, size_t i)
 {
     const auto it = pj.find(name);
@@ -318,11 +309,14 @@ json parseTop(const std::string &text, const char *schema, const char *what)
                  static_cast<int64_t>(text.size() >> 20), static_cast<int64_t>(kMaxCurveFileBytes >> 20));
     json j;
     try {
-        j = json::parse(text, depthGuard);
-    } catch (const json::parse_error &e) {
-        failFile(CurveErrorCode::NotJson, std::string("not valid JSON: ") + e.what(), static_cast<int64_t>(e.byte));
-    } catch (const json::exception &e) {
-        failFile(CurveErrorCode::NotJson, std::string("not valid JSON: ") + e.what());
+        j = parseJson(text, kMaxCurveJsonDepth); // the one JSON reader (core/io/json_reader.h)
+    } catch (const JsonRefusal &r) {
+        if (r.kind == JsonRefusal::TooDeep)
+            failFile(CurveErrorCode::TooDeep,
+                     "the file nests deeper than " + std::to_string(kMaxCurveJsonDepth) +
+                         " levels; it is not an accum-curve file",
+                     0, kMaxCurveJsonDepth);
+        failFile(CurveErrorCode::NotJson, "not valid JSON: " + r.reason, static_cast<int64_t>(r.byte));
     }
     if (!j.is_object())
         failFile(CurveErrorCode::NotAnObject, "the file is not a JSON object");

@@ -149,36 +149,47 @@ nlohmann::ordered_json toJson(const AccumConfig &c)
             {"seed", c.seed}};
 }
 
-namespace {
-
-// A value of a settings record, read as T; a value of another type or range is refused with
-// the key's name.
 template <class T>
-T valueAs(const json &v, const std::string &key)
+T settingValue(const json &v, const std::string &key)
 {
-    const bool fits = [&] {
-        if constexpr (std::is_same_v<T, bool>)
-            return v.is_boolean();
-        else if constexpr (std::is_same_v<T, std::string>)
-            return v.is_string();
-        else if constexpr (std::is_floating_point_v<T>)
-            return v.is_number();
-        else if constexpr (std::is_unsigned_v<T>)
-            return v.is_number_unsigned();
-        else
-            return v.is_number_integer() && (v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
-                                                                   : v.get<int64_t>() >= std::numeric_limits<T>::min() &&
-                                                                         v.get<int64_t>() <= std::numeric_limits<T>::max());
-    }();
-    if (!fits)
-        throw ConfigError("config/settings-bad-value", TextArgs{{}, {{"key", key}, {"value", jsonExcerpt(v)}}});
-    return v.get<T>();
+    T out{};
+    const NumberFault fault = jsonNumberInto(v, out);
+    if (fault == NumberFault::None)
+        return out;
+    TextArgs args{{}, {{"key", textExcerpt(key)}, {"value", jsonExcerpt(v)}}};
+    if (fault == NumberFault::OutOfRange) {
+        if constexpr (std::is_integral_v<T>) {
+            args.strings["lo"] = std::to_string(std::numeric_limits<T>::lowest());
+            args.strings["hi"] = std::to_string(std::numeric_limits<T>::max());
+        } else {
+            args.strings["lo"] = "-3.4e38";
+            args.strings["hi"] = "3.4e38";
+        }
+        throw ConfigError("config/settings-out-of-range", std::move(args));
+    }
+    if constexpr (std::is_same_v<T, bool>)
+        throw ConfigError("config/settings-not-true-false", std::move(args));
+    else if constexpr (std::is_same_v<T, std::string>)
+        throw ConfigError("config/settings-not-a-name", std::move(args));
+    else if constexpr (std::is_integral_v<T>)
+        throw ConfigError("config/settings-not-whole", std::move(args));
+    else
+        throw ConfigError("config/settings-not-a-number", std::move(args));
 }
+template bool settingValue<bool>(const json &, const std::string &);
+template std::string settingValue<std::string>(const json &, const std::string &);
+template double settingValue<double>(const json &, const std::string &);
+template float settingValue<float>(const json &, const std::string &);
+template int settingValue<int>(const json &, const std::string &);
+template int64_t settingValue<int64_t>(const json &, const std::string &);
+template uint64_t settingValue<uint64_t>(const json &, const std::string &);
+
+namespace {
 
 template <class T>
 T settingAs(const json &record, const std::string &key)
 {
-    return valueAs<T>(record.at(key), key);
+    return settingValue<T>(record.at(key), key);
 }
 
 // An enum's name, read with its fromString (whose ConfigError names the value).
@@ -282,49 +293,6 @@ nlohmann::ordered_json sweepSettingsJson(const SweepConfig &c)
             {"phase_timing", c.phaseTiming}};
 }
 
-std::string textExcerpt(const std::string &s, size_t n)
-{
-    if (s.size() <= n)
-        return s;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80)
-        --n;
-    return s.substr(0, n) + "...";
-}
-
-std::string jsonExcerpt(const json &value)
-{
-    // Built by hand, two levels deep at most: a dump of a value nested 100,000 deep recursed
-    // until the stack ran out, and a 5 MB string was echoed whole.
-    std::string out;
-    const std::function<void(const json &, int)> add = [&](const json &v, int level) {
-        if (out.size() > kExcerptChars)
-            return;
-        if (v.is_string()) {
-            out += json(textExcerpt(v.get_ref<const std::string &>())).dump();
-        } else if (v.is_object() || v.is_array()) {
-            const bool object = v.is_object();
-            out += object ? '{' : '[';
-            if (level >= 2) {
-                out += v.empty() ? "" : "...";
-            } else {
-                bool first = true;
-                for (auto it = v.begin(); it != v.end() && out.size() <= kExcerptChars; ++it, first = false) {
-                    if (!first)
-                        out += ',';
-                    if (object)
-                        out += json(textExcerpt(it.key())).dump() + ':';
-                    add(*it, level + 1);
-                }
-            }
-            out += object ? '}' : ']';
-        } else {
-            out += v.dump(); // a number, a boolean or null
-        }
-    };
-    add(value, 0);
-    return textExcerpt(out);
-}
-
 SweepConfig readSweepSettingsFile(const std::filesystem::path &file)
 {
     const std::string name = file.string();
@@ -339,20 +307,14 @@ SweepConfig readSweepSettingsFile(const std::filesystem::path &file)
         throw ConfigError("config/settings-file-too-large",
                           TextArgs{{{"max", double(kMaxSettingsFileBytes)}}, {{"file", name}}});
     }
-    // The depth is refused while parsing, before a structure that deep exists.
-    const auto depthGuard = [&](int depth, json::parse_event_t, json &) {
-        if (depth > kMaxSettingsJsonDepth)
-            throw ConfigError("config/settings-file-too-deep",
-                              TextArgs{{{"depth", double(kMaxSettingsJsonDepth)}}, {{"file", name}}});
-        return true;
-    };
     json record;
     try {
-        record = json::parse(f.bytes, depthGuard);
-    } catch (const json::exception &e) {
-        // nlohmann's sentence quotes the last token it read: at most a short excerpt of it.
-        throw ConfigError("config/settings-file-not-json",
-                          TextArgs{{}, {{"file", name}, {"reason", textExcerpt(e.what(), 2 * kExcerptChars)}}});
+        record = parseJson(f.bytes, kMaxSettingsJsonDepth); // the one JSON reader (core/io/json_reader.h)
+    } catch (const JsonRefusal &r) {
+        if (r.kind == JsonRefusal::TooDeep)
+            throw ConfigError("config/settings-file-too-deep",
+                              TextArgs{{{"depth", double(kMaxSettingsJsonDepth)}}, {{"file", name}}});
+        throw ConfigError("config/settings-file-not-json", TextArgs{{}, {{"file", name}, {"reason", r.reason}}});
     }
     return sweepSettingsFromJson(record);
 }
@@ -375,7 +337,7 @@ SweepConfig sweepSettingsFromJson(const json &settings)
                               TextArgs{{}, {{"key", "accum_grid"}, {"value", jsonExcerpt(grid)}}});
         c.accumGrid.clear();
         for (size_t i = 0; i < grid.size(); ++i)
-            c.accumGrid.push_back(valueAs<int64_t>(grid[i], "accum_grid"));
+            c.accumGrid.push_back(settingValue<int64_t>(grid[i], "accum_grid"));
     }
     const auto read = [&]<class T>(const char *key, T &into) {
         if (settings.contains(key))

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/io/curve_io.h"
+#include "core/io/json_reader.h"
 #include "core/equivalence.h"
 #include "core/content/errors.h"
 #include "core/content/loop_code.h"
@@ -32,6 +33,13 @@ nlohmann::ordered_json toJson(const AccumConfig &);
 // "cuda" or the resolved "cuda:N".
 AccumConfig accumConfigFromJson(const nlohmann::json &record, const AccumConfig &base = {});
 nlohmann::json toJson(const SweepConfig &);
+// One value of a settings record or a preset, read as T (bool, std::string, float, double, int,
+// int64_t, uint64_t) through the one checked conversion (core/io/json_reader.h): a value of
+// another type, a fraction for a whole number, or one outside T's range is refused with the
+// key's name and a short excerpt of the value (ConfigError config/settings-not-a-number,
+// -not-whole, -not-true-false, -not-a-name, -out-of-range).
+template <class T>
+T settingValue(const nlohmann::json &value, const std::string &key);
 // A sweep's whole settings, as the window hands them to the ranks it starts (accumlab-cli
 // --settings FILE): {"schema": "accumlab-sweep-settings.v1", "run": toJson(base), the grid,
 // steps, repeats and threads}. sweepSettingsFromJson reads it back (ConfigError when it is not
@@ -46,13 +54,6 @@ SweepConfig sweepSettingsFromJson(const nlohmann::json &settings);
 constexpr uint64_t kMaxSettingsFileBytes = uint64_t(1) << 20; // a sweep's record is about 2 KB
 constexpr int kMaxSettingsJsonDepth = 64;                     // a record nests 3 deep
 SweepConfig readSweepSettingsFile(const std::filesystem::path &file);
-// A JSON value as a refusal quotes it: at most kExcerptChars characters of its text, a structure
-// two levels deep at most ("[[...]]"), a string cut at a character's boundary.
-constexpr size_t kExcerptChars = 60;
-std::string jsonExcerpt(const nlohmann::json &value);
-// Text as a refusal quotes it: the first `n` bytes, cut at a UTF-8 character's boundary, with
-// "..." where it was cut.
-std::string textExcerpt(const std::string &text, size_t n = kExcerptChars);
 // What the exports were measured on: LibTorch's version, the BLAS, the threads in effect, CUDA,
 // AccumLab's version.
 nlohmann::json environmentJson();

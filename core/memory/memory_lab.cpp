@@ -196,6 +196,12 @@ void validate(const MemoryLabConfig &lab)
     }
     if (lab.failsAfterSamples > 0) {
         const int64_t share = lab.effectiveBatch / lab.base.worldSize;
+        if (lab.failsAfterSamples > share) { // before "does not divide": 2^63 - 1 divides nothing
+            TextArgs args;
+            putInteger(args, "micro", lab.failsAfterSamples);
+            putInteger(args, "share", share);
+            throw ConfigError("memory/fails-after-range", args);
+        }
         if (share % lab.failsAfterSamples != 0) {
             TextArgs args;
             putInteger(args, "micro", lab.failsAfterSamples);
@@ -340,8 +346,12 @@ void validate(const TradeoffConfig &c)
         throw ConfigError("memory/tradeoff-steps-range", TextArgs{});
     const int64_t share = c.lab.effectiveBatch / c.lab.base.worldSize;
     for (int64_t m : c.microGrid) {
-        if (m < 1 || m > share)
-            throw ConfigError("memory/tradeoff-micro-range", TextArgs{{{"micro", double(m)}, {"share", double(share)}}, {}});
+        if (m < 1 || m > share) {
+            TextArgs args; // digit for digit: 2^63 - 1 once read as ...808
+            putInteger(args, "micro", m);
+            putInteger(args, "share", share);
+            throw ConfigError("memory/tradeoff-micro-range", args);
+        }
         if (share % m != 0)
             throw ConfigError(c.lab.base.worldSize > 1 ? "memory/tradeoff-micro-not-dividing-ranks"
                                                        : "memory/tradeoff-micro-not-dividing",

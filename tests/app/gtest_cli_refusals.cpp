@@ -189,7 +189,40 @@ INSTANTIATE_TEST_SUITE_P(Rows, CliRefusal, testing::Values(
     // Output folders that cannot be used.
     Refusal{"out-dir under a file", {"--out-dir", "blocker/sub"}},
     Refusal{"empty out-dir", {"--out-dir", ""}},
-    Refusal{"read-only file system", {"--out-dir", "/sys/accumlab"}}), accumlab::test::ByName());
+    Refusal{"read-only file system", {"--out-dir", "/sys/accumlab"}},
+    // Issue 60: float flags past float32's range (N11), outputs named by nothing (N13).
+    Refusal{"clip-norm 1e300", {"train", "--num-steps", "1", "--clip-norm", "1e300"}},
+    Refusal{"clip-norm 3.5e38", {"train", "--num-steps", "1", "--clip-norm", "3.5e38"}},
+    Refusal{"equivalence clip-norm 1e308", {"equivalence", "--clip-norm", "1e308"}},
+    Refusal{"oom demo, empty timeline", {"oom-demo", "--timeline", ""}},
+    Refusal{"oom demo, empty snapshot", {"oom-demo", "--snapshot", ""}},
+    Refusal{"tradeoff, empty out-dir", {"tradeoff", "--out-dir", ""}}), accumlab::test::ByName());
+
+// The refusal names what the user typed: the option, in its own words (issue 60: --clip-norm
+// 1e300 came back in c10's words, naming no option; 2^63 - 1 samples "did not divide" 512).
+struct Says {
+    const char *name;
+    std::vector<std::string> args;
+    const char *text;
+};
+
+class CliRefusalSays : public testing::TestWithParam<Says> {};
+
+TEST_P(CliRefusalSays, TheOptionsName)
+{
+    TempDir dir;
+    const Ran r = runInProcess(GetParam().args, dir.path());
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find(GetParam().text), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, CliRefusalSays, testing::Values(
+    Says{"clip-norm 1e300", {"train", "--num-steps", "1", "--clip-norm", "1e300"}, "--clip-norm"},
+    Says{"clip-norm 3.5e38", {"train", "--num-steps", "1", "--clip-norm", "3.5e38"}, "--clip-norm"},
+    Says{"timeline empty", {"oom-demo", "--timeline", ""}, "--timeline"},
+    Says{"snapshot empty", {"oom-demo", "--snapshot", ""}, "--snapshot"},
+    Says{"fails after past the share", {"oom-demo", "--fails-after", "9223372036854775807"},
+         "at most the effective batch's share of one rank, 512 samples"}), accumlab::test::ByName());
 
 // A refusal repeats the number it was given, digit for digit: 2^63 - 1 is not rounded
 // through a double into ...808.
@@ -205,8 +238,25 @@ TEST_P(CliHugeInteger, ReadsBackWhole)
 
 INSTANTIATE_TEST_SUITE_P(Rows, CliHugeInteger,
                          testing::Values(Refusal{"oom demo", {"oom-demo", "--fails-after", "9223372036854775807"}},
-                                         Refusal{"finder", {"find-micro-batch", "--fails-after", "9223372036854775807"}}),
+                                         Refusal{"finder", {"find-micro-batch", "--fails-after", "9223372036854775807"}},
+                                         Refusal{"tradeoff micro grid", {"tradeoff", "--micro-grid", "9223372036854775807"}}),
                          accumlab::test::ByName());
+
+// A resume with a --num-steps the checkpoint already passed (issue 60, N17): once it ran
+// nothing and reported the checkpoint's windows as this run's, exit 0. Refused, exit 2, with
+// the --num-steps that continues it; exactly at the end it resumes to nothing, as a restart
+// after the last save must.
+TEST(CliInProcess, ResumePastTheRunIsRefused)
+{
+    TempDir dir;
+    ASSERT_EQ(runInProcess({"train", "--num-steps", "3", "--checkpoint", "ck"}, dir.path()).exitCode, 0);
+    const Ran past = runInProcess({"train", "--num-steps", "2", "--resume", "ck"}, dir.path());
+    EXPECT_EQ(past.exitCode, 2) << past.out;
+    EXPECT_NE(past.err.find("--num-steps 3 or more"), std::string::npos) << past.err;
+    EXPECT_EQ(std::count(past.err.begin(), past.err.end(), '\n'), 1) << past.err;
+    const Ran atTheEnd = runInProcess({"train", "--num-steps", "3", "--resume", "ck"}, dir.path());
+    EXPECT_EQ(atTheEnd.exitCode, 0) << atTheEnd.err;
+}
 
 // The control: the same call runs a valid command (so a refusal above is the input's, not the
 // harness's).

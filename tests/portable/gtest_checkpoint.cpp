@@ -610,6 +610,15 @@ std::vector<ManifestEditRow> manifestEditRows()
     row("last_lr -1", [](json &m) { m["shared"]["last_lr"] = -1.0; }, "checkpoint/out-of-range");
     row("last_lr as text", [](json &m) { m["shared"]["last_lr"] = "0.01"; }, "checkpoint/not-a-checkpoint");
     row("a setting as an object", [](json &m) { m["config"]["lr"] = {{"a", 1}}; }, "checkpoint/config-differs");
+    // Issue 60, N9: every counter checked into its type, never truncated or run past int64.
+    row("sync_calls 2^63 - 1", [](json &m) { m["shared"]["sync_calls"] = INT64_MAX; }, "checkpoint/out-of-range");
+    row("sync_calls 7, past the micro-batches", [](json &m) { m["shared"]["sync_calls"] = 7; }, "checkpoint/out-of-range");
+    row("micro_batches 6.5", [](json &m) { m["micro_batches"] = 6.5; }, "checkpoint/out-of-range");
+    row("micro_index 2.5", [](json &m) { m["window"]["micro_index"] = 2.5; }, "checkpoint/out-of-range");
+    row("windows_done 1.0 is 1", [](json &m) { m["shared"]["windows_done"] = 1.0; }, "");
+    row("windows_done 2^64", [](json &m) { m["shared"]["windows_done"] = 18446744073709551615ull; },
+        "checkpoint/out-of-range");
+    row("in_features 32.5", [](json &m) { m["model"]["in_features"] = 32.5; }, "checkpoint/out-of-range");
     const auto tensor = [](const std::string &name, std::function<void(json &)> f) {
         return [name, f](json &m) {
             for (json &t : m["tensors"])
@@ -757,6 +766,79 @@ TEST(Checkpoint, DeeplyNestedManifestRefused)
     } catch (const CheckpointError &ex) {
         EXPECT_LT(std::string(ex.what()).size(), 300u);
     }
+}
+
+// Issue 60, N9 and N16: a refusal of a manifest's value says it as it is written. Version 2^63
+// once read as "format version 0"; a setting written as the string "0.01" as the number 0.01
+// ("lr is 0.01; this run's is 0.01"); a long string was echoed whole; a NUL byte cut the sentence.
+TEST(Checkpoint, RefusalsQuoteTheValueAsWritten)
+{
+    const AccumConfig c = runConfig(OptimizerKind::AdamW);
+    const auto what = [&](const ManifestEdit &edit) {
+        test::TempDir tmp;
+        saveAfter(c, tmp.path(), 6);
+        editManifest(latestRankFile(tmp.path(), 0), edit);
+        try {
+            AccumEngine e(c);
+            loadCheckpoint(e, tmp.path());
+        } catch (const CheckpointError &ex) {
+            return std::string(ex.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_NE(what([](json &m) { m["version"] = uint64_t(1) << 63; }).find("version 9223372036854775808"),
+              std::string::npos);
+    EXPECT_NE(what([](json &m) { m["config"]["lr"] = "0.01"; }).find("lr is \"0.01\"; this run's is 0.01"),
+              std::string::npos);
+    const std::string longName = what([](json &m) { m["config"]["optimizer"] = std::string(200000, 'x'); });
+    EXPECT_LT(longName.size(), 400u);
+    const std::string nul = what([](json &m) { m["config"]["optimizer"] = std::string("adam\0w", 6); });
+    EXPECT_EQ(nul.find('\0'), std::string::npos);
+    EXPECT_NE(nul.find("adam\\u0000w"), std::string::npos) << nul;
+}
+
+// Issue 60, N10: unscale_() since the last update() at a window's end is no state the loop
+// leaves (update() ran): once accepted, then reported as a training divergence.
+TEST(Checkpoint, UnscaledAtAWindowsEndRefused)
+{
+    AccumConfig c = runConfig(OptimizerKind::Sgd);
+    c.dtype = DType::Float16;
+    c.lossScaler.enabled = true;
+    test::TempDir tmp;
+    saveAfter(c, tmp.path(), 8); // two whole windows of 4
+    editManifest(latestRankFile(tmp.path(), 0), [](json &m) { m["loss_scaler"]["unscaled_since_update"] = true; });
+    EXPECT_EQ(refusal(c, tmp.path()), "checkpoint/out-of-range");
+}
+
+// Issue 60, N6: the data stream's generator state edited (its checksums recomputed) printed
+// LibTorch's "Invalid mt19937 state" and a C++ stack trace, naming no file. One sentence that
+// names the file and the field.
+TEST(Checkpoint, BadGeneratorStateRefusedInWords)
+{
+    const AccumConfig c = runConfig(OptimizerKind::Sgd);
+    test::TempDir tmp;
+    saveAfter(c, tmp.path(), 6);
+    const fs::path file = latestRankFile(tmp.path(), 0);
+    RankFile f = splitRankFile(test::readFile(file));
+    const auto range = f.header.at("data.generator").at("data_offsets");
+    for (uint64_t i = range[0].get<uint64_t>(); i < range[1].get<uint64_t>(); ++i)
+        f.data[i] = char(0xFF);
+    test::writeFile(file, joinRankFile(f));
+    const std::string payload = f.data;
+    editManifest(file, [&](json &m) { m["payload_sha256"] = sha256Hex(payload.data(), payload.size()); });
+    std::string what;
+    try {
+        AccumEngine e(c);
+        loadCheckpoint(e, tmp.path());
+    } catch (const CheckpointError &ex) {
+        EXPECT_EQ(ex.code(), "checkpoint/out-of-range");
+        what = ex.what();
+    } catch (const std::exception &ex) {
+        FAIL() << "not a checkpoint's refusal: " << std::string(ex.what()).substr(0, 300);
+    }
+    EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("data.generator"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
 }
 
 namespace {

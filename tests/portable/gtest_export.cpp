@@ -218,10 +218,10 @@ INSTANTIATE_TEST_SUITE_P(
     Rows, AccumConfigJsonRefuses,
     testing::ValuesIn(std::vector<RefusedRecord>{
         {"unknown key", R"({"micro_batches": 4})", "config/settings-unknown-key", "micro_batches"},
-        {"number as text", R"({"micro_batch": "4"})", "config/settings-bad-value", "micro_batch"},
-        {"fraction for an integer", R"({"accum_steps": 2.5})", "config/settings-bad-value", "accum_steps"},
-        {"switch as number", R"({"no_sync": 1})", "config/settings-bad-value", "no_sync"},
-        {"negative seed", R"({"seed": -1})", "config/settings-bad-value", "seed"},
+        {"number as text", R"({"micro_batch": "4"})", "config/settings-not-whole", "micro_batch"},
+        {"fraction for an integer", R"({"accum_steps": 2.5})", "config/settings-not-whole", "accum_steps"},
+        {"switch as number", R"({"no_sync": 1})", "config/settings-not-true-false", "no_sync"},
+        {"negative seed", R"({"seed": -1})", "config/settings-out-of-range", "seed"},
         {"not an object", R"([1, 2])", "config/settings-bad-value", "run"},
         {"unknown bug", R"({"bug": "zero-twice"})", "config/unknown-bug", ""},
     }),
@@ -279,6 +279,7 @@ struct SettingsFileRow {
     const char *name;
     std::function<void(const fs::path &)> make; // writes the file at the path
     const char *code;
+    const char *says = nullptr; // a part of the sentence, where it matters
 };
 class SettingsFileRefusals : public testing::TestWithParam<SettingsFileRow> {};
 
@@ -294,6 +295,10 @@ TEST_P(SettingsFileRefusals, OneShortSentenceNamingTheFile)
         EXPECT_EQ(e.code(), GetParam().code) << e.what();
         const std::string what = e.what();
         EXPECT_LT(what.size(), 400u) << what.substr(0, 400);
+        // Nothing a terminal or a C string would cut or split: no NUL, no newline.
+        EXPECT_EQ(std::count_if(what.begin(), what.end(), [](char ch) { return (unsigned char)ch < 0x20; }), 0) << what;
+        if (GetParam().says)
+            EXPECT_NE(what.find(GetParam().says), std::string::npos) << what;
         if (e.code().rfind("config/settings-file-", 0) == 0)
             EXPECT_NE(what.find(file.string()), std::string::npos) << what;
     }
@@ -347,7 +352,45 @@ INSTANTIATE_TEST_SUITE_P(
         {"a 500 KB key", [](const fs::path &f) { writeText(f, recordWith(std::string(500000, 'k'), "1")); },
          "config/settings-unknown-key"},
         {"a grid nested 10 deep (within the bound, still no grid)",
-         [](const fs::path &f) { writeText(f, recordWith("accum_grid", nested(10, "1"))); }, "config/settings-bad-value"},
+         [](const fs::path &f) { writeText(f, recordWith("accum_grid", nested(10, "1"))); }, "config/settings-not-whole"},
+        // Issue 60, item 3: every number checked into its type, the key named.
+        {"clip_norm 1e300, past float32",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"clip_norm": 1e300})")); }, "config/clip-norm-invalid"},
+        {"eps 1e300, past float32",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"eps": 1e300})")); }, "config/adam-eps-not-positive"},
+        {"scaler_init_scale 1e39, past float32",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"scaler_init_scale": 1e39})")); },
+         "config/loss-scaler-invalid"},
+        {"micro_batch 16.5",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"micro_batch": 16.5})")); }, "config/settings-not-whole",
+         "micro_batch"},
+        {"micro_batch \"16\"",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"micro_batch": "16"})")); }, "config/settings-not-whole",
+         "micro_batch"},
+        {"micro_batch 16.0 is 16",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"micro_batch": 16.0, "accum_steps": 0})")); },
+         "config/range-accum-steps"},
+        {"seed 2^64",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"seed": 18446744073709551616})")); },
+         "config/settings-out-of-range", "seed"},
+        {"seed -1",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"seed": -1})")); }, "config/settings-out-of-range",
+         "seed"},
+        {"num_steps 2^63",
+         [](const fs::path &f) { writeText(f, recordWith("num_steps", "9223372036854775808")); },
+         "config/settings-out-of-range", "9223372036854775808"},
+        {"dtype [\"float64\"]",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"dtype": ["float64"]})")); },
+         "config/settings-not-a-name", "dtype"},
+        {"loss_scaling null",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"loss_scaling": null})")); },
+         "config/settings-not-true-false", "loss_scaling"},
+        {"a key with a NUL byte",
+         [](const fs::path &f) { writeText(f, recordWith(std::string("a\\u0000b"), "1")); },
+         "config/settings-unknown-key", "a\\u0000b"},
+        {"a value with a newline",
+         [](const fs::path &f) { writeText(f, recordWith("run", R"({"optimizer": "sgd\nrm -rf"})")); },
+         "config/unknown-optimizer"},
     }),
     test::ByName());
 

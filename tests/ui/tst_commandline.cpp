@@ -32,9 +32,14 @@ private slots:
 
 namespace {
 
+// Words split at spaces; '' is an empty argument (as a shell passes "").
 QStringList argv(const QString &line)
 {
-    return QStringList{QStringLiteral("accumlab")} + line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QStringList words = line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (QString &w : words)
+        if (w == QLatin1String("''"))
+            w.clear();
+    return QStringList{QStringLiteral("accumlab")} + words;
 }
 
 bool parse(const QString &line, gui::Flags &flags, QString *error)
@@ -117,6 +122,12 @@ void TestCommandLine::refused_data()
     QTest::newRow("zoom past 3x") << "--zoom 8" << "--zoom takes a whole number from -4 to 7";
     QTest::newRow("zoom below 0.6x") << "--zoom -5" << "--zoom takes a whole number from -4 to 7";
     QTest::newRow("zoom fraction") << "--zoom 1.5" << "--zoom takes a whole number from -4 to 7";
+    // Outputs named by nothing, and --quit with nothing to end (issue 60, N13: these never
+    // exited, or wrote nothing without a word).
+    QTest::newRow("export-json empty") << "--autorun --export-json '' --quit" << "--export-json needs a file name";
+    QTest::newRow("screenshot empty") << "--screenshot '' --quit" << "--screenshot needs a file name";
+    QTest::newRow("quit alone") << "--quit" << "--quit exits when a scripted run is done";
+    QTest::newRow("quit with a preset only") << "--num-steps 7 --quit" << "--quit exits when a scripted run is done";
 }
 
 void TestCommandLine::refused()

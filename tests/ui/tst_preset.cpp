@@ -7,6 +7,7 @@
 
 #include "core/io/export.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -82,6 +83,8 @@ private slots:
     void oldPresetStillLoads();
     void unknownNamesAreRefused_data();
     void unknownNamesAreRefused();
+    void wrongValuesAreRefused_data();
+    void wrongValuesAreRefused();
 };
 
 void TestPreset::everyRunKeyIsKeptOrNamed_data()
@@ -246,6 +249,53 @@ void TestPreset::unknownNamesAreRefused()
     QString error;
     QVERIFY(!presetFromJson(QJsonDocument(o).toJson(), &error));
     QVERIFY2(error.contains(named), qPrintable(error));
+}
+
+// A value of the wrong type or a fraction, at any key, is refused with the key's name (issue 60,
+// N12: each was once replaced by the default without a word); a file that is no JSON object
+// says what it is ("not a JSON object: no error occurred" once), and one nested deep is refused
+// while it is parsed. `raw`, when set, is the whole file.
+void TestPreset::wrongValuesAreRefused_data()
+{
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QJsonValue>("value");
+    QTest::addColumn<QByteArray>("raw");
+    QTest::addColumn<QString>("named");
+    const QJsonValue text16(QStringLiteral("16"));
+    QTest::newRow("micro_batch \"16\"") << "micro_batch" << text16 << QByteArray() << "micro_batch";
+    QTest::newRow("micro_batch 16.5") << "micro_batch" << QJsonValue(16.5) << QByteArray() << "micro_batch";
+    QTest::newRow("micro_batch null") << "micro_batch" << QJsonValue(QJsonValue::Null) << QByteArray() << "micro_batch";
+    QTest::newRow("dtype [\"float64\"]") << "dtype" << QJsonValue(QJsonArray{QStringLiteral("float64")}) << QByteArray()
+                                         << "dtype";
+    QTest::newRow("dtype true") << "dtype" << QJsonValue(true) << QByteArray() << "dtype";
+    QTest::newRow("num_steps \"16\"") << "num_steps" << text16 << QByteArray() << "num_steps";
+    QTest::newRow("pace true") << "pace" << QJsonValue(true) << QByteArray() << "pace";
+    QTest::newRow("threads 1.5") << "threads" << QJsonValue(1.5) << QByteArray() << "threads";
+    QTest::newRow("accum_grid 4") << "accum_grid" << QJsonValue(4) << QByteArray() << "accum_grid";
+    QTest::newRow("classroom \"yes\"") << "classroom" << QJsonValue(QStringLiteral("yes")) << QByteArray() << "classroom";
+    QTest::newRow("classroom enabled \"yes\"")
+        << "classroom" << QJsonValue(QJsonObject{{QStringLiteral("enabled"), QStringLiteral("yes")}}) << QByteArray()
+        << "classroom.enabled";
+    QTest::newRow("language 5") << "language" << QJsonValue(5) << QByteArray() << "language";
+    QTest::newRow("memory budget 1.5") << "memory_budget_bytes" << QJsonValue(1.5) << QByteArray() << "memory_budget_bytes";
+    QTest::newRow("a JSON array") << "" << QJsonValue() << QByteArray("[1, 2]") << "[1,2]";
+    QTest::newRow("nested 100000 deep") << "" << QJsonValue()
+                                        << QByteArray(100000, '[') + QByteArray(100000, ']') << "16";
+}
+
+void TestPreset::wrongValuesAreRefused()
+{
+    QFETCH(QString, key);
+    QFETCH(QJsonValue, value);
+    QFETCH(QByteArray, raw);
+    QFETCH(QString, named);
+    QJsonObject o = QJsonDocument::fromJson(presetToJson(Preset{})).object();
+    o[key] = value;
+    QString error;
+    QVERIFY(!presetFromJson(raw.isEmpty() ? QJsonDocument(o).toJson() : raw, &error));
+    QVERIFY2(error.contains(named), qPrintable(error));
+    QVERIFY2(!error.contains(QStringLiteral("no error occurred")), qPrintable(error));
+    QVERIFY2(error.size() < 300, qPrintable(error.left(300)));
 }
 
 QTEST_MAIN(TestPreset)

@@ -7,6 +7,7 @@
 #include "ui/localizedtext.h"
 
 #include "core/io/export.h"
+#include "core/io/json_reader.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -23,9 +24,6 @@ const char *const kPresetSchema = "accumlab-preset.v1";
 
 namespace {
 
-// 2^53: every whole number up to here is exactly a double (and fits qint64 and uint64_t).
-constexpr double kMaxExactDouble = 9007199254740992.0;
-
 // A value of core's run record as a preset file writes it.
 QJsonValue toQt(const nlohmann::ordered_json &v)
 {
@@ -40,33 +38,21 @@ QJsonValue toQt(const nlohmann::ordered_json &v)
     return v.get<double>(); // a double, or a seed past qint64 that no control shows
 }
 
-// A preset file's value as core's run record reads it. JSON numbers are doubles here: a whole
-// one that a double holds exactly is an integer (the preset format never told 8 from 8.0), any
-// other stays a double, which an integer key then refuses. The seed was written as a string
-// (64 bits survive no double): a string of digits is that number.
-nlohmann::json toCore(const std::string &key, const QJsonValue &v)
+// A preset nests two levels (the file, its classroom); deeper is no preset, refused while parsing.
+constexpr int kMaxPresetJsonDepth = 16;
+
+// The seed of an older preset, written as a string of digits (64 bits survive no double): that
+// number, or refused.
+nlohmann::json seedValue(const nlohmann::json &v)
 {
-    switch (v.type()) {
-    case QJsonValue::Bool: return v.toBool();
-    case QJsonValue::String:
-        if (key == "seed") {
-            bool ok = false;
-            const qulonglong seed = v.toString().toULongLong(&ok);
-            if (!ok)
-                throw ConfigError("preset/seed-not-integer", TextArgs{});
-            return static_cast<uint64_t>(seed);
-        }
-        return v.toString().toStdString();
-    case QJsonValue::Double: {
-        const double d = v.toDouble();
-        if (d == std::floor(d) && d >= 0.0 && d <= kMaxExactDouble)
-            return static_cast<uint64_t>(d);
-        if (d == std::floor(d) && d < 0.0 && d >= -kMaxExactDouble)
-            return static_cast<int64_t>(d);
-        return d;
-    }
-    default: return nullptr; // refused by the key's reader, with the key's name
-    }
+    if (!v.is_string())
+        return v; // a number: checked by core's reader like any other
+    const std::string &digits = v.get_ref<const std::string &>();
+    bool ok = false;
+    const qulonglong seed = QString::fromStdString(digits).toULongLong(&ok, 10);
+    if (!ok || digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+        throw ConfigError("preset/seed-not-integer", TextArgs{});
+    return static_cast<uint64_t>(seed);
 }
 
 // Every number as the controls can show it: a value a control would clamp, wrap or snap is
@@ -135,79 +121,103 @@ QByteArray presetToJson(const Preset &p)
 
 std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
 {
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
-    if (doc.isNull() || !doc.isObject()) {
+    // Core's one JSON reader (core/io/json_reader.h): the depth refused while parsing, every value
+    // then checked into its type by core's settingValue, as a settings record's are. A value of
+    // the wrong type ("micro_batch": "16", "dtype": ["float64"], true, null) was once replaced by
+    // the default without a word.
+    nlohmann::json o;
+    try {
+        o = parseJson(std::string_view(json.constData(), size_t(json.size())), kMaxPresetJsonDepth);
+    } catch (const JsonRefusal &r) {
         if (error)
-            *error = QCoreApplication::translate("Preset", "The preset is not a JSON object: %1")
-                         .arg(parseError.errorString());
+            *error = r.kind == JsonRefusal::TooDeep
+                         ? QCoreApplication::translate("Preset", "The preset nests deeper than %1 levels; a preset nests 2.")
+                               .arg(kMaxPresetJsonDepth)
+                         : QCoreApplication::translate("Preset", "The preset is not a JSON object: %1")
+                               .arg(QString::fromStdString(r.reason));
         return std::nullopt;
     }
-    const QJsonObject o = doc.object();
-    if (o.value(QStringLiteral("schema")).toString() != QLatin1String(kPresetSchema)) {
+    if (!o.is_object()) { // once "not a JSON object: no error occurred"
+        if (error)
+            *error = QCoreApplication::translate("Preset", "The preset is not a JSON object but %1.")
+                         .arg(QString::fromStdString(jsonExcerpt(o)));
+        return std::nullopt;
+    }
+    if (!o.contains("schema") || o["schema"] != kPresetSchema) {
         if (error)
             *error = QCoreApplication::translate("Preset", "The file is not an AccumLab preset (schema %1 expected).")
                          .arg(QString::fromLatin1(kPresetSchema));
         return std::nullopt;
     }
+    const auto has = [&](const char *key) { return o.contains(key); };
     Preset p;
+    QString language, page, experiment;
     try {
-        // JSON numbers are doubles: anything but a whole number a double holds exactly is
-        // refused, since converting one outside qint64 would be undefined behaviour.
-        auto wholeNumber = [](const char *key, double d, double lowest) {
-            if (!(d >= lowest && d <= kMaxExactDouble) || d != std::floor(d))
-                throw ConfigError("preset/not-whole-number", TextArgs{{}, {{"key", key}}});
-            return d;
-        };
-        auto integer = [&](const char *key, qint64 fallback) {
-            const QJsonValue v = o.value(QLatin1String(key));
-            return v.isDouble() ? static_cast<qint64>(wholeNumber(key, v.toDouble(), -kMaxExactDouble)) : fallback;
-        };
         // The run: the keys a preset holds, read as core reads a run's settings; a key left
         // out keeps its teaching default.
         nlohmann::json run = nlohmann::json::object();
         for (const std::string &key : presetRunKeys())
-            if (const QJsonValue v = o.value(QString::fromStdString(key)); !v.isUndefined())
-                run[key] = toCore(key, v);
+            if (o.contains(key))
+                run[key] = key == "seed" ? seedValue(o[key]) : o[key];
         p.run = accumConfigFromJson(run, teachingDefaults());
         // Narrowed to int only once inside int's range (2^32 + 1 must not become 1).
         auto small = [&](const char *key, int fallback) {
-            const qint64 v = integer(key, fallback);
+            if (!has(key))
+                return fallback;
+            const int64_t v = settingValue<int64_t>(o[key], key);
             if (v < -1000000000 || v > 1000000000)
                 throw ConfigError("preset/far-outside-controls",
                                   TextArgs{{{"value", static_cast<double>(v)}}, {{"key", key}}});
             return static_cast<int>(v);
         };
         p.pace = small("pace", p.pace);
-        p.accumGrid = o.value(QStringLiteral("accum_grid")).toString(p.accumGrid);
+        if (has("accum_grid"))
+            p.accumGrid = QString::fromStdString(settingValue<std::string>(o["accum_grid"], "accum_grid"));
         p.numSteps = small("num_steps", p.numSteps);
         p.warmupSteps = small("warmup_steps", p.warmupSteps);
         p.threads = small("threads", p.threads);
         parseGrid(p.accumGrid.toStdString());
         requireWithinTheControls(p);
-        const QJsonObject classroom = o.value(QStringLiteral("classroom")).toObject();
-        p.classroomMode = classroom.value(QStringLiteral("enabled")).toBool(false);
-        for (const QJsonValue &v : classroom.value(QStringLiteral("hidden")).toArray())
-            p.hiddenControls << v.toString();
-        const qint64 budget = integer("memory_budget_bytes", 0);
-        if (o.contains(QStringLiteral("memory_budget_bytes"))) {
+        if (has("classroom")) {
+            const nlohmann::json &classroom = o["classroom"];
+            if (!classroom.is_object())
+                throw ConfigError("config/settings-bad-value",
+                                  TextArgs{{}, {{"key", "classroom"}, {"value", jsonExcerpt(classroom)}}});
+            if (classroom.contains("enabled"))
+                p.classroomMode = settingValue<bool>(classroom["enabled"], "classroom.enabled");
+            if (classroom.contains("hidden")) {
+                const nlohmann::json &hidden = classroom["hidden"];
+                if (!hidden.is_array())
+                    throw ConfigError("config/settings-bad-value",
+                                      TextArgs{{}, {{"key", "classroom.hidden"}, {"value", jsonExcerpt(hidden)}}});
+                for (const nlohmann::json &v : hidden)
+                    p.hiddenControls << QString::fromStdString(settingValue<std::string>(v, "classroom.hidden"));
+            }
+        }
+        if (has("memory_budget_bytes")) {
+            const int64_t budget = settingValue<int64_t>(o["memory_budget_bytes"], "memory_budget_bytes");
             if (budget <= 0)
                 throw ConfigError("preset/far-outside-controls",
                                   TextArgs{{{"value", static_cast<double>(budget)}}, {{"key", "memory_budget_bytes"}}});
             p.memoryBudgetBytes = budget;
         }
+        const auto name = [&](const char *key) {
+            return has(key) ? QString::fromStdString(settingValue<std::string>(o[key], key)) : QString();
+        };
+        language = name("language");
+        page = name("page");
+        experiment = name("experiment");
     } catch (const std::exception &ex) {
         if (error)
             *error = QCoreApplication::translate("Preset", "The preset has an invalid setting: %1").arg(errorSentence(ex));
         return std::nullopt;
     }
     // Where the lesson opens: names the window knows, or the file is refused with the name.
-    auto known = [&](const char *key, const QStringList &names, QString *into) {
-        const QString v = o.value(QLatin1String(key)).toString();
+    auto known = [&](const char *key, const QString &v, const QStringList &names, QString *into) {
         if (!v.isEmpty() && !names.contains(v)) {
             if (error)
                 *error = QCoreApplication::translate("Preset", "The preset names an unknown %1: %2")
-                             .arg(QLatin1String(key), v);
+                             .arg(QLatin1String(key), QString::fromStdString(textExcerpt(v.toStdString())));
             return false;
         }
         *into = v;
@@ -216,8 +226,8 @@ std::optional<Preset> presetFromJson(const QByteArray &json, QString *error)
     QStringList experiments;
     for (const auto &info : experimentCatalog())
         experiments << QString::fromStdString(info.id);
-    if (!known("language", LanguageManager::languages(), &p.language) || !known("page", presetPages(), &p.page) ||
-        !known("experiment", experiments, &p.experiment))
+    if (!known("language", language, LanguageManager::languages(), &p.language) ||
+        !known("page", page, presetPages(), &p.page) || !known("experiment", experiment, experiments, &p.experiment))
         return std::nullopt;
     return p;
 }

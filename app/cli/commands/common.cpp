@@ -62,17 +62,22 @@ CLI::Validator decimal()
 {
     return CLI::Validator(
         [](std::string &text) -> std::string {
-            T v{};
             const char *first = text.data(), *last = text.data() + text.size();
             if constexpr (std::is_floating_point_v<T>) {
                 static const std::regex kReal(R"([+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)");
                 if (!std::regex_match(text, kReal))
                     return "'" + text + "' is not a decimal number";
                 first += text[0] == '+'; // from_chars takes no '+'
+                double v = 0.0;
                 const auto [end, ec] = std::from_chars(first, last, v); // locale-free
                 if (ec != std::errc() || end != last || !std::isfinite(v))
                     return "'" + text + "' is out of range";
+                // A setting the run's float32 tensors take (the clip norm, the learning rate):
+                // 1e300 once reached LibTorch and came back in c10's words, naming no option.
+                if (std::abs(v) > double(std::numeric_limits<T>::max()))
+                    return "'" + text + "' is out of range (at most 3.4e38, float32's largest)";
             } else {
+                T v{};
                 const bool negative = !text.empty() && text[0] == '-';
                 const std::string digits = text.substr(negative ? 1 : 0);
                 if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
@@ -95,6 +100,7 @@ template CLI::Validator decimal<int>();
 template CLI::Validator decimal<int64_t>();
 template CLI::Validator decimal<uint64_t>();
 template CLI::Validator decimal<double>();
+template CLI::Validator decimal<float>();
 
 bool parseOnOff(const std::string &s, const char *option)
 {
@@ -178,7 +184,7 @@ CLI::Option *addRunOption(CLI::App &cmd, RunFlags &f, RunOption row, const char 
     case RunOption::Optimizer:
         return cmd.add_option("--optimizer", f.optimizer, words("sgd | momentum | adamw"))->capture_default_str();
     case RunOption::Lr:
-        return cmd.add_option("--lr", c.optimizer.lr, words("learning rate"))->transform(decimal<double>())->capture_default_str();
+        return cmd.add_option("--lr", c.optimizer.lr, words("learning rate"))->transform(decimal<float>())->capture_default_str();
     case RunOption::LrWarmup:
         return cmd.add_option("--lr-warmup", c.optimizer.lrWarmup,
                               words("warm the learning rate up linearly over this many updates (0 = off)"))
@@ -186,7 +192,7 @@ CLI::Option *addRunOption(CLI::App &cmd, RunFlags &f, RunOption row, const char 
     case RunOption::ClipNorm:
         return cmd.add_option("--clip-norm", c.optimizer.clipNorm,
                               words("clip the window's gradient to this L2 norm before the step (0 = off)"))
-            ->transform(decimal<double>())->capture_default_str();
+            ->transform(decimal<float>())->capture_default_str();
     case RunOption::Scaling:
         return cmd.add_option("--scaling", f.scaling, words("divide | none (the no-division bug)"))->capture_default_str();
     case RunOption::StepEveryMicro:

@@ -31,10 +31,12 @@ public:
         addRunOption(*cmd, m_flags.run, RunOption::MicroBatch, "samples per micro-batch with --budget (else --fails-after)");
         cmd->add_option("--timeline", m_timeline,
                         "write the measured memory timeline of both runs here (memory-timeline.v1; on CUDA where the "
-                        "build records the caching allocator's history)");
+                        "build records the caching allocator's history)")
+            ->check(aFile());
         cmd->add_option("--snapshot", m_snapshot,
                         "write both runs as a PyTorch memory snapshot (pickle) for torch.cuda._memory_viz and "
-                        "pytorch.org/memory_viz: device 0 the full batch, device 1 the accumulation (as --timeline)");
+                        "pytorch.org/memory_viz: device 0 the full batch, device 1 the accumulation (as --timeline)")
+            ->check(aFile());
         return cmd;
     }
 

@@ -32,7 +32,7 @@ public:
         cmd->add_option("--micro-grid", m_microGrid, "micro-batches, comma-separated (default: powers of two)");
         cmd->add_option("--num-steps", m_numSteps, "timed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
         cmd->add_option("--warmup-steps", m_warmupSteps, "untimed optimizer steps per point")->transform(decimal<int64_t>())->capture_default_str();
-        cmd->add_option("--out-dir", m_outDir, "folder for accum-tradeoff.json")->capture_default_str();
+        cmd->add_option("--out-dir", m_outDir, "folder for accum-tradeoff.json")->check(aFolder())->capture_default_str();
         cmd->add_flag("--no-write", m_noWrite, "do not write accum-tradeoff.json");
         return cmd;
     }
