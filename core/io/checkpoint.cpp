@@ -495,10 +495,13 @@ struct FileReader {
                     // A nested value is named by its kind, not printed; a string is quoted (a
                     // string "0.05" once read as the number 0.05: "lr is 0.05; this run's is
                     // 0.05"), and by a short excerpt (a 5 MB string was echoed whole).
-                    auto text = [](const json &v) {
-                        return v.is_object()  ? std::string("an object")
-                               : v.is_array() ? std::string("an array")
-                                              : jsonExcerpt(v);
+                    // Names on both sides stay bare ("sgd"; "momentum").
+                    const bool names = theirs.is_string() && value.is_string();
+                    auto text = [names](const json &v) {
+                        return v.is_object()         ? std::string("an object")
+                               : v.is_array()        ? std::string("an array")
+                               : names               ? textExcerpt(v.get<std::string>())
+                                                     : jsonExcerpt(v);
                     };
                     throw CheckpointError("checkpoint/config-differs",
                                           TextArgs{{}, {{"key", it.key()}, {"saved", text(theirs)}, {"run", text(value)}}});
