@@ -1009,7 +1009,7 @@
     </message>
     <message>
         <source>&amp;Teaching card</source>
-        <translation>کارت تدریس</translation>
+        <translation>کارت تدریس (&amp;T)‎</translation>
     </message>
     <message>
         <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen (F1)</source>
