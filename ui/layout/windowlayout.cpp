@@ -307,6 +307,8 @@ void WindowLayout::floatLesson()
     m_lessonDock->setFloating(true);
     // Shown docked first, its least width had widened the window past the screen.
     QTimer::singleShot(0, this, [this] {
+        if (QLayout *layout = m_window->layout())
+            layout->activate(); // the window's least width without the column
         if (m_widthBeforeLesson > 0 && m_window->width() > m_widthBeforeLesson)
             m_window->resize(m_widthBeforeLesson, m_window->height());
     });
@@ -452,9 +454,7 @@ void WindowLayout::shareControlsColumn()
         return;
     const QList<int> sizes = m_mainSplitter->sizes();
     const int total = sizes.value(0) + sizes.value(1);
-    // Never more than leaves the page its least width (classroom mode zoomed thrice at 1024: the
-    // column's preferred width pushed the page into a sideways scroll).
-    const int most = std::min(int(total * kMostForControls), total - m_pagesScroll->minimumSizeHint().width());
+    const int most = int(total * kMostForControls);
     const int preferred =
         std::clamp(m_controls->sizeHint().width() + scrollRoom(m_controlsScroll), controls, std::max(controls, most));
     if (total > preferred)
