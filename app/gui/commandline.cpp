@@ -52,8 +52,11 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
     const QCommandLineOption zoom(QStringLiteral("zoom"),
                                   QStringLiteral("Start zoomed in by this many presses of Ctrl+= (-4 to 7; negative: Ctrl+-)."),
                                   QStringLiteral("n"));
+    const QCommandLineOption classroom(QStringLiteral("classroom"), QStringLiteral("Start in classroom mode."));
+    const QCommandLineOption lesson(QStringLiteral("lesson"),
+                                    QStringLiteral("Open the lesson's column (a window narrower than 1400 pixels opens without it)."));
     parser.addOptions({autorun, grid, steps, micro, threads, seed, lr, noWrite, exportJson, screenshot, quit, lang, size,
-                       experiment, page, memoryRun, zoom});
+                       experiment, page, memoryRun, zoom, classroom, lesson});
     parser.addPositionalArgument(QStringLiteral("preset"), QStringLiteral("A lesson preset (.json) to open."), QStringLiteral("[preset]"));
     if (!parser.parse(args)) {
         *error = parser.errorText();
@@ -157,6 +160,8 @@ bool parseFlags(QCommandLineParser &parser, const QStringList &args, Flags &f, Q
         }
         f.zoomSteps = n;
     }
+    f.classroom = parser.isSet(classroom);
+    f.lesson = parser.isSet(lesson);
     // --quit ends a scripted run; alone it once left a window that waited for ever.
     if (f.quit && !automated(f)) {
         *error = QStringLiteral("--quit exits when a scripted run is done: give it --autorun, --screenshot or --memory-run");

@@ -37,6 +37,8 @@ struct Flags {
     QString presetFile;
     QSize windowSize;
     std::optional<int> zoomSteps; // --zoom: presses of Ctrl+= (negative: Ctrl+-)
+    bool classroom = false;       // --classroom: classroom mode on
+    bool lesson = false;          // --lesson: the lesson's column open, whatever the width
 };
 
 // Parsed before any QApplication exists (to decide whether a display is needed). False, with

@@ -28,9 +28,11 @@
 #include "core/omp_guard.h"
 #include "core/version.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCoreApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStandardPaths>
@@ -191,9 +193,16 @@ int main(int argc, char **argv)
         tab = window.codePanel();
     if (tab)
         window.tabs()->setCurrentWidget(tab);
+    if (flags.classroom)
+        if (auto *classroom = window.findChild<QAction *>(QStringLiteral("classroomAction")); classroom && !classroom->isChecked())
+            classroom->trigger();
     window.show();
     if (tab)
         QTimer::singleShot(0, tab, [tab] { ui::bringIntoView(tab); });
+    // After the first show, which closes the lesson on a window narrower than 1400 pixels.
+    if (flags.lesson)
+        if (auto *dock = window.findChild<QDockWidget *>(QStringLiteral("lessonDock")))
+            QTimer::singleShot(0, dock, [dock] { dock->show(); });
 
     // The scripted mode: a sweep or an experiment (--autorun), or a screenshot after the
     // memory lab's runs; --quit ends the program with its exit code.

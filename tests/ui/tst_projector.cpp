@@ -60,6 +60,7 @@
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTemporaryDir>
+#include <QTextLayout>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QHeaderView>
@@ -282,6 +283,16 @@ int heightInSight(const QWidget *w)
     for (const QWidget *c = w; c->parentWidget() && !c->isWindow(); c = c->parentWidget())
         r = r.translated(c->pos()).intersected(c->parentWidget()->rect());
     return w->isVisible() ? r.height() : 0;
+}
+
+// How many columns of pixels of `w` are in sight: its rectangle clipped by every parent (a
+// scroll area's viewport among them); 0 while it is hidden.
+int widthInSight(const QWidget *w)
+{
+    QRect r = w->rect();
+    for (const QWidget *c = w; c->parentWidget() && !c->isWindow(); c = c->parentWidget())
+        r = r.translated(c->pos()).intersected(c->parentWidget()->rect());
+    return w->isVisible() ? r.width() : 0;
 }
 
 // Puts `w` on the screen of `size` (the first projector's where none has that size).
@@ -1114,6 +1125,109 @@ private slots:
         const int nextTop = next->mapTo(m_window, QPoint(0, 0)).y();
         QVERIFY2(std::abs(nextTop - checkTop) <= check->height() / 2,
                  qPrintable(QStringLiteral("Next at y %1, Check was at y %2").arg(nextTop).arg(checkTop)));
+    }
+
+    // The lab never scrolls sideways at 1024x768 or 1366x768, in either language, zoomed 0 to 3
+    // times, with classroom mode on or off and the lesson's column open or closed: a sideways
+    // scroll that, right to left, shows the page's right part cut the tensor names at the
+    // buffers' left edge (classroom mode, zoom 3, 1024). The buffers' view is whole in sight and
+    // as wide as its names, bars and ratios need. Closed again, the lesson gives the lab back
+    // the layout it had (the columns, the lab's panes and their arrangement).
+    void labNeverScrollsSideways_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<int>("zoom");
+        QTest::addColumn<bool>("classroom");
+        QTest::addColumn<bool>("lesson");
+        for (const QSize size : kProjectors)
+            for (const char *language : {"en", "fa"})
+                for (int zoom = 0; zoom <= 3; ++zoom)
+                    for (bool classroom : {false, true})
+                        for (bool lesson : {false, true})
+                            QTest::addRow("%dx%d %s zoom %d%s%s", size.width(), size.height(), language, zoom,
+                                          classroom ? " classroom" : "", lesson ? " lesson" : "")
+                                << size << QString::fromLatin1(language) << zoom << classroom << lesson;
+    }
+    void labNeverScrollsSideways()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QFETCH(int, zoom);
+        QFETCH(bool, classroom);
+        QFETCH(bool, lesson);
+        auto *classroomAction = m_window->findChild<QAction *>(QStringLiteral("classroomAction"));
+        auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("lessonDock"));
+        auto *pages = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("pagesScroll"));
+        QVERIFY(classroomAction && dock && pages);
+        show(size, language, QStringLiteral("lab/0"), zoom);
+        if (classroomAction->isChecked() != classroom)
+            classroomAction->trigger();
+        QVERIFY(awaitLayout(m_window));
+        const auto layoutOf = [this] {
+            QStringList out;
+            for (QSplitter *s : m_window->findChildren<QSplitter *>())
+                if (s->isVisibleTo(m_window))
+                    out << QStringLiteral("%1 %2 %3").arg(s->objectName()).arg(int(s->orientation())).arg(
+                               [s] { QStringList l; for (int v : s->sizes()) l << QString::number(v); return l.join(QLatin1Char(',')); }());
+            return out.join(QLatin1String("; "));
+        };
+        const QString before = layoutOf();
+        if (lesson) {
+            dock->show();
+            QVERIFY(awaitLayout(m_window));
+        }
+        QStringList found;
+        if (const int by = pages->horizontalScrollBar()->maximum(); by > 0)
+            found << QStringLiteral("the page scrolls sideways by %1 px").arg(by);
+        GradientBufferView *buffers = m_window->bufferView();
+        if (widthInSight(buffers) < buffers->width())
+            found << QStringLiteral("%1 of the buffers' %2 px are in sight").arg(widthInSight(buffers)).arg(buffers->width());
+        if (buffers->width() < buffers->minimumSizeHint().width())
+            found << QStringLiteral("the buffers are %1 px wide, their names, bars and ratios need %2")
+                         .arg(buffers->width())
+                         .arg(buffers->minimumSizeHint().width());
+        if (m_window->size() != size)
+            found << QStringLiteral("the window is %1x%2").arg(m_window->width()).arg(m_window->height());
+        // The identity wraps between whole terms: no line of it is a lone figure or ends with
+        // "=" or "×".
+        if (auto *identity = m_window->findChild<QLabel *>(QStringLiteral("identityLabel")); identity && identity->isVisible()) {
+            QTextLayout text(identity->text(), identity->font());
+            QTextOption option;
+            option.setWrapMode(QTextOption::WordWrap);
+            text.setTextOption(option);
+            text.beginLayout();
+            for (QTextLine line = text.createLine(); line.isValid(); line = text.createLine())
+                line.setLineWidth(identity->contentsRect().width());
+            text.endLayout();
+            for (int i = 0; i < text.lineCount(); ++i) {
+                QString words = identity->text().mid(text.lineAt(i).textStart(), text.lineAt(i).textLength());
+                words.remove(QChar(0x2068)).remove(QChar(0x2069));
+                words = words.trimmed();
+                bool figure = false;
+                QLocale(language).toDouble(words, &figure);
+                if (figure || words.toDouble() != 0.0 || words.endsWith(QLatin1Char('=')) || words.endsWith(QChar(0x00D7)))
+                    found << QStringLiteral("the identity's line \"%1\" stands alone").arg(words);
+            }
+        }
+        if (lesson && dock->isVisible() && !dock->isFloating() && dock->width() < lines(dock, 12))
+            found << QStringLiteral("the lesson is %1 px wide, less than 12 lines").arg(dock->width());
+        if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
+            m_window->grab().save(QDir(shots).filePath(QStringLiteral("sideways-%1x%2-%3-zoom%4%5%6.png")
+                                                           .arg(size.width()).arg(size.height()).arg(language).arg(zoom)
+                                                           .arg(classroom ? "-classroom" : "", lesson ? "-lesson" : "")));
+        if (lesson) {
+            dock->hide();
+            QVERIFY(awaitLayout(m_window));
+            if (const QString after = layoutOf(); after != before)
+                found << QStringLiteral("the lab's layout after the lesson closed: %1; before: %2").arg(after, before);
+        }
+        if (classroom)
+            classroomAction->trigger();
+        QVERIFY(awaitLayout(m_window));
+        for (const QString &problem : found)
+            qInfo().noquote() << problem;
+        QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
     }
 };
 

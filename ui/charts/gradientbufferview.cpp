@@ -20,6 +20,10 @@ constexpr double kMinAxis = 1.25;      // room to the right of the marker when b
 constexpr double kAxisHeadroom = 1.08; // the longest bar ends short of the edge
 // Rows the plot keeps room for before it knows the model's tensors.
 constexpr qsizetype kFewRows = 6;
+// Around the bars, in pixels; the plot's least width between the names and the ratios, in lines.
+constexpr int kMargin = 8;
+constexpr double kPlotLeastLines = 6;
+constexpr double kLeastWidthLines = 17;
 
 double niceStep(double range)
 {
@@ -48,7 +52,20 @@ QSize GradientBufferView::minimumSizeHint() const
     // A whole line of text for every row, the axis and the marker's caption (the labels never
     // shrink, so the zoom enlarges them), and the margins.
     const qsizetype rows = std::max({m_names.size(), qsizetype(m_update.event.gradNorms.size()), kFewRows});
-    return {lines(this, 17), qRound(double(rows + 2) * QFontMetricsF(font()).height()) + 16};
+    // Wide enough for what paintEvent lays out in a row: the longest tensor name, a plot of
+    // kPlotLeastLines, the ratio. Measured from the names rather than a fixed count of lines, so
+    // that classroom mode's larger font at zoom 3 does not ask a 1024-pixel page for more than
+    // the charts below need (the page scrolled sideways and cut the names).
+    const QFontMetrics fm(font());
+    int nameWidth = 0;
+    for (const QString &n : m_names)
+        nameWidth = std::max(nameWidth, fm.horizontalAdvance(n));
+    const int ratioWidth = fm.horizontalAdvance(QStringLiteral("000.00×")) + 8;
+    // At least 17 lines of the panel's font (not classroom mode's enlarged one), so the
+    // sentences under the bars keep their width and the bars their height as they grow.
+    const QWidget *panel = parentWidget() ? parentWidget() : this;
+    const int width = std::max(lines(panel, kLeastWidthLines), 2 * kMargin + nameWidth + 8 + lines(this, kPlotLeastLines) + ratioWidth);
+    return {width, qRound(double(rows + 2) * QFontMetricsF(font()).height()) + 16};
 }
 
 void GradientBufferView::setParameterNames(const QStringList &names)
@@ -148,7 +165,7 @@ void GradientBufferView::paintEvent(QPaintEvent *)
     for (const QString &n : m_names)
         nameWidth = std::max(nameWidth, fm.horizontalAdvance(n));
     const int ratioWidth = fm.horizontalAdvance(QStringLiteral("000.00×")) + 8;
-    const int margin = 8;
+    const int margin = kMargin;
     const QRect plot(margin + nameWidth + 8, margin + fm.height() + 4,
                      width() - (2 * margin + nameWidth + 8 + ratioWidth), height() - 2 * margin - 2 * fm.height() - 8);
     if (plot.width() < 40 || plot.height() < rows * 6)

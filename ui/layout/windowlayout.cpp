@@ -15,11 +15,13 @@
 #include <QGuiApplication>
 #include <QLayout>
 #include <QMainWindow>
+#include <QScopedValueRollback>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTimer>
 #include <QWindow>
@@ -39,6 +41,10 @@ constexpr double kMinZoom = 0.6, kMaxZoom = 3.0;
 
 // The lesson's column: 18 lines of its font (340 pixels at the normal size), a readable measure.
 constexpr double kLessonDockLines = 18;
+// The least docked column (about 230 pixels): narrower than that, on a projector's 1024 pixels
+// zoomed in, the lesson opens as a window of its own over the lab rather than pushing the lab
+// into a sideways scroll that cut the tensor names.
+constexpr double kLessonDockLeastLines = 12;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
@@ -154,7 +160,7 @@ WindowLayout::WindowLayout(const Parts &parts, QObject *parent)
     // opened 56 pixels wider than a 1024-pixel screen); the first show closes it on a small screen.
     m_pagesScroll = new PagesScroll([this] {
         const int docked = m_lessonDock && m_lessonDock->isVisibleTo(m_window) && !m_lessonDock->isFloating()
-                               ? std::max(m_lessonDock->minimumSizeHint().width(), lines(m_lessonDock, kLessonDockLines))
+                               ? std::max(m_lessonDock->minimumSizeHint().width(), lines(m_lessonDock, kLessonDockLeastLines))
                                : 0;
         // The window's frame (none before the window has one, nor maximised) and the handle.
         const int frame = m_window->frameGeometry().width() - m_window->width() +
@@ -212,6 +218,7 @@ void WindowLayout::buildLab(const Parts &parts)
     m_labSplitter->setStretchFactor(0, 3);
     m_labSplitter->setStretchFactor(1, 2);
     m_labSplitter->setChildrenCollapsible(false);
+    m_labSplitter->installEventFilter(this); // the lab's shares, given back after the lesson
     // The divider dragged down while the tabs fill the lab brings the buffers back.
     connect(m_labSplitter, &QSplitter::splitterMoved, this, [this] {
         if (m_tabsFillTheLab && m_labSplitter->sizes().value(0) > 0) {
@@ -235,20 +242,101 @@ QDockWidget *WindowLayout::dockLesson(QWidget *lesson)
     m_lessonDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
                               QDockWidget::DockWidgetFloatable);
     m_window->addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
+    m_lessonDock->installEventFilter(this); // the window's width before the column is laid out
     m_window->resizeDocks({m_lessonDock}, {lines(m_lessonDock, kLessonDockLines)}, Qt::Horizontal);
-    // Opened, the lesson takes its readable column, and the page beside it gives up its least
-    // width for it (it scrolls sideways on a small screen) instead of leaving it a sliver.
+    // Opened, the lesson takes its readable column where the window has room for it beside the
+    // controls' and the page's least widths; where it has less (a projector's 1024 pixels, zoomed),
+    // the narrower column down to kLessonDockLeastLines, and below that a window of its own over
+    // the lab: the page never scrolls sideways for it (at 1024 it did, cutting the tensor names).
+    // Closed, the lab gets back the layout it had before (the columns and the lab's panes: the
+    // page, made taller by the narrower column, kept the lab's new shares).
     connect(m_lessonDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        m_pagesScroll->updateGeometry();
-        if (!visible || m_lessonDock->isFloating())
+        if (m_switchingFloat)
+            return; // the dock re-parented by floatLesson or below, not opened or closed
+        if (!visible) {
+            if (m_lessonFloatedForRoom && !m_lessonDock->isVisible()) {
+                m_lessonFloatedForRoom = false;
+                const QScopedValueRollback guard(m_switchingFloat, true);
+                m_lessonDock->setFloating(false); // docked again the next time, where there is room
+                m_lessonDock->hide();
+            }
+            m_pagesScroll->updateGeometry();
+            // Once the window has laid itself out without the column, and once more after what
+            // that layout posted (the charts' tab measures its least height again).
+            if (!m_layoutBeforeLesson.isEmpty())
+                QTimer::singleShot(0, this, [this] {
+                    restoreLayoutBeforeLesson(/*again=*/true);
+                    QTimer::singleShot(0, this, [this] { restoreLayoutBeforeLesson(/*again=*/false); });
+                });
             return;
+        }
+        if (m_lessonDock->isFloating())
+            return;
+        const int room = lessonRoom();
+        if (room < lines(m_lessonDock, kLessonDockLeastLines)) {
+            floatLesson();
+            return;
+        }
+        m_pagesScroll->updateGeometry();
         // After the window has laid the dock out with the page's new least width.
         QTimer::singleShot(0, this, [this] {
-            if (m_lessonDock->isVisible() && m_lessonDock->width() < lines(m_lessonDock, kLessonDockLines))
-                m_window->resizeDocks({m_lessonDock}, {lines(m_lessonDock, kLessonDockLines)}, Qt::Horizontal);
+            const int want = std::min(lines(m_lessonDock, kLessonDockLines), lessonRoom());
+            if (m_lessonDock->isVisible() && !m_lessonDock->isFloating() && m_lessonDock->width() != want)
+                m_window->resizeDocks({m_lessonDock}, {want}, Qt::Horizontal);
         });
     });
     return m_lessonDock;
+}
+
+int WindowLayout::lessonRoom() const
+{
+    // The window's width less the controls' column and the page at their least widths, the
+    // splitter's handle and the dock's separator.
+    const int page = m_pages->minimumSizeHint().width() +
+                     (m_pages->minimumSizeHint().height() > m_pagesScroll->viewport()->height() ? scrollRoom(m_pagesScroll) : 0);
+    const int separator = m_window->style()->pixelMetric(QStyle::PM_DockWidgetSeparatorExtent, nullptr, m_window);
+    return m_window->width() - m_controlsScroll->minimumWidth() - m_mainSplitter->handleWidth() - page - separator;
+}
+
+void WindowLayout::floatLesson()
+{
+    // Its readable column (at most half the window), as tall as the window, over the window's
+    // right edge, where the dock stands in both languages.
+    m_lessonFloatedForRoom = true;
+    const QScopedValueRollback guard(m_switchingFloat, true);
+    m_lessonDock->setFloating(true);
+    // Shown docked first, its least width had widened the window past the screen.
+    QTimer::singleShot(0, this, [this] {
+        if (QLayout *layout = m_window->layout())
+            layout->activate(); // the window's least width without the column
+        if (m_widthBeforeLesson > 0 && m_window->width() > m_widthBeforeLesson)
+            m_window->resize(m_widthBeforeLesson, m_window->height());
+    });
+    const QRect window = m_window->geometry();
+    const int width = std::min(lines(m_lessonDock, kLessonDockLines), window.width() / 2);
+    m_lessonDock->setGeometry(window.right() + 1 - width, window.top(), width, window.height());
+    m_pagesScroll->updateGeometry();
+}
+
+void WindowLayout::restoreLayoutBeforeLesson(bool again)
+{
+    if (m_layoutBeforeLesson.isEmpty() || (m_lessonDock->isVisible() && !m_lessonDock->isFloating()))
+        return; // opened again meanwhile
+    if (QLayout *layout = m_window->layout())
+        layout->activate();
+    const auto [columns, lab] = again ? m_layoutBeforeLesson : std::exchange(m_layoutBeforeLesson, {});
+    if (columns.value(0) + columns.value(1) == m_mainSplitter->sizes().value(0) + m_mainSplitter->sizes().value(1))
+        m_mainSplitter->setSizes(columns);
+    if (m_tabsFillTheLab || lab.value(0) + lab.value(1) <= 0)
+        return;
+    // The lab's height comes back once the page has its height again (a later pass, as the
+    // panes above the tabs stand side by side again): given then, at the same total, the panes
+    // take the shares they had rather than the splitter's proportional leftovers.
+    const QList<int> now = m_labSplitter->sizes();
+    if (now.value(0) + now.value(1) == lab.value(0) + lab.value(1))
+        m_labSplitter->setSizes(lab);
+    else
+        m_labSizesPending = lab;
 }
 
 // ---- zoom, classroom mode and the tabs' height ------------------------------------------
@@ -366,8 +454,9 @@ void WindowLayout::shareControlsColumn()
         return;
     const QList<int> sizes = m_mainSplitter->sizes();
     const int total = sizes.value(0) + sizes.value(1);
-    const int preferred = std::clamp(m_controls->sizeHint().width() + scrollRoom(m_controlsScroll), controls,
-                                     std::max(controls, int(total * kMostForControls)));
+    const int most = int(total * kMostForControls);
+    const int preferred =
+        std::clamp(m_controls->sizeHint().width() + scrollRoom(m_controlsScroll), controls, std::max(controls, most));
     if (total > preferred)
         m_mainSplitter->setSizes({preferred, total - preferred});
 }
@@ -399,6 +488,21 @@ void WindowLayout::windowShown()
 
 bool WindowLayout::eventFilter(QObject *watched, QEvent *event)
 {
+    // Before the window lays the column out: the layout it gives back once the lesson closes.
+    if (watched == m_lessonDock && event->type() == QEvent::ShowToParent && !m_switchingFloat && m_mainSplitter) {
+        m_widthBeforeLesson = m_window->width();
+        m_layoutBeforeLesson = {m_mainSplitter->sizes(), m_labSplitter->sizes()};
+        m_labSizesPending.clear();
+    }
+    if (watched == m_labSplitter && event->type() == QEvent::Resize && !m_labSizesPending.isEmpty()) {
+        const QList<int> now = m_labSplitter->sizes();
+        if (now.value(0) + now.value(1) == m_labSizesPending.value(0) + m_labSizesPending.value(1))
+            QTimer::singleShot(0, this, [this] {
+                const QList<int> sizes = std::exchange(m_labSizesPending, {});
+                if (!sizes.isEmpty() && !m_tabsFillTheLab)
+                    m_labSplitter->setSizes(sizes);
+            });
+    }
     if (watched != m_window)
         return QObject::eventFilter(watched, event);
     switch (event->type()) {

@@ -93,6 +93,12 @@ private:
     // which leaves the least width as it was).
     void shareControlsColumn();
     void windowShown();
+    // The lesson's column: the width left beside the controls' column and the page at their
+    // least widths; a window of its own where that is too narrow; the layout it found, back.
+    int lessonRoom() const;
+    void floatLesson();
+    // `again`: keep the sizes for one more pass.
+    void restoreLayoutBeforeLesson(bool again);
 
     QMainWindow *m_window = nullptr;
     ControlPanel *m_controls = nullptr;
@@ -112,6 +118,16 @@ private:
     bool m_tabsFillTheLab = false; // the buffers and the check folded away
     QList<int> m_labSizesBeforeClassroom;
     QList<int> m_labSizesBeforeTabsFill;
+    // The columns' and the lab's panes' sizes when the lesson opened, given back as it closes.
+    struct LayoutBeforeLesson {
+        QList<int> columns, lab;
+        bool isEmpty() const { return columns.isEmpty(); }
+    };
+    LayoutBeforeLesson m_layoutBeforeLesson;
+    bool m_lessonFloatedForRoom = false; // floated by floatLesson, docked again once closed
+    QList<int> m_labSizesPending;        // the lab's shares, given back at their total height
+    int m_widthBeforeLesson = 0;         // the window's width as the lesson was shown
+    bool m_switchingFloat = false;       // the dock floated or docked by this class: not opened or closed
 };
 
 } // namespace accumlab::ui

@@ -54,6 +54,18 @@ constexpr int kMaxNumSteps = 10'000;      // timed optimizer steps per sweep poi
 const QChar kFsi(0x2068);
 const QChar kPdi(0x2069);
 
+// The identity wraps between whole terms only, before a "×" or the "=": each term's words and
+// figure, and "= effective 64", are joined by no-break spaces (in classroom mode it wrapped a
+// lone "64", and at 1366 zoomed thrice left a dangling "=" at a line's end).
+QString wholeTerms(QString text)
+{
+    const QChar nbsp(0x00A0);
+    text.replace(QLatin1Char(' '), nbsp);
+    for (const QChar op : {QChar(0x00D7), QChar(QLatin1Char('='))})
+        text.replace(QString(nbsp) + op, QString(QLatin1Char(' ')) + op);
+    return text;
+}
+
 QSlider *makeSlider(int min, int max)
 {
     auto *s = new QSlider(Qt::Horizontal);
@@ -520,9 +532,9 @@ void ControlPanel::updateValueLabels()
     m_lrValue->setText(figure(kLearningRates[static_cast<size_t>(m_lrSlider->value())], ".3g"));
     m_paceValue->setText(tr("%1/s").arg(count(m_paceSlider->value())));
     m_identityLabel->setText(kFsi +
-                             tr("micro %1 × accum %2 × world %3 = effective %4")
-                                 .arg(count(micro), count(accum), count(world),
-                                      count(micro * accum * world)) +
+                             wholeTerms(tr("micro %1 × accum %2 × world %3 = effective %4")
+                                            .arg(count(micro), count(accum), count(world),
+                                                 count(micro * accum * world))) +
                              kPdi);
 }
 
