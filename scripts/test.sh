@@ -12,6 +12,10 @@
 # clean room's recompile only what this run's Release build has not already compiled.
 # Each stage prints its time; the run ends with the table of stages and the total, and past
 # 60 minutes a warning that names the slowest stages (a guard, not a gate).
+# The run needs about 20 GB of free disk at its peak; it says so before it starts when there is
+# less, and under CI (CI=true, or ACCUMLAB_PRUNE_STAGES=1) it removes each finished stage's own
+# build folder (the wheel's, the GPU dry run's, the sanitizers') once the stage has passed, so
+# the peak stays near the largest stage rather than their sum.
 # Quick local runs: ACCUMLAB_SKIP_TORCH2=1 leaves out LibTorch 2.x,
 # ACCUMLAB_SKIP_SANITIZERS=1 both sanitizer stages, ACCUMLAB_SKIP_CLEANROOM=1 the clean room.
 set -euo pipefail
@@ -37,6 +41,17 @@ summary() {
   fi
 }
 jobs=$(nproc 2>/dev/null || echo 2)
+need_kb=$((20 * 1024 * 1024))
+free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+if [[ -n "$free_kb" ]] && ((free_kb < need_kb)); then
+  echo "[test] WARNING: $((free_kb / 1024 / 1024)) GB free on this disk; a whole run needs about 20 GB at its peak" >&2
+fi
+prune=${ACCUMLAB_PRUNE_STAGES:-}
+[[ -z "$prune" && "${CI:-}" == true ]] && prune=1
+pruned() { # FOLDER...: a finished stage's build folders, removed under CI
+  [[ "$prune" == 1 ]] || return 0
+  rm -rf -- "$@"
+}
 torch2_pid= cleanroom_pid= fuzz_pid=
 # A run that fails early still lets the background set-ups (below) finish: the clean room's
 # holds mounts until it does.
@@ -93,11 +108,13 @@ if [[ "${ACCUMLAB_SKIP_TORCH2:-}" != 1 ]]; then
   # script that does not run.
   ACCUMLAB_DEPS=system PYTHON=.venv-torch2/bin/python scripts/gpu-check.sh --dry-run build-ci/gpu-dry-run
   timed "GPU dry run"
+  pruned build-gpu build-torch2
 fi
 fuzz_seconds=${ACCUMLAB_FUZZ_SECONDS:-60}
 if [[ "${ACCUMLAB_SKIP_SANITIZERS:-}" != 1 ]]; then
   scripts/sanitize.sh asan
   timed "ASan + UBSan"
+  pruned build-asan
   scripts/sanitize.sh tsan-build
   timed "TSan build"
   # The ThreadSanitizer tests run one at a time, about one core's work: the fuzzer (one
@@ -108,6 +125,7 @@ if [[ "${ACCUMLAB_SKIP_SANITIZERS:-}" != 1 ]]; then
   wait_for fuzz "$fuzz_pid"
   fuzz_pid=
   timed "TSan + fuzz"
+  pruned build-tsan
 else
   scripts/fuzz.sh "$fuzz_seconds"
   timed "fuzz"

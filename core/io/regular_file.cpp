@@ -34,25 +34,12 @@ FileBytes readBounded(const std::filesystem::path &path, uint64_t maxBytes, bool
     if (!S_ISREG(st.st_mode))
         return fail(ReadRefusal::NotRegular);
     out.size = uint64_t(st.st_size);
-    if (prefix) {
-        out.bytes.resize(size_t(std::min(out.size, maxBytes)));
-        size_t got = 0;
-        while (got < out.bytes.size()) {
-            const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                return fail(ReadRefusal::System, errno);
-            if (n == 0)
-                break;
-            got += size_t(n);
-        }
-        out.bytes.resize(got);
-        return out;
-    }
-    if (out.size > maxBytes)
+    if (!prefix && out.size > maxBytes)
         return fail(ReadRefusal::TooLarge);
-    out.bytes.resize(size_t(out.size) + 1); // one byte more: a file that grew is found out
+    // A whole file is read to one byte more than fstat announced (a file that grew is found out,
+    // up to the bound plus one); a prefix to the bound at most.
+    const uint64_t most = prefix ? maxBytes : maxBytes + 1;
+    out.bytes.resize(size_t(std::min(prefix ? out.size : out.size + 1, most)));
     size_t got = 0;
     while (got < out.bytes.size()) {
         const ssize_t n = ::read(fd, out.bytes.data() + got, out.bytes.size() - got);
@@ -63,10 +50,10 @@ FileBytes readBounded(const std::filesystem::path &path, uint64_t maxBytes, bool
         if (n == 0)
             break;
         got += size_t(n);
-        if (got > maxBytes)
+        if (got > maxBytes) // never for a prefix: its buffer holds at most the bound
             return fail(ReadRefusal::TooLarge);
-        if (got == out.bytes.size()) // it grew while read: read on, up to the bound
-            out.bytes.resize(std::min<uint64_t>(maxBytes + 1, out.bytes.size() * 2));
+        if (!prefix && got == out.bytes.size()) // it grew while read: read on, up to the bound
+            out.bytes.resize(size_t(std::min<uint64_t>(most, out.bytes.size() * 2)));
     }
     out.bytes.resize(got);
     return out;

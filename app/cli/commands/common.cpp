@@ -385,6 +385,10 @@ void rankWaiting(const std::string &message) { std::cerr << "accumlab-cli: " << 
 {
     std::ostream quiet(nullptr);
     const std::string who = "rank " + std::to_string(d.rank) + ": ";
+    // The group outlives a refusal's unwinding: its sockets close only when this process exits,
+    // after its sentence is written, so a peer that waits for it to leave (a refused checkpoint)
+    // speaks second.
+    std::shared_ptr<GradSync> sync;
     try {
         const RankJob job = jobFor(d.worldSize);
         d.cuda = job.device.rfind("cuda", 0) == 0;
@@ -394,7 +398,7 @@ void rankWaiting(const std::string &message) { std::cerr << "accumlab-cli: " << 
         d.onFatal = &rankFatal;
         d.onWaiting = d.runId == "default" ? &rankWaiting : nullptr;
         const bool lead = d.rank == 0;
-        auto sync = joinProcessGroup(d);
+        sync = joinProcessGroup(d);
         const int code = job.run(sync, lead ? std::cout : quiet, lead ? std::cerr : quiet);
         exitNow(lead ? code : 0);
     } catch (const std::exception &) {
