@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <utility>
 
 namespace accumlab::ui {
@@ -132,6 +133,23 @@ private:
     std::function<int()> m_viewHeight;
 };
 
+// The lesson's dock, which says when it is about to open: before QWidget::setVisible lays the
+// window out with it (too late by its Show event, whose layout had widened a 1024-pixel window
+// zoomed thrice to 1090 pixels and already moved the lab's splitters).
+class LessonDock : public QDockWidget {
+public:
+    explicit LessonDock(std::function<void()> aboutToOpen) : m_aboutToOpen(std::move(aboutToOpen)) {}
+    void setVisible(bool visible) override
+    {
+        if (visible && isHidden() && m_aboutToOpen)
+            m_aboutToOpen();
+        QDockWidget::setVisible(visible);
+    }
+
+private:
+    std::function<void()> m_aboutToOpen;
+};
+
 } // namespace
 
 WindowLayout::WindowLayout(const Parts &parts, QObject *parent)
@@ -218,7 +236,6 @@ void WindowLayout::buildLab(const Parts &parts)
     m_labSplitter->setStretchFactor(0, 3);
     m_labSplitter->setStretchFactor(1, 2);
     m_labSplitter->setChildrenCollapsible(false);
-    m_labSplitter->installEventFilter(this); // the lab's shares, given back after the lesson
     // The divider dragged down while the tabs fill the lab brings the buffers back.
     connect(m_labSplitter, &QSplitter::splitterMoved, this, [this] {
         if (m_tabsFillTheLab && m_labSplitter->sizes().value(0) > 0) {
@@ -236,48 +253,33 @@ QScrollArea *WindowLayout::pagesScroll() const { return m_pagesScroll; }
 QDockWidget *WindowLayout::dockLesson(QWidget *lesson)
 {
     Q_ASSERT(!m_lessonDock);
-    m_lessonDock = new QDockWidget;
+    m_lessonDock = new LessonDock([this] { lessonAboutToOpen(); });
     m_lessonDock->setObjectName(QStringLiteral("lessonDock"));
     m_lessonDock->setWidget(lesson);
     m_lessonDock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
                               QDockWidget::DockWidgetFloatable);
     m_window->addDockWidget(Qt::RightDockWidgetArea, m_lessonDock);
-    m_lessonDock->installEventFilter(this); // the window's width before the column is laid out
     m_window->resizeDocks({m_lessonDock}, {lines(m_lessonDock, kLessonDockLines)}, Qt::Horizontal);
-    // Opened, the lesson takes its readable column where the window has room for it beside the
-    // controls' and the page's least widths; where it has less (a projector's 1024 pixels, zoomed),
-    // the narrower column down to kLessonDockLeastLines, and below that a window of its own over
-    // the lab: the page never scrolls sideways for it (at 1024 it did, cutting the tensor names).
-    // Closed, the lab gets back the layout it had before (the columns and the lab's panes: the
-    // page, made taller by the narrower column, kept the lab's new shares).
+    // Opened docked (lessonAboutToOpen found room), the lesson takes its readable column where
+    // the window has room for it beside the controls' and the page's least widths, else the
+    // narrower column down to kLessonDockLeastLines. Closed, the lab gets back the layout it had.
     connect(m_lessonDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (m_switchingFloat)
-            return; // the dock re-parented by floatLesson or below, not opened or closed
+            return; // the dock re-parented by this class, not opened or closed
+        m_pagesScroll->updateGeometry();
         if (!visible) {
             if (m_lessonFloatedForRoom && !m_lessonDock->isVisible()) {
                 m_lessonFloatedForRoom = false;
                 const QScopedValueRollback guard(m_switchingFloat, true);
                 m_lessonDock->setFloating(false); // docked again the next time, where there is room
-                m_lessonDock->hide();
             }
-            m_pagesScroll->updateGeometry();
-            // Once the window has laid itself out without the column, and once more after what
-            // that layout posted (the charts' tab measures its least height again).
+            // Once the window has laid itself out without the column.
             if (!m_layoutBeforeLesson.isEmpty())
-                QTimer::singleShot(0, this, [this] {
-                    restoreLayoutBeforeLesson(/*again=*/true);
-                    QTimer::singleShot(0, this, [this] { restoreLayoutBeforeLesson(/*again=*/false); });
-                });
+                QTimer::singleShot(0, this, &WindowLayout::restoreLayoutBeforeLesson);
             return;
         }
         if (m_lessonDock->isFloating())
             return;
-        const int room = lessonRoom();
-        if (room < lines(m_lessonDock, kLessonDockLeastLines)) {
-            floatLesson();
-            return;
-        }
-        m_pagesScroll->updateGeometry();
         // After the window has laid the dock out with the page's new least width.
         QTimer::singleShot(0, this, [this] {
             const int want = std::min(lines(m_lessonDock, kLessonDockLines), lessonRoom());
@@ -298,45 +300,61 @@ int WindowLayout::lessonRoom() const
     return m_window->width() - m_controlsScroll->minimumWidth() - m_mainSplitter->handleWidth() - page - separator;
 }
 
-void WindowLayout::floatLesson()
+void WindowLayout::lessonAboutToOpen()
 {
-    // Its readable column (at most half the window), as tall as the window, over the window's
-    // right edge, where the dock stands in both languages.
+    m_layoutBeforeLesson.clear();
+    for (QSplitter *splitter : m_window->findChildren<QSplitter *>()) // parents before children
+        if (splitter->isVisibleTo(m_window))
+            m_layoutBeforeLesson.append({splitter, splitter->orientation(), splitter->sizes()});
+    if (m_lessonDock->isFloating() || !m_window->isVisible())
+        return;
+    // Docked only where its column keeps its least width beside the lab's; else its readable
+    // column (at most half the window) as a window of its own over the window's right edge,
+    // where the dock stands in both languages.
+    const int least = std::max(m_lessonDock->minimumSizeHint().expandedTo(m_lessonDock->minimumSize()).width(),
+                               lines(m_lessonDock, kLessonDockLeastLines));
+    if (lessonRoom() >= least)
+        return;
     m_lessonFloatedForRoom = true;
     const QScopedValueRollback guard(m_switchingFloat, true);
-    m_lessonDock->setFloating(true);
-    // Shown docked first, its least width had widened the window past the screen.
-    QTimer::singleShot(0, this, [this] {
-        if (QLayout *layout = m_window->layout())
-            layout->activate(); // the window's least width without the column
-        if (m_widthBeforeLesson > 0 && m_window->width() > m_widthBeforeLesson)
-            m_window->resize(m_widthBeforeLesson, m_window->height());
-    });
+    m_lessonDock->setFloating(true); // hidden still: shown as a window by the caller
     const QRect window = m_window->geometry();
     const int width = std::min(lines(m_lessonDock, kLessonDockLines), window.width() / 2);
     m_lessonDock->setGeometry(window.right() + 1 - width, window.top(), width, window.height());
-    m_pagesScroll->updateGeometry();
 }
 
-void WindowLayout::restoreLayoutBeforeLesson(bool again)
+void WindowLayout::restoreLayoutBeforeLesson()
 {
-    if (m_layoutBeforeLesson.isEmpty() || (m_lessonDock->isVisible() && !m_lessonDock->isFloating()))
-        return; // opened again meanwhile
-    if (QLayout *layout = m_window->layout())
-        layout->activate();
-    const auto [columns, lab] = again ? m_layoutBeforeLesson : std::exchange(m_layoutBeforeLesson, {});
-    if (columns.value(0) + columns.value(1) == m_mainSplitter->sizes().value(0) + m_mainSplitter->sizes().value(1))
-        m_mainSplitter->setSizes(columns);
-    if (m_tabsFillTheLab || lab.value(0) + lab.value(1) <= 0)
-        return;
-    // The lab's height comes back once the page has its height again (a later pass, as the
-    // panes above the tabs stand side by side again): given then, at the same total, the panes
-    // take the shares they had rather than the splitter's proportional leftovers.
-    const QList<int> now = m_labSplitter->sizes();
-    if (now.value(0) + now.value(1) == lab.value(0) + lab.value(1))
-        m_labSplitter->setSizes(lab);
-    else
-        m_labSizesPending = lab;
+    // Each splitter its orientation, then its sizes where it has its old length again; the outer
+    // ones first, as their sizes give the inner ones theirs. A few rounds: each one's layout
+    // (the page's scroll bar, a pair standing side by side again) follows the last.
+    constexpr int kRounds = 4;
+    for (int round = 0; round < kRounds && !m_layoutBeforeLesson.isEmpty(); ++round) {
+        if (m_lessonDock->isVisible() && !m_lessonDock->isFloating())
+            return; // opened again meanwhile
+        if (QLayout *layout = m_window->layout())
+            layout->activate();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        bool same = true;
+        for (const SplitterState &state : std::as_const(m_layoutBeforeLesson)) {
+            QSplitter *splitter = state.splitter;
+            if (!splitter || !splitter->isVisibleTo(m_window))
+                continue;
+            if (splitter->orientation() != state.orientation) {
+                splitter->setOrientation(state.orientation);
+                same = false;
+                continue;
+            }
+            const QList<int> now = splitter->sizes();
+            if (now == state.sizes)
+                continue;
+            same = false;
+            if (std::accumulate(now.begin(), now.end(), 0) == std::accumulate(state.sizes.begin(), state.sizes.end(), 0))
+                splitter->setSizes(state.sizes);
+        }
+        if (same)
+            m_layoutBeforeLesson.clear();
+    }
 }
 
 // ---- zoom, classroom mode and the tabs' height ------------------------------------------
@@ -488,21 +506,6 @@ void WindowLayout::windowShown()
 
 bool WindowLayout::eventFilter(QObject *watched, QEvent *event)
 {
-    // Before the window lays the column out: the layout it gives back once the lesson closes.
-    if (watched == m_lessonDock && event->type() == QEvent::ShowToParent && !m_switchingFloat && m_mainSplitter) {
-        m_widthBeforeLesson = m_window->width();
-        m_layoutBeforeLesson = {m_mainSplitter->sizes(), m_labSplitter->sizes()};
-        m_labSizesPending.clear();
-    }
-    if (watched == m_labSplitter && event->type() == QEvent::Resize && !m_labSizesPending.isEmpty()) {
-        const QList<int> now = m_labSplitter->sizes();
-        if (now.value(0) + now.value(1) == m_labSizesPending.value(0) + m_labSizesPending.value(1))
-            QTimer::singleShot(0, this, [this] {
-                const QList<int> sizes = std::exchange(m_labSizesPending, {});
-                if (!sizes.isEmpty() && !m_tabsFillTheLab)
-                    m_labSplitter->setSizes(sizes);
-            });
-    }
     if (watched != m_window)
         return QObject::eventFilter(watched, event);
     switch (event->type()) {

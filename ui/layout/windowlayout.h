@@ -10,6 +10,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QPointer>
 
 class QDockWidget;
 class QMainWindow;
@@ -94,12 +95,12 @@ private:
     void shareControlsColumn();
     void windowShown();
     // The lesson's column: the width left beside the controls' column and the page at their
-    // least widths; a window of its own where that is too narrow; the layout it found, back.
+    // least widths; before it opens (before the window lays it out, which had widened a 1024-pixel
+    // window past its screen), the layout it finds and whether it floats as a window of its own;
+    // closed, that layout back.
     int lessonRoom() const;
-    void floatLesson();
-    // `again`: keep the sizes for one more pass.
-    void restoreLayoutBeforeLesson(bool again);
-
+    void lessonAboutToOpen();
+    void restoreLayoutBeforeLesson();
     QMainWindow *m_window = nullptr;
     ControlPanel *m_controls = nullptr;
     AccumulationPanel *m_buffers = nullptr;
@@ -118,15 +119,17 @@ private:
     bool m_tabsFillTheLab = false; // the buffers and the check folded away
     QList<int> m_labSizesBeforeClassroom;
     QList<int> m_labSizesBeforeTabsFill;
-    // The columns' and the lab's panes' sizes when the lesson opened, given back as it closes.
-    struct LayoutBeforeLesson {
-        QList<int> columns, lab;
-        bool isEmpty() const { return columns.isEmpty(); }
+    // Every shown splitter's orientation and sizes when the lesson opened (the outer ones
+    // first), given back as it closes: the columns, the lab's panes and their arrangement (a
+    // stacked pair needs the page's scroll bar, whose width kept it stacked once the page was
+    // as wide again, so the lab kept another layout).
+    struct SplitterState {
+        QPointer<QSplitter> splitter;
+        Qt::Orientation orientation;
+        QList<int> sizes;
     };
-    LayoutBeforeLesson m_layoutBeforeLesson;
-    bool m_lessonFloatedForRoom = false; // floated by floatLesson, docked again once closed
-    QList<int> m_labSizesPending;        // the lab's shares, given back at their total height
-    int m_widthBeforeLesson = 0;         // the window's width as the lesson was shown
+    QList<SplitterState> m_layoutBeforeLesson;
+    bool m_lessonFloatedForRoom = false; // floated for want of room, docked again once closed
     bool m_switchingFloat = false;       // the dock floated or docked by this class: not opened or closed
 };
 
