@@ -236,8 +236,9 @@ void TestMainWindow::slidersReachTheEngine()
     const bool accum = slider == QLatin1String("accumStepsSlider");
     QVERIFY(waitForEngine(w, [&](const AccumConfig &c) { return (accum ? c.accumSteps : c.microBatch) == value; }));
     const AccumConfig c = w.controller()->engineInfo()->config;
-    // The identity label states the product the engine uses.
-    const QString identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"))->text();
+    // The identity label states the product the engine uses (read as the class reads it: its
+    // terms are held together by no-break spaces, so that it wraps between whole terms).
+    const QString identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"))->text().replace(QChar(0x00A0), QLatin1Char(' '));
     QVERIFY2(identity.contains(QStringLiteral("= effective %1").arg(c.effectiveBatch())), qPrintable(identity));
 }
 

@@ -22,6 +22,7 @@
 // The planted rows squeeze a chart, push a label out of its parent and narrow a label below its
 // text, and watch the checks name them.
 #include "ui/panels/controlpanel.h"
+#include "ui/panels/equivalencepanel.h"
 #include "ui/worker/enginecontroller.h"
 #include "ui/panels/experimentpanel.h"
 #include "ui/layout/fontscale.h"
@@ -508,8 +509,9 @@ private slots:
 
     // The lesson opened on the smaller projector gets a readable column: it got about 115 px (two
     // or three words a line, the formula over four lines) and could not be widened, the page's
-    // least width holding the rest. At least 16 lines of its font wide now (the page scrolls
-    // sideways instead), the window keeps the screen's size and nothing is cut.
+    // least width holding the rest. At least 16 lines of its font wide now (docked, or as a window
+    // of its own where the lab has no room beside it), the window keeps the screen's size and
+    // nothing is cut.
     void lessonHasRoomOnASmallScreen_data()
     {
         QTest::addColumn<QString>("language");
@@ -1210,8 +1212,8 @@ private slots:
                     found << QStringLiteral("the identity's line \"%1\" stands alone").arg(words);
             }
         }
-        if (lesson && dock->isVisible() && !dock->isFloating() && dock->width() < lines(dock, 12))
-            found << QStringLiteral("the lesson is %1 px wide, less than 12 lines").arg(dock->width());
+        if (lesson && dock->isVisible() && !dock->isFloating() && dock->width() < lines(dock, 16))
+            found << QStringLiteral("the lesson is %1 px wide, less than 16 lines").arg(dock->width());
         if (const QString shots = qEnvironmentVariable("ACCUMLAB_PROJECTOR_SHOTS"); !shots.isEmpty())
             m_window->grab().save(QDir(shots).filePath(QStringLiteral("sideways-%1x%2-%3-zoom%4%5%6.png")
                                                            .arg(size.width()).arg(size.height()).arg(language).arg(zoom)
@@ -1228,6 +1230,66 @@ private slots:
         for (const QString &problem : found)
             qInfo().noquote() << problem;
         QVERIFY2(found.isEmpty(), qPrintable(found.join(QLatin1Char('\n'))));
+    }
+    // The lesson opened and closed, twice, by its toolbar button (View's action) gives the lab
+    // back where every pane stood: the buffers, the check, the tabs and the charts, in the
+    // window's coordinates, and the page's scroll ranges. After a history (classroom mode on and
+    // off): the lab stayed stacked once the lesson had narrowed it (the stacked pair needed the
+    // page's scroll bar, whose width kept it stacked), and the columns kept the lesson's share.
+    void lessonGivesTheLabBack_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<int>("zoom");
+        for (const QSize size : kProjectors)
+            for (const char *language : {"en", "fa"})
+                for (int zoom : {0, 2, 3})
+                    QTest::addRow("%dx%d %s zoom %d", size.width(), size.height(), language, zoom)
+                        << size << QString::fromLatin1(language) << zoom;
+    }
+    void lessonGivesTheLabBack()
+    {
+        QFETCH(QSize, size);
+        QFETCH(QString, language);
+        QFETCH(int, zoom);
+        auto *classroomAction = m_window->findChild<QAction *>(QStringLiteral("classroomAction"));
+        auto *dock = m_window->findChild<QDockWidget *>(QStringLiteral("lessonDock"));
+        auto *pages = m_window->findChild<QAbstractScrollArea *>(QStringLiteral("pagesScroll"));
+        QVERIFY(classroomAction && dock && pages);
+        show(size, language, QStringLiteral("lab/0"), zoom);
+        for (int i = 0; i < 2; ++i) {
+            classroomAction->trigger();
+            QVERIFY(awaitLayout(m_window));
+        }
+        const auto geometry = [&] {
+            QStringList out;
+            const QList<const QWidget *> panes{m_window->bufferView(), m_window->equivalencePanel(), m_window->tabs(),
+                                               m_window->findChild<QWidget *>(QStringLiteral("chartsSplitter")),
+                                               m_window->controlPanel()};
+            for (const QWidget *w : panes)
+                out << QStringLiteral("%1 %2,%3 %4x%5")
+                           .arg(nameOf(w))
+                           .arg(w->mapTo(m_window, QPoint()).x())
+                           .arg(w->mapTo(m_window, QPoint()).y())
+                           .arg(w->width())
+                           .arg(w->height());
+            out << QStringLiteral("page scrolls %1 x %2")
+                       .arg(pages->horizontalScrollBar()->maximum())
+                       .arg(pages->verticalScrollBar()->maximum());
+            return out.join(QLatin1String("; "));
+        };
+        const QString before = geometry();
+        QAction *lesson = dock->toggleViewAction();
+        for (int i = 0; i < 2; ++i) {
+            lesson->trigger();
+            QVERIFY(awaitLayout(m_window));
+            QVERIFY(dock->isVisible());
+            QCOMPARE(m_window->size(), size);
+            lesson->trigger();
+            QVERIFY(awaitLayout(m_window));
+            QVERIFY(!dock->isVisible());
+            QCOMPARE(geometry(), before);
+        }
     }
 };
 

@@ -42,10 +42,11 @@ constexpr double kMinZoom = 0.6, kMaxZoom = 3.0;
 
 // The lesson's column: 18 lines of its font (340 pixels at the normal size), a readable measure.
 constexpr double kLessonDockLines = 18;
-// The least docked column (about 230 pixels): narrower than that, on a projector's 1024 pixels
-// zoomed in, the lesson opens as a window of its own over the lab rather than pushing the lab
+// The least docked column, a readable one (about 300 pixels: narrower, it read two or three words
+// a line): where the window has less room beside the lab's least width (a projector's 1024
+// pixels), the lesson opens as a window of its own over the lab rather than pushing the lab
 // into a sideways scroll that cut the tensor names.
-constexpr double kLessonDockLeastLines = 12;
+constexpr double kLessonDockLeastLines = 16;
 // Narrower windows open with the lesson closed (View or the toolbar's Lesson opens it), so the
 // charts keep their room on a small projector.
 constexpr int kLessonOpenMinWidth = 1400;
@@ -309,8 +310,8 @@ void WindowLayout::lessonAboutToOpen()
     if (m_lessonDock->isFloating() || !m_window->isVisible())
         return;
     // Docked only where its column keeps its least width beside the lab's; else its readable
-    // column (at most half the window) as a window of its own over the window's right edge,
-    // where the dock stands in both languages.
+    // column (at most half the window) as a window of its own over the edge where the dock
+    // stands: the right one, the left one right to left (in Persian it hid the controls).
     const int least = std::max(m_lessonDock->minimumSizeHint().expandedTo(m_lessonDock->minimumSize()).width(),
                                lines(m_lessonDock, kLessonDockLeastLines));
     if (lessonRoom() >= least)
@@ -320,7 +321,8 @@ void WindowLayout::lessonAboutToOpen()
     m_lessonDock->setFloating(true); // hidden still: shown as a window by the caller
     const QRect window = m_window->geometry();
     const int width = std::min(lines(m_lessonDock, kLessonDockLines), window.width() / 2);
-    m_lessonDock->setGeometry(window.right() + 1 - width, window.top(), width, window.height());
+    const int x = m_window->isRightToLeft() ? window.left() : window.right() + 1 - width;
+    m_lessonDock->setGeometry(x, window.top(), width, window.height());
 }
 
 void WindowLayout::restoreLayoutBeforeLesson()
