@@ -525,6 +525,12 @@ json readLatest(const fs::path &dir)
     const std::string gen = latest["generation"].get<std::string>();
     if (gen.find('/') != std::string::npos || gen.find("..") != std::string::npos)
         refuse("not-a-checkpoint", file);
+    // The generation is read only inside `dir`, as it is written (a gen-... link planted there is
+    // refused on resume with the sentence and exit code of a refused write, never read through).
+    struct stat st {};
+    const fs::path genDir = dir / gen;
+    if (::lstat(genDir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+        throw CheckpointError("checkpoint/resume-link", TextArgs{{}, {{"dir", dir.string()}, {"file", genDir.string()}}});
     return latest;
 }
 
