@@ -129,7 +129,11 @@ std::vector<std::string> strayLatinWords(const std::string &rendered);
 // template NAME.en.md needs NAME.<code>.md for every language, with the same placeholders. The
 // lesson (lesson.json) must also have the panel's shape: sections with a title, blocks of a
 // known type and links with a target.
+// A JSON file of more than kMaxContentFileBytes, nested deeper than kMaxContentJsonDepth, or not
+// JSON is a problem of one sentence naming it (contentJson throws the same as ContentError).
 std::vector<std::string> validateContent(const std::map<std::string, std::string> &files);
+constexpr size_t kMaxContentFileBytes = size_t(1) << 20; // the largest, quiz.json, is about 39 KB
+constexpr int kMaxContentJsonDepth = 16;                 // lesson.json nests 7 deep
 // Every embedded file, path -> text (what validateContent checks in the build).
 std::map<std::string, std::string> embeddedContent();
 

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -218,6 +219,33 @@ void stopAll(std::vector<Child> &children)
         }
 }
 
+namespace {
+
+// The log folder, made and opened inside its parent (the folder the caller named, e.g. the
+// window's work folder), never through a link (core/io/export.h's openFolderInside): a link
+// planted at its name is refused with distributed/log-folder-link, as a checkpoint folder
+// refuses a gen-... link. A descriptor for openat, closed by the caller.
+int openLogFolder(const std::filesystem::path &logDir)
+{
+    std::filesystem::path dir = logDir.lexically_normal();
+    if (dir.filename().empty())
+        dir = dir.parent_path();
+    std::filesystem::path parent = dir.parent_path();
+    if (parent.empty())
+        parent = ".";
+    try {
+        return openFolderInside(parent, dir.filename());
+    } catch (const ExportError &e) {
+        if (e.code() == "export/path-leaves-folder")
+            throw DistributedError("distributed/log-folder-link",
+                                   TextArgs{{}, {{"path", logDir.string()}, {"folder", parent.string()}}});
+        throw DistributedError("distributed/log-unwritable",
+                               TextArgs{{}, {{"path", logDir.string()}, {"reason", e.reason().empty() ? e.what() : e.reason()}}});
+    }
+}
+
+} // namespace
+
 // Starts one child per entry of `envs` (`exe args...` with that environment; its output to
 // logDir/logNames[i] when logDir is set), waits for them, stops the survivors when one fails.
 LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::string> &args,
@@ -232,23 +260,34 @@ LaunchResult supervise(const std::filesystem::path &exe, const std::vector<std::
     for (auto &e : envStrings)
         envs.push_back(pointers(e));
     std::vector<int> logFds;
-    for (size_t i = 0; i < envStrings.size(); ++i) {
-        int fd = -1;
-        if (!logDir.empty()) {
-            std::error_code ec;
-            std::filesystem::create_directories(logDir, ec);
-            const auto log = logDir / logNames[i];
-            fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (fd < 0) {
-                const int err = errno;
-                for (int f : logFds)
-                    ::close(f);
+    const int logDirFd = logDir.empty() ? -1 : openLogFolder(logDir);
+    for (size_t i = 0; i < envStrings.size() && logDirFd >= 0; ++i) {
+        // Relative to the log folder's descriptor, and never through a link at the log's name
+        // (O_NOFOLLOW): a link there is refused, not truncated through. O_NONBLOCK: a FIFO
+        // planted there is refused at once instead of waiting for a reader.
+        const auto log = logDir / logNames[i];
+        const int fd = ::openat(logDirFd, logNames[i].c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+        const int err = errno;
+        struct stat st {};
+        const bool regular = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (!regular) {
+            if (fd >= 0)
+                ::close(fd);
+            for (int f : logFds)
+                ::close(f);
+            ::close(logDirFd);
+            if (fd < 0 && err != ELOOP)
                 throw DistributedError("distributed/log-unwritable",
                                        TextArgs{{}, {{"path", log.string()}, {"reason", std::strerror(err)}}});
-            }
+            throw DistributedError("distributed/log-folder-link",
+                                   TextArgs{{}, {{"path", log.string()}, {"folder", logDir.string()}}});
         }
         logFds.push_back(fd);
     }
+    if (logDirFd >= 0)
+        ::close(logDirFd);
+    else
+        logFds.assign(envStrings.size(), -1);
 
     const pid_t parent = ::getpid();
     std::vector<Child> children(envStrings.size());

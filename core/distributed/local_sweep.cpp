@@ -4,10 +4,8 @@
 
 #include "core/distributed/launcher.h"
 #include "core/io/export.h"
+#include "core/io/regular_file.h"
 #include "core/lesson.h"
-
-#include <fstream>
-#include <iterator>
 
 namespace accumlab {
 
@@ -16,8 +14,10 @@ SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepCo
                                  const CancelToken *cancel)
 {
     // The ranks read the sweep's settings from its record (every field of the run, the loss
-    // scaler and a planted bug included), not from an argument list rebuilt here.
-    std::filesystem::create_directories(workDir);
+    // scaler and a planted bug included), not from an argument list rebuilt here. The work
+    // folder is the one the caller named (made by the staged write if missing); what goes inside
+    // it is never written through a link: the record's link is replaced by its rename, a logs
+    // link is refused (launcher::supervise), and rank 0 writes the curve the same way.
     const std::filesystem::path settings = workDir / kSweepSettingsFileName;
     StagedFile(settings, sweepSettingsJson(config).dump(2) + "\n").commit();
     const std::vector<std::string> args{"--settings", settings.string(), "--out-dir", workDir.string(),
@@ -33,13 +33,14 @@ SweepResult runSweepOnLocalRanks(const std::filesystem::path &cli, const SweepCo
         throw DistributedError(r.failureCode, r.failureArgs);
     if (!swept)
         throw DistributedError(r.failure);
-    std::ifstream in(workDir / kCurveFileName);
-    if (!in)
-        throw DistributedError("distributed/cli-no-curve", TextArgs{{}, {{"path", (workDir / kCurveFileName).string()}}});
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // The points through the one bounded reader, as the window's importer reads a curve.
+    const std::filesystem::path curve = workDir / kCurveFileName;
+    const FileBytes f = readRegularFile(curve, kMaxCurveFileBytes);
+    if (f.refusal != ReadRefusal::None)
+        throw DistributedError("distributed/cli-no-curve", TextArgs{{}, {{"path", curve.string()}}});
     SweepResult result;
     result.config = config;
-    result.points = parseCurveJson(text).points;
+    result.points = parseCurveJson(f.bytes).points;
     if (observer)
         for (const auto &p : result.points)
             observer->onSweepPoint(p);

@@ -152,31 +152,10 @@ uint64_t rankFileBound(const AccumConfig &c)
     return 8 + kMaxRankHeaderBytes + params * element * (3 + optimizerBuffers) + window + kGeneratorSlack;
 }
 
-// The deepest nesting of brackets in JSON text, strings skipped: a checkpoint's manifest nests
-// four levels (tensors, one tensor, its shape), and a value nested 100,000 deep overflowed the
-// stack when a refusal printed it. Counted without recursion, before anything parses it.
+// How deep a checkpoint's JSON may nest: a manifest nests four levels (tensors, one tensor, its
+// shape). A value nested 100,000 deep once overflowed the stack when a refusal printed it; the
+// one JSON reader refuses it while parsing.
 constexpr int kMaxJsonDepth = 8;
-int jsonDepth(std::string_view text)
-{
-    int depth = 0, deepest = 0;
-    bool inString = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char ch = text[i];
-        if (inString) {
-            if (ch == '\\')
-                ++i;
-            else if (ch == '"')
-                inString = false;
-        } else if (ch == '"') {
-            inString = true;
-        } else if (ch == '[' || ch == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if (ch == ']' || ch == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
 
 // A checkpoint file's bytes through the one reader (core/io/regular_file.h): a FIFO (whose read
 // waits for ever), /dev/zero (an endless read), a folder or a huge sparse file is refused
@@ -200,6 +179,17 @@ json parseManifest(std::string_view text, const fs::path &file)
 {
     try {
         return parseJson<json>(text, kMaxJsonDepth); // ordered: the seal covers the manifest as written
+    } catch (const JsonRefusal &) {
+        refuse("not-a-checkpoint", file);
+    }
+}
+
+// A rank file's safetensors header the same way: its text (at most kMaxRankHeaderBytes, the
+// caller checked) through the one JSON reader, nested at most as deep as a checkpoint nests.
+json parseRankHeader(std::string_view text, const fs::path &file)
+{
+    try {
+        return parseJson<json>(text, kMaxJsonDepth);
     } catch (const JsonRefusal &) {
         refuse("not-a-checkpoint", file);
     }
@@ -369,9 +359,7 @@ struct FileReader {
         if (length > all.size() - sizeof length)
             refuse("not-a-checkpoint", path);
         const std::string_view headerText(all.data() + sizeof length, length);
-        if (jsonDepth(headerText) > kMaxJsonDepth)
-            refuse("not-a-checkpoint", path);
-        const json header = json::parse(headerText.begin(), headerText.end(), nullptr, false);
+        const json header = parseRankHeader(headerText, path);
         if (!header.is_object() || !header.contains("__metadata__") || !header["__metadata__"].is_object())
             refuse("not-a-checkpoint", path);
         const json &meta = header["__metadata__"];
@@ -537,6 +525,12 @@ json readLatest(const fs::path &dir)
     const std::string gen = latest["generation"].get<std::string>();
     if (gen.find('/') != std::string::npos || gen.find("..") != std::string::npos)
         refuse("not-a-checkpoint", file);
+    // The generation is read only inside `dir`, as it is written (a gen-... link planted there is
+    // refused on resume with the sentence and exit code of a refused write, never read through).
+    struct stat st {};
+    const fs::path genDir = dir / gen;
+    if (::lstat(genDir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+        throw CheckpointError("checkpoint/resume-link", TextArgs{{}, {{"dir", dir.string()}, {"file", genDir.string()}}});
     return latest;
 }
 
@@ -755,14 +749,10 @@ AccumConfig declaredRun(const fs::path &file)
             if (length > all.size() - sizeof length)
                 refuse("not-a-checkpoint", file);
             const std::string_view headerText(all.data() + sizeof length, length);
-            if (jsonDepth(headerText) > kMaxJsonDepth)
-                refuse("not-a-checkpoint", file);
-            const json header = json::parse(headerText.begin(), headerText.end());
+            const json header = parseRankHeader(headerText, file);
             manifestText = header.at("__metadata__").at("manifest").get<std::string>();
         }
-        if (jsonDepth(manifestText) > kMaxJsonDepth)
-            refuse("not-a-checkpoint", file);
-        const json m = json::parse(manifestText);
+        const json m = parseManifest(manifestText, file);
         AccumConfig c = accumConfigFromJson(nlohmann::json::parse(m.at("config").dump()));
         c.worldSize = m.at("world_size").get<int64_t>();
         c.dtype = dtypeFromString(m.at("dtype").get<std::string>());

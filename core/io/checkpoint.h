@@ -92,6 +92,8 @@ CheckpointFolderLock prepareCheckpointFolder(const std::filesystem::path &dir, b
 // Restores the latest checkpoint in `dir` into `engine`, freshly built with the run's settings.
 // Throws CheckpointError when there is none, when a file is truncated or corrupt, of another
 // version, or of another model shape, dtype, world size or setting; the engine is untouched then.
+// A generation that is a link or not a folder is refused ("checkpoint/resume-link"), never read
+// through: a checkpoint is read only inside `dir`, as it is written.
 CheckpointSummary loadCheckpoint(AccumEngine &engine, const std::filesystem::path &dir,
                                  ResumeBug bug = ResumeBug::None);
 

@@ -5,6 +5,7 @@
 
 #include "core/io/curve_io.h"
 #include "core/io/json_reader.h"
+#include "core/io/settings_io.h"
 #include "core/equivalence.h"
 #include "core/content/errors.h"
 #include "core/content/loop_code.h"
@@ -21,39 +22,15 @@
 namespace accumlab {
 
 nlohmann::json toJson(const EquivalenceResult &);
-// Every setting of one run (AccumConfig), keyed as the CLI's option where there is one
-// ("micro_batch" for --micro-batch), the device resolved: what a checkpoint records and a
-// resumed run must match, and what the ranks of one job must agree on (the CLI names a key
-// "--micro-batch"). A new AccumConfig field belongs here, or neither comparison sees it
-// (tst_export::accumConfigJsonHasEveryField).
+// Every setting of one run (AccumConfig) as core/io/settings_io.h's settingsRecord writes it,
+// the device resolved ("cuda:0", "cpu"): what a checkpoint records and a resumed run must match,
+// and what the ranks of one job must agree on. A new AccumConfig field belongs in that record,
+// or neither comparison sees it (tst_export::accumConfigJsonHasEveryField).
 nlohmann::ordered_json toJson(const AccumConfig &);
-// Its inverse: a run's settings from that record. A key left out keeps `base`'s value; a key
-// toJson does not write, a value of another type or an unknown name is refused (ConfigError
-// config/settings-unknown-key, config/settings-bad-value). "device" takes "auto", "cpu",
-// "cuda" or the resolved "cuda:N".
-AccumConfig accumConfigFromJson(const nlohmann::json &record, const AccumConfig &base = {});
 nlohmann::json toJson(const SweepConfig &);
-// One value of a settings record or a preset, read as T (bool, std::string, float, double, int,
-// int64_t, uint64_t) through the one checked conversion (core/io/json_reader.h): a value of
-// another type, a fraction for a whole number, or one outside T's range is refused with the
-// key's name and a short excerpt of the value (ConfigError config/settings-not-a-number,
-// -not-whole, -not-true-false, -not-a-name, -out-of-range).
-template <class T>
-T settingValue(const nlohmann::json &value, const std::string &key);
-// A sweep's whole settings, as the window hands them to the ranks it starts (accumlab-cli
-// --settings FILE): {"schema": "accumlab-sweep-settings.v1", "run": toJson(base), the grid,
-// steps, repeats and threads}. sweepSettingsFromJson reads it back (ConfigError when it is not
-// one, with the key at fault) and validates it.
-extern const char *const kSweepSettingsSchema;
+// A sweep's whole settings (settings_io.h's sweepSettingsRecord), the device resolved: what the
+// window hands the ranks it starts (accumlab-cli --settings FILE).
 nlohmann::ordered_json sweepSettingsJson(const SweepConfig &);
-SweepConfig sweepSettingsFromJson(const nlohmann::json &settings);
-// The same from a record file (accumlab-cli --settings FILE): through the one bounded reader
-// (core/io/regular_file.h: a regular file of at most kMaxSettingsFileBytes), JSON nested at most
-// kMaxSettingsJsonDepth deep, then sweepSettingsFromJson. Every refusal is one ConfigError that
-// names the file (config/settings-file-*), and quotes a value by a short excerpt, never whole.
-constexpr uint64_t kMaxSettingsFileBytes = uint64_t(1) << 20; // a sweep's record is about 2 KB
-constexpr int kMaxSettingsJsonDepth = 64;                     // a record nests 3 deep
-SweepConfig readSweepSettingsFile(const std::filesystem::path &file);
 // What the exports were measured on: LibTorch's version, the BLAS, the threads in effect, CUDA,
 // AccumLab's version.
 nlohmann::json environmentJson();

@@ -266,4 +266,26 @@ TEST(CliCheckpointFolder, ALinkOutOfTheFolderIsNotFollowed)
     EXPECT_TRUE(std::filesystem::is_symlink(tmp / "ck" / "gen-000000000008"));
 }
 
+// The same link met on resume (--resume reads, it does not write): the latest generation moved
+// out of the folder and a link left at its name is refused with the write's exit code (4) and a
+// sentence naming it, not read through.
+TEST(CliCheckpointFolder, ResumeDoesNotReadThroughALink)
+{
+    ASSERT_NO_FATAL_FAILURE(accumlab::test::requireCli());
+    TempDir tmp;
+    const std::string dir = (tmp / "ck").string();
+    const ProcessResult saved = runCli(trainArgs("sgd", 1) + std::vector<std::string>{"--checkpoint", dir});
+    ASSERT_EQ(saved.exitCode, 0) << saved.err;
+    const std::string latest = accumlab::test::readFile(tmp / "ck" / "latest.json");
+    const std::string gen = json::parse(latest).at("generation").get<std::string>();
+    std::filesystem::create_directories(tmp / "out");
+    std::filesystem::rename(tmp / "ck" / gen, tmp / "out" / gen);
+    std::filesystem::create_symlink("../out/" + gen, tmp / "ck" / gen);
+    const ProcessResult r = runCli(trainArgs("sgd", 1) + std::vector<std::string>{"--resume", dir});
+    EXPECT_EQ(r.exitCode, 4) << r.err;
+    EXPECT_NE(r.err.find("cannot resume from " + dir + ": " + dir + "/" + gen + " is a link or not a folder"), std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
 } // namespace

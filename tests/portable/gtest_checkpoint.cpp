@@ -1083,6 +1083,57 @@ TEST_P(WritesStayInside, NothingOutsideIsWritten)
 
 INSTANTIATE_TEST_SUITE_P(Rows, WritesStayInside, testing::ValuesIn(insideRows()), test::ByName());
 
+// ---- Reads stay inside the folder (issue 60, N3 on resume) --------------------------------------
+
+namespace {
+
+struct ReadInsideRow {
+    std::string name;
+    std::string plant; // how the latest generation is replaced by a link
+};
+
+class ResumeReadsOnlyInside : public testing::TestWithParam<ReadInsideRow> {};
+
+} // namespace
+
+// A resume reads the latest generation only inside the folder, as a save writes it: the
+// generation moved out (or aside) and a link left at its name is refused in one sentence naming
+// the link, by loadCheckpoint and checkpointConfig alike, and the link stays.
+TEST_P(ResumeReadsOnlyInside, ALinkedGenerationIsRefused)
+{
+    const AccumConfig c = runConfig(OptimizerKind::Sgd);
+    test::TempDir tmp;
+    const fs::path dir = tmp / "ck";
+    saveAfter(c, dir, 4);
+    const fs::path gen = dir / "gen-000000000004";
+    ASSERT_TRUE(fs::is_directory(gen));
+    if (GetParam().plant == "out") {
+        fs::create_directories(tmp / "out");
+        fs::rename(gen, tmp / "out" / "gen-000000000004");
+        fs::create_symlink("../out/gen-000000000004", gen);
+    } else {
+        fs::rename(gen, dir / "elsewhere");
+        fs::create_symlink("elsewhere", gen);
+    }
+    EXPECT_EQ(refusal(c, dir), "checkpoint/resume-link");
+    try {
+        checkpointConfig(dir);
+        ADD_FAILURE() << "read a generation through a link";
+    } catch (const CheckpointError &ex) {
+        EXPECT_EQ(ex.code(), "checkpoint/resume-link");
+        EXPECT_NE(std::string(ex.what()).find(gen.string() + " is a link or not a folder"), std::string::npos) << ex.what();
+        EXPECT_FALSE(ex.text(NumberStyle{"fa"}).empty());
+    }
+    EXPECT_TRUE(fs::is_symlink(gen));
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, ResumeReadsOnlyInside,
+                         testing::ValuesIn(std::vector<ReadInsideRow>{
+                             {"generation linked out of the folder", "out"},
+                             {"generation linked to a folder inside", "inside"},
+                         }),
+                         test::ByName());
+
 // Pruning removes only the generations this program wrote (their marker says so), and in them
 // only the files a checkpoint writes: a user's gen-* folder with a notes.txt, and a link named
 // like a generation, stay with what they hold (N14).

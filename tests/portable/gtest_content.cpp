@@ -182,6 +182,17 @@ TEST(Content, EveryErrorCodeRenders)
     EXPECT_THROW(CodedError("no-group", {}), ContentError);
 }
 
+// An object `levels` deep, with a text at its bottom: {"a": {"a": ... {"en": "x", "fa": "x"}}}.
+std::string nested(int levels)
+{
+    std::string text;
+    for (int i = 1; i < levels; ++i)
+        text += R"({"a": )";
+    text += R"({"en": "x", "fa": "ایکس"})";
+    text += std::string(size_t(levels - 1), '}');
+    return text;
+}
+
 // A content file planted beside (or over) the shipped ones, and the problem it must raise.
 struct PlantedRow {
     std::string name;
@@ -232,6 +243,14 @@ INSTANTIATE_TEST_SUITE_P(
         {"a Markdown language missing", "planted2.en.md", "text", "planted2.fa.md: no text in \"fa\""},
         {"Markdown placeholders differ", "planted.fa.md", "{a}", "planted.fa.md: the placeholders of \"fa\" differ"},
         {"not JSON", "experiments/planted.json", "{", "not JSON"},
+        // Through the one JSON reader, bounded (issue 60): each refused in a sentence naming the file.
+        {"nested deeper than content nests", "experiments/planted.json", nested(17),
+         "content file \"experiments/planted.json\" is nested deeper than 16 levels"},
+        {"nested 100000 deep", "experiments/planted.json", nested(100000),
+         "content file \"experiments/planted.json\" is nested deeper than 16 levels"},
+        {"larger than a content file", "experiments/planted.json",
+         R"({"pad": ")" + std::string(size_t(1) << 20, 'x') + R"("})",
+         "content file \"experiments/planted.json\" has 1048587 bytes, more than a content file may have (1048576)"},
     }),
     test::ByName());
 

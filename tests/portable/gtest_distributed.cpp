@@ -485,6 +485,53 @@ INSTANTIATE_TEST_SUITE_P(
     }),
     test::ByName());
 
+// The ranks' logs are written only inside the log folder's parent, never through a link (issue
+// 60, writes that never leave their folder): a logs folder that is a link out of it, or a log
+// file that is a link to a file outside, is refused in one sentence naming it before any rank
+// starts, and what lies outside keeps its content.
+struct LogLinkRow {
+    std::string name;
+    std::string plant; // "folder": logs -> ../outside; "file": logs/rank-1.log -> ../outside/kept.txt
+    std::string named; // what the sentence names, below the temporary folder
+};
+
+class LauncherLogsStayInside : public testing::TestWithParam<LogLinkRow> {};
+
+TEST_P(LauncherLogsStayInside, ALinkIsRefused)
+{
+    const LogLinkRow &row = GetParam();
+    test::TempDir dir;
+    fs::create_directories(dir / "outside");
+    test::writeFile(dir / "outside" / "kept.txt", "kept");
+    if (row.plant == "folder") {
+        fs::create_symlink("outside", dir / "logs");
+    } else {
+        fs::create_directories(dir / "logs");
+        fs::create_symlink("../outside/kept.txt", dir / "logs" / "rank-1.log");
+    }
+    LaunchOptions o;
+    o.worldSize = 2;
+    o.logDir = dir / "logs";
+    std::string code, sentence;
+    try {
+        launchLocalRanks(sh(), {"-c", "exit 0"}, o);
+    } catch (const DistributedError &e) {
+        code = e.code();
+        sentence = e.what();
+    }
+    EXPECT_EQ(code, "distributed/log-folder-link") << sentence;
+    EXPECT_TRUE(contains(sentence, (dir / row.named).string() + ": it is a link or not a folder")) << sentence;
+    EXPECT_EQ(fileNames(dir / "outside"), std::vector<std::string>{"kept.txt"});
+    EXPECT_TRUE(test::readFile(dir / "outside" / "kept.txt") == "kept");
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, LauncherLogsStayInside,
+                         testing::ValuesIn(std::vector<LogLinkRow>{
+                             {"logs folder linked out", "folder", "logs"},
+                             {"log file linked out", "file", "logs/rank-1.log"},
+                         }),
+                         test::ByName());
+
 TEST(Distributed, LauncherCancels)
 {
     CancelToken cancel;
@@ -553,6 +600,35 @@ TEST_P(SweepOnLocalRanks, PointsComeBackWithTheirCollectives)
 INSTANTIATE_TEST_SUITE_P(Rows, SweepOnLocalRanks,
                          testing::ValuesIn(std::vector<NoSyncRow>{{"no-sync on", true}, {"no-sync off", false}}),
                          test::ByName());
+
+// The window's sweep writes inside the work folder it was given, never through a link: a logs
+// link planted there (pointing out of it) is refused in words before the CLI starts, and the
+// folder it points at stays empty.
+TEST(Distributed, SweepOnLocalRanksRefusesALinkedLogsFolder)
+{
+    ASSERT_NO_FATAL_FAILURE(test::requireCli());
+    test::TempDir dir;
+    const fs::path work = dir / "work";
+    fs::create_directories(work);
+    fs::create_directories(dir / "outside");
+    fs::create_symlink("../outside", work / "logs");
+    SweepConfig c;
+    c.base.worldSize = 2;
+    c.accumGrid = {2};
+    c.numSteps = 2;
+    c.warmupSteps = 0;
+    std::string code, sentence;
+    try {
+        runSweepOnLocalRanks(test::cliPath(), c, work, 20.0);
+    } catch (const DistributedError &e) {
+        code = e.code();
+        sentence = e.what();
+    }
+    EXPECT_EQ(code, "distributed/log-folder-link") << sentence;
+    EXPECT_TRUE(contains(sentence, (work / "logs").string())) << sentence;
+    EXPECT_TRUE(fileNames(dir / "outside").empty());
+    EXPECT_FALSE(fs::exists(work / "accum-curve.json"));
+}
 
 TEST(Distributed, SweepOnLocalRanksReportsFailure)
 {

@@ -41,10 +41,13 @@ int exitCodeOfCurrentError(std::ostream &err, const std::string &who, int otherw
         return kExitBadInput;
     } catch (const CheckpointError &ex) {
         // A checkpoint that could not be written is an export that failed (exit 4, as a full
-        // disk at the end of the main job); one that cannot be read or belongs to another run
+        // disk at the end of the main job), and so is one whose generation is a link on resume
+        // (the same refusal as the write's); one that cannot be read or belongs to another run
         // is bad input.
         err << prefix << who << ex.what() << "\n";
-        return ex.code().rfind("checkpoint/write-failed", 0) == 0 ? kExitWriteFailed : kExitBadInput;
+        return ex.code().rfind("checkpoint/write-failed", 0) == 0 || ex.code() == "checkpoint/resume-link"
+                   ? kExitWriteFailed
+                   : kExitBadInput;
     } catch (const DistributedError &ex) {
         err << prefix << ex.what() << "\n";
         return kExitDistributed;
