@@ -1582,7 +1582,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sweep done: plateau %1 samples/sec.</source>
+        <source>Sweep done: best measured %1 samples/sec.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1667,11 +1667,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>plateau %1</source>
+        <source>best measured %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>plateau</source>
+        <source>best measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

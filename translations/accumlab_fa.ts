@@ -1582,8 +1582,8 @@
         <translation>پیمایش پس از %1 نقطه از %2 متوقف شد.</translation>
     </message>
     <message>
-        <source>Sweep done: plateau %1 samples/sec.</source>
-        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه.</translation>
+        <source>Sweep done: best measured %1 samples/sec.</source>
+        <translation>پیمایش تمام شد: بیشترین اندازه‌گیری‌شده %1 نمونه در ثانیه.</translation>
     </message>
 </context>
 <context>
@@ -1667,12 +1667,12 @@
         <translation>اجرای پیشین %1</translation>
     </message>
     <message>
-        <source>plateau %1</source>
-        <translation>فلات %1</translation>
+        <source>best measured %1</source>
+        <translation>بیشترین اندازه‌گیری‌شده %1</translation>
     </message>
     <message>
-        <source>plateau</source>
-        <translation>فلات</translation>
+        <source>best measured</source>
+        <translation>بیشترین اندازه‌گیری‌شده</translation>
     </message>
     <message>
         <source>imported: %1</source>
