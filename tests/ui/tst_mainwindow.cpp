@@ -206,6 +206,8 @@ private slots:
     void savedSessionOpensWhereItClosed();
     void everyControlHasAName_data();
     void everyControlHasAName();
+    void float16NoteFitsThePanel_data();
+    void float16NoteFitsThePanel();
     void cleanup();
 };
 
@@ -847,6 +849,53 @@ void TestMainWindow::finderSentenceFollowsTheSettings()
     QVERIFY2(text.contains(budget) == stays, qPrintable(text));
     if (!stays)
         QVERIFY2(text.contains(QStringLiteral("run it again")), qPrintable(text));
+}
+
+// N17 of issue 62: the float16 note under the counters (the path that ran and the scaler's
+// counters) was cut at the panel's edge at 1024. In both languages, with and without classroom
+// mode, the note lies within its panel and is given the height its wrapped lines need.
+void TestMainWindow::float16NoteFitsThePanel_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<bool>("classroom");
+    for (const char *language : {"en", "fa"})
+        for (const bool classroom : {false, true})
+            QTest::addRow("%s%s", language, classroom ? ", classroom mode" : "") << QString::fromLatin1(language) << classroom;
+}
+
+void TestMainWindow::float16NoteFitsThePanel()
+{
+    QFETCH(QString, language);
+    QFETCH(bool, classroom);
+    switchLanguage(language);
+    const auto english = qScopeGuard([] { switchLanguage(QStringLiteral("en")); });
+    MainWindow w(false);
+    w.resize(1024, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Preset p = w.currentPreset();
+    p.run.dtype = DType::Float16;
+    p.run.lossScaler.enabled = true;
+    p.classroomMode = classroom;
+    w.applyPreset(p);
+    QVERIFY(waitForEngine(w, [](const AccumConfig &c) { return c.dtype == DType::Float16 && c.lossScaler.enabled; }));
+    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    QTRY_VERIFY_WITH_TIMEOUT(step->isEnabled(), kWaitMs);
+    step->trigger();
+    QLabel *note = w.accumulationPanel()->float16Counters();
+    QTRY_VERIFY_WITH_TIMEOUT(note->isVisible() && !note->text().isEmpty(), kWaitMs);
+    QCoreApplication::processEvents();
+    const QWidget *panel = w.accumulationPanel();
+    const QRect inPanel(note->mapTo(panel, QPoint(0, 0)), note->size());
+    const QString where = QStringLiteral("note %1 in a panel %2 wide, %3 tall; it needs %4 px at its width: %5")
+                              .arg(QDebug::toString(inPanel))
+                              .arg(panel->width())
+                              .arg(panel->height())
+                              .arg(note->heightForWidth(note->width()))
+                              .arg(note->text());
+    QVERIFY2(note->minimumSizeHint().width() <= panel->contentsRect().width(), qPrintable(where));
+    QVERIFY2(panel->contentsRect().contains(inPanel), qPrintable(where));
+    QVERIFY2(note->height() >= note->heightForWidth(note->width()), qPrintable(where));
 }
 
 // Every lab action is in the Run menu with its key, and no two actions enabled together share
