@@ -149,7 +149,6 @@ private slots:
     void initTestCase();
     void keysStayWithTheFocusedControl_data();
     void keysStayWithTheFocusedControl();
-    void clickedTogglesLeaveTheKeysToTheLab();
     void mouseChoiceLeavesTheKeysToTheLab_data();
     void mouseChoiceLeavesTheKeysToTheLab();
     void typingInASpinBoxKeepsItsKeys_data();
@@ -539,8 +538,48 @@ void TestMainWindow::refusalInTheWindowsWords()
         QVERIFY2(strayLatinWords(error.toStdString()).empty(), qPrintable(error));
 }
 
-// A memory run can be long (the wide model's trade-off sweep): Stop is on while one runs and
-// cancels it; the view says so, and its buttons and Stop come back as they were.
+// The key tests' one bench: a shown, active window whose Play and Step are live, the control a
+// row names, and what Right and Space did where the keys go now. Each row below only says how
+// the teacher used the control and what the keys must do afterwards.
+class KeyBench {
+public:
+    KeyBench()
+    {
+        w.show();
+        QApplication::setActiveWindow(&w);
+        play = w.findChild<QAction *>(QStringLiteral("playAction"));
+        step = w.findChild<QAction *>(QStringLiteral("stepAction"));
+    }
+    ~KeyBench() { w.stopAll(); }
+
+    // The window active and the action live (or a row that expects a key not to fire it could
+    // not fail). Fails the test and returns false if not.
+    bool ready(QAction *action = nullptr)
+    {
+        if (!QTest::qWaitForWindowActive(&w))
+            return false;
+        for (QAction *a : {play, step, action})
+            if (a && !QTest::qWaitFor([a] { return a->isEnabled(); }, kWaitMs))
+                return false;
+        return true;
+    }
+    QWidget *control(const QString &name) const { return w.findChild<QWidget *>(name); }
+    QAction *action(const QString &name) const { return w.findChild<QAction *>(name); }
+    // Where a key pressed now goes: the focused widget, else the window.
+    QWidget *keys() { return QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w); }
+    // Presses `key` at `at` (where the keys go now, if null) and counts how often `fired` triggered.
+    int press(Qt::Key key, QAction *fired, QWidget *at = nullptr)
+    {
+        QSignalSpy spy(fired, &QAction::triggered);
+        QTest::keyClick(at ? at : keys(), key);
+        return static_cast<int>(spy.size());
+    }
+
+    MainWindow w{false};
+    QAction *play = nullptr;
+    QAction *step = nullptr;
+};
+
 // Space and Right are Play and Step for the window, but a focused control that uses the key
 // keeps it: Right moves a focused slider one step (and runs no micro-batch), Space toggles a
 // focused check box (and does not start Play). With the focus on a control that has no use
@@ -564,11 +603,11 @@ void TestMainWindow::keysStayWithTheFocusedControl()
     QFETCH(int, key);
     QFETCH(QString, action);
     QFETCH(bool, shortcutFires);
-    MainWindow w(false);
-    w.show();
-    QApplication::setActiveWindow(&w);
-    QVERIFY(QTest::qWaitForWindowActive(&w));
-    auto *target = w.findChild<QWidget *>(focus);
+    KeyBench bench;
+    QAction *shortcut = bench.action(action);
+    QVERIFY(shortcut);
+    QVERIFY(bench.ready(shortcut));
+    QWidget *target = bench.control(focus);
     QVERIFY2(target, qPrintable(focus));
     target->setFocusPolicy(target->focusPolicy() == Qt::NoFocus ? Qt::StrongFocus : target->focusPolicy());
     target->setFocus();
@@ -577,55 +616,20 @@ void TestMainWindow::keysStayWithTheFocusedControl()
     auto *check = qobject_cast<QCheckBox *>(target);
     const int sliderBefore = slider ? slider->value() : 0;
     const bool checkedBefore = check && check->isChecked();
-    QAction *shortcut = w.findChild<QAction *>(action);
-    QVERIFY(shortcut);
-    // The shortcut must be live, or the rows that expect it not to fire could not fail.
-    QTRY_VERIFY_WITH_TIMEOUT(shortcut->isEnabled(), kWaitMs);
-    QSignalSpy fired(shortcut, &QAction::triggered);
-    QTest::keyClick(target, static_cast<Qt::Key>(key));
-    QCOMPARE(fired.size(), shortcutFires ? 1 : 0);
+    QCOMPARE(bench.press(static_cast<Qt::Key>(key), shortcut, target), shortcutFires ? 1 : 0);
     if (slider)
         QCOMPARE(slider->value(), key == Qt::Key_Right ? sliderBefore * 2 : sliderBefore); // accum_steps doubles
     if (check)
         QCOMPARE(check->isChecked(), !checkedBefore);
-    w.stopAll();
-}
-
-// A teacher clicks the no-division check box (or a button) and presses Space to play and Right
-// to step: the click toggled the box without taking the focus, so the keys are the lab's. Tab
-// still reaches the box, and Space then toggles it (the row above).
-void TestMainWindow::clickedTogglesLeaveTheKeysToTheLab()
-{
-    MainWindow w(false);
-    w.show();
-    QApplication::setActiveWindow(&w);
-    QVERIFY(QTest::qWaitForWindowActive(&w));
-    auto *check = w.findChild<QCheckBox *>(QStringLiteral("noDivisionCheck"));
-    QVERIFY(check);
-    QCOMPARE(check->focusPolicy(), Qt::TabFocus);
-    const bool before = check->isChecked();
-    QTest::mouseClick(check, Qt::LeftButton, Qt::NoModifier, QPoint(8, check->height() / 2));
-    QCOMPARE(check->isChecked(), !before);
-    QVERIFY(!check->hasFocus());
-    QAction *play = w.findChild<QAction *>(QStringLiteral("playAction"));
-    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
-    QTRY_VERIFY_WITH_TIMEOUT(play->isEnabled() && step->isEnabled(), kWaitMs);
-    QWidget *keys = QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w);
-    QSignalSpy stepped(step, &QAction::triggered);
-    QTest::keyClick(keys, Qt::Key_Right);
-    QCOMPARE(stepped.size(), 1);
-    QSignalSpy played(play, &QAction::triggered);
-    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w), Qt::Key_Space);
-    QCOMPARE(played.size(), 1);
-    QCOMPARE(check->isChecked(), !before);
-    w.stopAll();
 }
 
 // N1 of issue 62: a teacher picks an optimizer or a dtype from its list with the mouse, clicks a
 // slider's groove, a check box or a spin box's arrow, then presses Right to step and Space to
 // play: every control kind in the controls dock, the keys are the lab's afterwards (the combo
-// box kept them, and Space opened its list again). `before`: what had the focus first, so that
-// a control the teacher Tabbed to earlier does not keep the keys after a click elsewhere.
+// box kept them, and Space opened its list again). A clicked check box or button toggles
+// without taking the focus (Tab still reaches it, and Space then toggles it: the rows above),
+// and Space does not toggle it back. `before`: what had the focus first, so that a control the
+// teacher Tabbed to earlier does not keep the keys after a click elsewhere.
 void TestMainWindow::mouseChoiceLeavesTheKeysToTheLab_data()
 {
     QTest::addColumn<QString>("control");
@@ -649,19 +653,19 @@ void TestMainWindow::mouseChoiceLeavesTheKeysToTheLab()
 {
     QFETCH(QString, control);
     QFETCH(QString, before);
-    MainWindow w(false);
-    w.show();
-    QApplication::setActiveWindow(&w);
-    QVERIFY(QTest::qWaitForWindowActive(&w));
-    auto *target = w.findChild<QWidget *>(control);
+    KeyBench bench;
+    QVERIFY(QTest::qWaitForWindowActive(&bench.w));
+    QWidget *target = bench.control(control);
     QVERIFY2(target, qPrintable(control));
-    if (auto *first = before.isEmpty() ? nullptr : w.findChild<QWidget *>(before)) {
+    if (QWidget *first = before.isEmpty() ? nullptr : bench.control(before)) {
         first->setFocus(Qt::TabFocusReason);
         QTRY_COMPARE(QApplication::focusWidget(), first);
         if (qobject_cast<QSpinBox *>(first))
             QTest::keyClick(first, Qt::Key_7); // typed in: the spin box owned the keys
     }
     QVERIFY(QTest::qWaitForWindowExposed(target));
+    auto *check = qobject_cast<QCheckBox *>(target);
+    const bool checkedBefore = check && check->isChecked();
     if (auto *combo = qobject_cast<QComboBox *>(target)) {
         const int chosen = combo->currentIndex() == 0 ? 1 : 0;
         QTest::mouseClick(combo, Qt::LeftButton);
@@ -686,10 +690,11 @@ void TestMainWindow::mouseChoiceLeavesTheKeysToTheLab()
         const QRect up = spin->style()->subControlRect(QStyle::CC_SpinBox, &option, QStyle::SC_SpinBoxUp, spin);
         QTest::mouseClick(spin, Qt::LeftButton, Qt::NoModifier, up.center());
         QCOMPARE(static_cast<QSpinBox *>(spin)->value(), value + 1);
-    } else if (auto *check = qobject_cast<QCheckBox *>(target)) {
-        const bool was = check->isChecked();
+    } else if (check) {
+        QCOMPARE(check->focusPolicy(), Qt::TabFocus);
         QTest::mouseClick(check, Qt::LeftButton, Qt::NoModifier, QPoint(8, check->height() / 2));
-        QCOMPARE(check->isChecked(), !was);
+        QCOMPARE(check->isChecked(), !checkedBefore);
+        QVERIFY(!check->hasFocus());
     } else {
         auto *slider = qobject_cast<QAbstractSlider *>(target);
         QVERIFY(slider);
@@ -701,19 +706,15 @@ void TestMainWindow::mouseChoiceLeavesTheKeysToTheLab()
         QTest::mouseClick(slider, Qt::LeftButton, Qt::NoModifier, QPoint(x, slider->height() / 2));
         QVERIFY(slider->value() != was);
     }
-    QAction *play = w.findChild<QAction *>(QStringLiteral("playAction"));
-    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
-    QTRY_VERIFY_WITH_TIMEOUT(play->isEnabled() && step->isEnabled(), kWaitMs);
-    auto keys = [&w] { return QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget *>(&w); };
-    QSignalSpy stepped(step, &QAction::triggered);
-    QTest::keyClick(keys(), Qt::Key_Right);
-    QVERIFY2(stepped.size() == 1, qPrintable(QStringLiteral("Right went to %1").arg(keys()->objectName())));
-    QSignalSpy played(play, &QAction::triggered);
-    QTest::keyClick(keys(), Qt::Key_Space);
-    QVERIFY2(played.size() == 1, qPrintable(QStringLiteral("Space went to %1").arg(keys()->objectName())));
+    QVERIFY(bench.ready());
+    QVERIFY2(bench.press(Qt::Key_Right, bench.step) == 1,
+             qPrintable(QStringLiteral("Right went to %1").arg(bench.keys()->objectName())));
+    QVERIFY2(bench.press(Qt::Key_Space, bench.play) == 1,
+             qPrintable(QStringLiteral("Space went to %1").arg(bench.keys()->objectName())));
     if (auto *combo = qobject_cast<QComboBox *>(target))
         QVERIFY(!combo->view()->isVisible()); // Space did not open the list again
-    w.stopAll();
+    if (check)
+        QCOMPARE(check->isChecked(), !checkedBefore); // nor toggled the box back
 }
 
 // ...while a teacher types in a spin box or the sweep's grid, the digits, Space and Right are
@@ -733,11 +734,9 @@ void TestMainWindow::typingInASpinBoxKeepsItsKeys()
 {
     QFETCH(QString, control);
     QFETCH(bool, byMouse);
-    MainWindow w(false);
-    w.show();
-    QApplication::setActiveWindow(&w);
-    QVERIFY(QTest::qWaitForWindowActive(&w));
-    auto *target = w.findChild<QWidget *>(control);
+    KeyBench bench;
+    QVERIFY(QTest::qWaitForWindowActive(&bench.w));
+    QWidget *target = bench.control(control);
     QVERIFY2(target, qPrintable(control));
     auto *spin = qobject_cast<QSpinBox *>(target);
     auto *edit = spin ? spin->findChild<QLineEdit *>() : qobject_cast<QLineEdit *>(target);
@@ -747,11 +746,9 @@ void TestMainWindow::typingInASpinBoxKeepsItsKeys()
     else
         target->setFocus(Qt::TabFocusReason);
     QTRY_COMPARE(QApplication::focusWidget(), target);
-    QAction *play = w.findChild<QAction *>(QStringLiteral("playAction"));
-    QAction *step = w.findChild<QAction *>(QStringLiteral("stepAction"));
-    QTRY_VERIFY_WITH_TIMEOUT(play->isEnabled() && step->isEnabled(), kWaitMs);
-    QSignalSpy stepped(step, &QAction::triggered);
-    QSignalSpy played(play, &QAction::triggered);
+    QVERIFY(bench.ready());
+    QSignalSpy stepped(bench.step, &QAction::triggered);
+    QSignalSpy played(bench.play, &QAction::triggered);
     edit->selectAll();
     QTest::keyClicks(target, QStringLiteral("12"));
     QTest::keyClick(target, Qt::Key_Home);
@@ -936,6 +933,8 @@ void TestMainWindow::tabLeavesEveryTable()
             QVERIFY2(!v->tabKeyNavigation(), qPrintable(v->objectName() + QLatin1Char(' ') + v->metaObject()->className()));
 }
 
+// A memory run can be long (the wide model's trade-off sweep): Stop is on while one runs and
+// cancels it; the view says so, and its buttons and Stop come back as they were.
 void TestMainWindow::stopCancelsAMemoryRun()
 {
     MainWindow w(false);
