@@ -2,6 +2,8 @@
 // windows' losses, steps and loss scales. Not here: measuring them (the engine) or printing
 // the verdict's exit code (the CLI).
 #include "core/divergence.h"
+#include "core/config.h"
+#include "core/observer.h"
 
 #include <cmath>
 
@@ -12,6 +14,8 @@ std::string toString(DivergenceReason r)
     switch (r) {
     case DivergenceReason::None: return "none";
     case DivergenceReason::LossNotFinite: return "loss-not-finite";
+    case DivergenceReason::GradNotFinite: return "grad-not-finite";
+    case DivergenceReason::LossExploded: return "loss-exploded";
     case DivergenceReason::LossScaleCollapsed: return "loss-scale-collapsed";
     case DivergenceReason::NeverStepped: return "never-stepped";
     }
@@ -39,8 +43,17 @@ void DivergenceWatch::observe(const WindowOutcome &w)
     ++m_windows;
     if (w.stepped)
         ++m_stepped;
-    if (w.lossMeasured && !std::isfinite(w.loss))
+    const bool lossFinite = std::isfinite(w.loss);
+    if (w.lossMeasured && !lossFinite)
         diverge(DivergenceReason::LossNotFinite, w.step);
+    if (!w.gradFinite)
+        diverge(DivergenceReason::GradNotFinite, w.step);
+    if (w.lossMeasured && lossFinite) {
+        if (m_firstLoss < 0.0)
+            m_firstLoss = w.loss;
+        else if (m_firstLoss > 0.0 && w.loss > kLossBlowUpFactor * m_firstLoss)
+            diverge(DivergenceReason::LossExploded, w.step);
+    }
     // NaN compares false: a scale that is not a number has collapsed too.
     if (!(w.lossScale >= kLossScaleFloor))
         diverge(DivergenceReason::LossScaleCollapsed, w.step);
@@ -50,6 +63,18 @@ void DivergenceWatch::finish()
 {
     if (m_stepped == 0 && m_firstStep >= 0)
         diverge(DivergenceReason::NeverStepped, m_firstStep);
+}
+
+WindowOutcome windowOutcome(const StepResult &w, const AccumConfig &c)
+{
+    WindowOutcome o;
+    o.step = w.step + 1;
+    o.loss = w.loss;
+    o.lossMeasured = !(c.bug == AccumBug::SkipLastMicro && c.accumSteps == 1);
+    o.stepped = !w.stepSkipped;
+    o.lossScale = w.lossScaling ? w.scalerState.scale : 1.0;
+    o.gradFinite = std::isfinite(w.gradNorm) || w.stepSkipped;
+    return o;
 }
 
 std::string divergenceSentence(const DivergenceWatch &watch, int64_t plannedWindows)

@@ -2,6 +2,7 @@
 #include "core/sweep.h"
 
 #include "core/device.h"
+#include "core/divergence.h"
 #include "core/engine.h"
 #include "core/memory/gpu.h"
 
@@ -76,7 +77,7 @@ SweepCostModel costModelOf(const std::vector<SweepPoint> &points)
 std::string divergenceSentence(const SweepPoint &p)
 {
     return "diverged at step " + std::to_string(p.divergedAtStep) + " of effective batch " +
-           std::to_string(p.effectiveBatch) + " (the loss or the gradient norm became NaN or Inf)";
+           std::to_string(p.effectiveBatch) + " (" + (p.divergedReason.empty() ? "diverged" : p.divergedReason) + ")";
 }
 
 double SweepResult::plateauSamplesPerSec() const
@@ -94,6 +95,7 @@ struct PointRun {
     std::unique_ptr<AccumEngine> engine;
     SweepPoint p;
     bool stopped = false;     // diverged (in the warm-up or a block): no further blocks
+    DivergenceWatch watch;    // the one divergence rule (core/divergence.h), over the point's windows
     int64_t syncBefore = 0, microBefore = 0;
     // The sync is shared by every point's engine: its collectives are summed over this
     // point's own blocks.
@@ -104,17 +106,25 @@ struct PointRun {
     std::optional<int64_t> transientPeak; // CUDA: the largest rise above the resident bytes in a block
 };
 
+// Whether the point's window `r` is where it diverged, as core/divergence.h judges it.
+bool diverges(PointRun &run, const StepResult &r)
+{
+    run.watch.observe(windowOutcome(r, run.engine->config()));
+    return run.watch.diverged();
+}
+
 void warmUp(PointRun &run, const SweepConfig &config, const CancelToken *cancel)
 {
     AccumEngine &engine = *run.engine;
     SweepPoint &p = run.p;
     // Divergence is looked for from the first step, warm-up included: a point whose warm-up
-    // already went to NaN is reported there, with no timed steps.
+    // already diverged is reported there, with no timed steps.
     for (int64_t i = 0; i < config.warmupSteps; ++i) {
-        if (!engine.step(nullptr, cancel).finite) {
+        if (diverges(run, engine.step(nullptr, cancel))) {
             run.stopped = true;
             p.diverged = true;
             p.divergedAtStep = i + 1;
+            p.divergedReason = toString(run.watch.reason());
             p.avgLoss = p.finalLoss = p.avgLoggedLoss = std::numeric_limits<double>::quiet_NaN();
             p.optimizerStateStep = engine.optimizerStateStep();
             return;
@@ -147,10 +157,11 @@ void runBlock(PointRun &run, const SweepConfig &config, int64_t steps, EngineObs
         ++done;
         p.losses.push_back(r.loss);
         run.loggedSum += r.loggedLoss;
-        if (!r.finite) {
+        if (diverges(run, r)) {
             run.stopped = true;
             p.diverged = true;
             p.divergedAtStep = config.warmupSteps + static_cast<int64_t>(p.losses.size());
+            p.divergedReason = toString(run.watch.reason());
             break;
         }
     }

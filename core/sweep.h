@@ -58,8 +58,9 @@ struct SweepPoint {
     // The q-quantile of the blocks (0 <= q <= 1, linear between order statistics): the
     // timing verdicts judge the middle half, blockQuantile(0.25) to blockQuantile(0.75).
     double blockQuantile(double q) const;
-    bool diverged = false;      // the loss or the gradient norm went to NaN or Inf; the point stopped there
+    bool diverged = false;      // core/divergence.h's verdict on the point's windows; the point stopped there
     int64_t divergedAtStep = -1; // 1-based optimizer step of the point, warm-up steps counted first
+    std::string divergedReason; // why, as core/divergence.h's stable codes ("loss-exploded", ...); empty when unknown
     std::string device;
     std::string dtype;
     int threads = 0;

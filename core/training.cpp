@@ -159,9 +159,6 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
         // Without the scaler no window is skipped (its state's count stays 0).
         watch.carryOver(r.windowsDone, r.windowsDone - engine.lossScalerState().skippedWindows);
     }
-    // skip-last-micro at accum_steps 1 runs no micro-batch (config/skip-last-micro-at-one): its
-    // windows' loss is NaN because nothing ran, not because the run diverged.
-    const bool lossMeasured = !(c.bug == AccumBug::SkipLastMicro && c.accumSteps == 1);
     const int64_t target = plan.numSteps * c.accumSteps; // micro-batches of the whole run
     int64_t written = 0;
     int64_t savedAt = -1;
@@ -169,8 +166,7 @@ TrainingOutcome runTraining(const AccumConfig &c, std::shared_ptr<GradSync> sync
     while (engine.microBatches() < target) {
         if (engine.microStep()) {
             const StepResult &w = engine.lastStep();
-            watch.observe({/*step=*/w.step + 1, w.loss, lossMeasured, /*stepped=*/!w.stepSkipped,
-                           /*lossScale=*/w.lossScaling ? w.scalerState.scale : 1.0});
+            watch.observe(windowOutcome(w, c));
             dropped += w.droppedMicroBatches;
         }
         const int64_t done = engine.microBatches();

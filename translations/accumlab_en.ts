@@ -242,6 +242,13 @@
     </message>
 </context>
 <context>
+    <name>accumlab::ui::ActionTable</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::CodePanel</name>
     <message>
         <source>The loop as you write it in PyTorch, for the settings the engine runs. Highlighted: what the last micro-batch ran (Step walks it). Red: a planted bug&apos;s line.</source>
@@ -604,7 +611,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Run experiment</source>
+        <source>Ru&amp;n experiment</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -868,35 +875,35 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Play</source>
+        <source>&amp;Play</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run micro-batches at the chosen pace (Space)</source>
+        <source>Run micro-batches at the chosen pace</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Pause</source>
+        <source>P&amp;ause</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Step</source>
+        <source>S&amp;tep</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run one micro-batch (Right arrow)</source>
+        <source>Run one micro-batch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Reset</source>
+        <source>&amp;Reset</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run sweep</source>
+        <source>Run s&amp;weep</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Stop</source>
+        <source>&amp;Stop</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -960,7 +967,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Buffers, equivalence check and charts (Ctrl+1)</source>
+        <source>Buffers, equivalence check and charts</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -968,7 +975,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Guided experiments: the lesson&apos;s exercises and the pitfalls, measured (Ctrl+2)</source>
+        <source>Guided experiments: the lesson&apos;s exercises and the pitfalls, measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -976,7 +983,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Questions before, during and after the lesson (Ctrl+3)</source>
+        <source>Questions before, during and after the lesson</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1012,7 +1019,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen (F1)</source>
+        <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1076,19 +1083,19 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Stop after the running micro-batch (Space)</source>
+        <source>Stop after the running micro-batch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>A fresh model and data stream from the seed (Ctrl+R)</source>
+        <source>A fresh model and data stream from the seed</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Full-speed throughput sweep over the grid of accumulation steps (Ctrl+Enter)</source>
+        <source>Full-speed throughput sweep over the grid of accumulation steps</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Stop the sweep, the play or the memory run (Esc)</source>
+        <source>Stop the sweep, the play or the memory run</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1381,7 +1388,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>See the &amp;result</source>
+        <source>See the r&amp;esult</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1582,7 +1589,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sweep done: plateau %1 samples/sec.</source>
+        <source>Sweep done: best measured %1 samples/sec.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1667,11 +1674,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>plateau %1</source>
+        <source>best measured %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>plateau</source>
+        <source>best measured</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

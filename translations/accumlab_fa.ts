@@ -242,6 +242,13 @@
     </message>
 </context>
 <context>
+    <name>accumlab::ui::ActionTable</name>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)‎</translation>
+    </message>
+</context>
+<context>
     <name>accumlab::ui::CodePanel</name>
     <message>
         <source>The loop as you write it in PyTorch, for the settings the engine runs. Highlighted: what the last micro-batch ran (Step walks it). Red: a planted bug&apos;s line.</source>
@@ -604,8 +611,8 @@
         <translation>آزمایش (&amp;E)‎:</translation>
     </message>
     <message>
-        <source>&amp;Run experiment</source>
-        <translation>اجرای آزمایش (&amp;R)‎</translation>
+        <source>Ru&amp;n experiment</source>
+        <translation>اجرای آزمایش (&amp;N)‎</translation>
     </message>
     <message>
         <source>Sets the controls to the experiment&apos;s settings where they apply, then runs it on real tensors in the background.</source>
@@ -868,36 +875,36 @@
         <translation>جدول پیمایش</translation>
     </message>
     <message>
-        <source>Play</source>
-        <translation>اجرا</translation>
+        <source>&amp;Play</source>
+        <translation>اجرا (&amp;P)‎</translation>
     </message>
     <message>
-        <source>Run micro-batches at the chosen pace (Space)</source>
-        <translation>اجرای میکروبچ‌ها با سرعت انتخاب‌شده (Space)‎</translation>
+        <source>Run micro-batches at the chosen pace</source>
+        <translation>اجرای میکروبچ‌ها با سرعت انتخاب‌شده</translation>
     </message>
     <message>
-        <source>Pause</source>
-        <translation>مکث</translation>
+        <source>P&amp;ause</source>
+        <translation>مکث (&amp;A)‎</translation>
     </message>
     <message>
-        <source>Step</source>
-        <translation>یک گام</translation>
+        <source>S&amp;tep</source>
+        <translation>یک گام (&amp;T)‎</translation>
     </message>
     <message>
-        <source>Run one micro-batch (Right arrow)</source>
-        <translation>اجرای یک میکروبچ (کلید جهت راست)</translation>
+        <source>Run one micro-batch</source>
+        <translation>اجرای یک میکروبچ</translation>
     </message>
     <message>
-        <source>Reset</source>
-        <translation>از نو</translation>
+        <source>&amp;Reset</source>
+        <translation>از نو (&amp;R)‎</translation>
     </message>
     <message>
-        <source>Run sweep</source>
-        <translation>اجرای پیمایش</translation>
+        <source>Run s&amp;weep</source>
+        <translation>اجرای پیمایش (&amp;W)‎</translation>
     </message>
     <message>
-        <source>Stop</source>
-        <translation>توقف</translation>
+        <source>&amp;Stop</source>
+        <translation>توقف (&amp;S)‎</translation>
     </message>
     <message>
         <source>&amp;Open preset…</source>
@@ -960,24 +967,24 @@
         <translation>آزمایشگاه</translation>
     </message>
     <message>
-        <source>Buffers, equivalence check and charts (Ctrl+1)</source>
-        <translation>بافرها، بررسی هم‌ارزی و نمودارها (Ctrl+1)‎</translation>
+        <source>Buffers, equivalence check and charts</source>
+        <translation>بافرها، بررسی هم‌ارزی و نمودارها</translation>
     </message>
     <message>
         <source>Experiments</source>
         <translation>آزمایش‌ها</translation>
     </message>
     <message>
-        <source>Guided experiments: the lesson&apos;s exercises and the pitfalls, measured (Ctrl+2)</source>
-        <translation>آزمایش‌های هدایت‌شده: تمرین‌های درس و خطاهای رایج، اندازه‌گیری‌شده (Ctrl+2)‎</translation>
+        <source>Guided experiments: the lesson&apos;s exercises and the pitfalls, measured</source>
+        <translation>آزمایش‌های هدایت‌شده: تمرین‌های درس و خطاهای رایج، اندازه‌گیری‌شده</translation>
     </message>
     <message>
         <source>Quiz</source>
         <translation>آزمون</translation>
     </message>
     <message>
-        <source>Questions before, during and after the lesson (Ctrl+3)</source>
-        <translation>پرسش‌های پیش از درس، حین درس و پس از آن (Ctrl+3)‎</translation>
+        <source>Questions before, during and after the lesson</source>
+        <translation>پرسش‌های پیش از درس، حین درس و پس از آن</translation>
     </message>
     <message>
         <source>Open an experiment</source>
@@ -1012,8 +1019,8 @@
         <translation>کارت تدریس (&amp;T)‎</translation>
     </message>
     <message>
-        <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen (F1)</source>
-        <translation>کلیدها، تنظیمات پروژکتور و برنامه‌ی ۴۵ دقیقه‌ای در یک صفحه (F1)‎</translation>
+        <source>The keys, the projector&apos;s settings and the 45-minute plan on one screen</source>
+        <translation>کلیدها، تنظیمات پروژکتور و برنامه‌ی ۴۵ دقیقه‌ای در یک صفحه</translation>
     </message>
     <message>
         <source>&amp;About AccumLab</source>
@@ -1076,20 +1083,20 @@
         <translation>اجرای ذخیره‌شده را درست از همان‌جا که ایستاد، با تنظیمات خودش، ادامه می‌دهد</translation>
     </message>
     <message>
-        <source>Stop after the running micro-batch (Space)</source>
-        <translation>توقف پس از میکروبچِ در حال اجرا (Space)‎</translation>
+        <source>Stop after the running micro-batch</source>
+        <translation>توقف پس از میکروبچِ در حال اجرا</translation>
     </message>
     <message>
-        <source>A fresh model and data stream from the seed (Ctrl+R)</source>
-        <translation>مدل و جریان داده‌ی تازه از بذر تصادفی (Ctrl+R)‎</translation>
+        <source>A fresh model and data stream from the seed</source>
+        <translation>مدل و جریان داده‌ی تازه از بذر تصادفی</translation>
     </message>
     <message>
-        <source>Full-speed throughput sweep over the grid of accumulation steps (Ctrl+Enter)</source>
-        <translation>پیمایش توان عملیاتی با سرعت کامل روی گام‌های انباشت انتخاب‌شده (Ctrl+Enter)‎</translation>
+        <source>Full-speed throughput sweep over the grid of accumulation steps</source>
+        <translation>پیمایش توان عملیاتی با سرعت کامل روی گام‌های انباشت انتخاب‌شده</translation>
     </message>
     <message>
-        <source>Stop the sweep, the play or the memory run (Esc)</source>
-        <translation>توقف پیمایش، پخش یا اجرای حافظه (Esc)‎</translation>
+        <source>Stop the sweep, the play or the memory run</source>
+        <translation>توقف پیمایش، پخش یا اجرای حافظه</translation>
     </message>
     <message>
         <source>&amp;Run</source>
@@ -1381,8 +1388,8 @@
         <translation>باز کردن آزمایش «%1»</translation>
     </message>
     <message>
-        <source>See the &amp;result</source>
-        <translation>دیدن نتیجه (&amp;R)‎</translation>
+        <source>See the r&amp;esult</source>
+        <translation>دیدن نتیجه (&amp;E)‎</translation>
     </message>
     <message>
         <source>&amp;Next</source>
@@ -1582,8 +1589,8 @@
         <translation>پیمایش پس از %1 نقطه از %2 متوقف شد.</translation>
     </message>
     <message>
-        <source>Sweep done: plateau %1 samples/sec.</source>
-        <translation>پیمایش تمام شد: فلات %1 نمونه در ثانیه.</translation>
+        <source>Sweep done: best measured %1 samples/sec.</source>
+        <translation>پیمایش تمام شد: بیشترین اندازه‌گیری‌شده %1 نمونه در ثانیه.</translation>
     </message>
 </context>
 <context>
@@ -1667,12 +1674,12 @@
         <translation>اجرای پیشین %1</translation>
     </message>
     <message>
-        <source>plateau %1</source>
-        <translation>فلات %1</translation>
+        <source>best measured %1</source>
+        <translation>بیشترین اندازه‌گیری‌شده %1</translation>
     </message>
     <message>
-        <source>plateau</source>
-        <translation>فلات</translation>
+        <source>best measured</source>
+        <translation>بیشترین اندازه‌گیری‌شده</translation>
     </message>
     <message>
         <source>imported: %1</source>

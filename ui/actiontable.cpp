@@ -3,11 +3,33 @@
 
 #include <QAction>
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <utility>
 
 namespace accumlab::ui {
+
+namespace {
+
+// A tool tip and its action's key: "Run one micro-batch (Right)". The key is named as the
+// menus name it (QKeySequence's native text, through the "QShortcut" translations), so a
+// Persian tip reads «کنترل+R» like the Run menu beside it, not a Latin "Ctrl+R".
+const char *const kTipWithKey = QT_TRANSLATE_NOOP("accumlab::ui::ActionTable", "%1 (%2)");
+
+// The text a tool bar shows: the menu text without its mnemonic, Latin ("&Play" -> "Play") or
+// the translations' "(&P)" after the word (Qt strips the '&' only, leaving "(P)" on the button).
+QString withoutMnemonic(QString text)
+{
+    static const QRegularExpression parenthesised(QStringLiteral("\\s*\\(&[^&\\s]\\)\\x{200E}?"));
+    text.remove(parenthesised);
+    for (qsizetype i = 0; i < text.size(); ++i)
+        if (text[i] == QLatin1Char('&'))
+            text.remove(i, 1); // "&&" keeps one '&'
+    return text.trimmed();
+}
+
+} // namespace
 
 ActionTable::ActionTable(const char *context, std::vector<ActionRow> rows, QObject *owner)
     : m_context(context), m_rows(std::move(rows))
@@ -33,8 +55,13 @@ void ActionTable::retranslate() const
     for (const ActionRow &row : m_rows) {
         QAction *a = m_actions[row.id];
         a->setText(QCoreApplication::translate(m_context, row.text));
-        if (row.toolTip)
-            a->setToolTip(QCoreApplication::translate(m_context, row.toolTip));
+        a->setIconText(withoutMnemonic(a->text()));
+        // Without a tip of its own, Qt's would be the text with only its '&' taken out.
+        QString tip = row.toolTip ? QCoreApplication::translate(m_context, row.toolTip) : a->iconText();
+        if (!row.keys.isEmpty())
+            tip = QCoreApplication::translate("accumlab::ui::ActionTable", kTipWithKey)
+                      .arg(tip, row.keys.first().toString(QKeySequence::NativeText));
+        a->setToolTip(tip);
     }
 }
 

@@ -21,7 +21,7 @@ struct ActionRow {
     int id = 0;                      // the owner's enumerator for the action
     const char *name = nullptr;      // the action's object name
     const char *text = nullptr;      // QT_TR_NOOP in the owner's class
-    const char *toolTip = nullptr;   // likewise; none: Qt shows the text
+    const char *toolTip = nullptr;   // likewise, without the key (added in the window's words); none: Qt shows the text
     QList<QKeySequence> keys = {};   // the first is the one menus show
     bool checkable = false;
     std::function<void(bool checked)> slot = {}; // what `triggered` does

@@ -207,36 +207,38 @@ void MainWindow::buildActions()
     auto file = [this](void (SessionFiles::*dialog)()) { return [this, dialog](bool) { (m_files->*dialog)(); }; };
     const auto ctrl = [](Qt::Key key) { return QKeySequence(Qt::CTRL | key); };
     // Space plays and pauses (one of the two is enabled at a time), Right steps, Ctrl+R resets,
-    // Ctrl+Enter sweeps, Esc stops: every lab action has a key and a place in the Run menu.
+    // Ctrl+Enter sweeps, Esc stops: every lab action has a key and a place in the Run menu, and
+    // a mnemonic of its own there. A tool tip names its action's first key itself, in the
+    // window's language (ActionTable), so the texts below leave it out.
     // Ctrl+= is Ctrl++ without Shift on most keyboards; both zoom in.
     std::vector<ActionRow> rows{
-        {PlayAction, "playAction", QT_TR_NOOP("Play"), QT_TR_NOOP("Run micro-batches at the chosen pace (Space)"),
+        {PlayAction, "playAction", QT_TR_NOOP("&Play"), QT_TR_NOOP("Run micro-batches at the chosen pace"),
          {Qt::Key_Space}, false,
          [this](bool) {
              m_lab->applyConfigNow();
              m_controller->play(m_controls->preset().pace);
          }},
-        {PauseAction, "pauseAction", QT_TR_NOOP("Pause"), QT_TR_NOOP("Stop after the running micro-batch (Space)"),
+        {PauseAction, "pauseAction", QT_TR_NOOP("P&ause"), QT_TR_NOOP("Stop after the running micro-batch"),
          {Qt::Key_Space}, false, [this](bool) { m_controller->pause(); }},
-        {StepAction, "stepAction", QT_TR_NOOP("Step"), QT_TR_NOOP("Run one micro-batch (Right arrow)"),
+        {StepAction, "stepAction", QT_TR_NOOP("S&tep"), QT_TR_NOOP("Run one micro-batch"),
          {Qt::Key_Right}, false,
          [this](bool) {
              if (m_lab->editsPending())
                  m_lab->applyConfigNow();
              m_controller->stepMicroBatch();
          }},
-        {ResetAction, "resetAction", QT_TR_NOOP("Reset"),
-         QT_TR_NOOP("A fresh model and data stream from the seed (Ctrl+R)"), {ctrl(Qt::Key_R)}, false,
+        {ResetAction, "resetAction", QT_TR_NOOP("&Reset"),
+         QT_TR_NOOP("A fresh model and data stream from the seed"), {ctrl(Qt::Key_R)}, false,
          [this](bool) { m_lab->applyConfigNow(); }},
-        {SweepAction, "sweepAction", QT_TR_NOOP("Run sweep"),
-         QT_TR_NOOP("Full-speed throughput sweep over the grid of accumulation steps (Ctrl+Enter)"),
+        {SweepAction, "sweepAction", QT_TR_NOOP("Run s&weep"),
+         QT_TR_NOOP("Full-speed throughput sweep over the grid of accumulation steps"),
          {ctrl(Qt::Key_Return), ctrl(Qt::Key_Enter)}, false,
          [this](bool) {
              QString error;
              if (!m_sweep->run(&error))
                  m_status->showError(error);
          }},
-        {StopAction, "stopAction", QT_TR_NOOP("Stop"), QT_TR_NOOP("Stop the sweep, the play or the memory run (Esc)"),
+        {StopAction, "stopAction", QT_TR_NOOP("&Stop"), QT_TR_NOOP("Stop the sweep, the play or the memory run"),
          {Qt::Key_Escape}, false, [this](bool) { stopAll(); }},
         {OpenPresetAction, "openPresetAction", QT_TR_NOOP("&Open preset…"), nullptr, {QKeySequence::Open}, false,
          file(&SessionFiles::openPresetDialog)},
@@ -296,16 +298,16 @@ void MainWindow::buildActions()
          [this](bool on) { m_layout->setTabsFillTheLab(on); }},
         // The pages: a page bar would cost the lab its height, so the toolbar switches them.
         {LabPageAction, "labPageAction", QT_TR_NOOP("Lab"),
-         QT_TR_NOOP("Buffers, equivalence check and charts (Ctrl+1)"), {ctrl(Qt::Key_1)}, true,
+         QT_TR_NOOP("Buffers, equivalence check and charts"), {ctrl(Qt::Key_1)}, true,
          [this](bool) { showPage(LabPage); }},
         {ExperimentsPageAction, "experimentsPageAction", QT_TR_NOOP("Experiments"),
-         QT_TR_NOOP("Guided experiments: the lesson's exercises and the pitfalls, measured (Ctrl+2)"),
+         QT_TR_NOOP("Guided experiments: the lesson's exercises and the pitfalls, measured"),
          {ctrl(Qt::Key_2)}, true, [this](bool) { showPage(ExperimentsPage); }},
         {QuizPageAction, "quizPageAction", QT_TR_NOOP("Quiz"),
-         QT_TR_NOOP("Questions before, during and after the lesson (Ctrl+3)"), {ctrl(Qt::Key_3)}, true,
+         QT_TR_NOOP("Questions before, during and after the lesson"), {ctrl(Qt::Key_3)}, true,
          [this](bool) { showPage(QuizPage); }},
         {TeachingCardAction, "teachingCardAction", QT_TR_NOOP("&Teaching card"),
-         QT_TR_NOOP("The keys, the projector's settings and the 45-minute plan on one screen (F1)"),
+         QT_TR_NOOP("The keys, the projector's settings and the 45-minute plan on one screen"),
          {Qt::Key_F1}, false, [this](bool) { showTeachingCard(); }},
         {AboutAction, "aboutAction", QT_TR_NOOP("&About AccumLab"), nullptr, {}, false, [this](bool) { showAbout(); }},
     };

@@ -49,8 +49,11 @@ json toJson(const SweepPoint &p)
         {"threads", p.threads},
     };
     // A non-finite loss is written as null (JSON has no NaN); "diverged" says why.
-    if (p.diverged)
+    if (p.diverged) {
         j["diverged_at_step"] = p.divergedAtStep;
+        if (!p.divergedReason.empty())
+            j["diverged_reason"] = p.divergedReason;
+    }
     // The logged loss, where it was measured (a point read from a file without it has none).
     if (!std::isnan(p.avgLoggedLoss) || p.diverged)
         j["avg_logged_loss"] = p.avgLoggedLoss;
@@ -279,6 +282,10 @@ SweepPoint parsePoint(const json &pj, size_t i)
         p.dtype = it->get<std::string>();
     if (const auto it = pj.find("float16_path"); it != pj.end() && it->is_string())
         p.float16Path = it->get<std::string>();
+    // Why a point diverged (core/divergence.h's short codes); a longer string is not one of them.
+    if (const auto it = pj.find("diverged_reason"); p.diverged && it != pj.end() && it->is_string() &&
+                                                    it->get_ref<const std::string &>().size() <= 32)
+        p.divergedReason = it->get<std::string>();
     if (pj.contains("loss_scaling")) {
         p.lossScaling = requireBool(pj, "loss_scaling", i);
         if (p.lossScaling) {

@@ -446,6 +446,8 @@ INSTANTIATE_TEST_SUITE_P(Rows, CurveFieldsRoundTrip,
 //   z skipped, scale 0                        t skipped, scale 2^-25 (under the floor)
 //   f skipped, scale 2^-24 (at the floor)     q skipped, scale NaN
 //   x NaN loss and scale 0 in one window
+//   b blown up: loss 4.5, stepped, finite   e loss 4 (at 4x the first), stepped
+//   g loss 1, stepped, gradient norm Inf    o a first loss of 0 (nothing to blow up from)
 struct DivergenceWatchRow {
     const char *name;
     std::string windows;
@@ -468,15 +470,16 @@ TEST_P(DivergenceWatchOnPlantedWindows, Verdict)
     for (const char k : row.windows) {
         WindowOutcome w;
         w.step = ++step;
-        w.loss = in("nmux", k) ? nan : k == 'i' ? INFINITY : 1.0;
+        w.loss = in("nmux", k) ? nan : k == 'i' ? INFINITY : k == 'b' ? 4.5 : k == 'e' ? 4.0 : k == 'o' ? 0.0 : 1.0;
         w.lossMeasured = k != 'u';
-        w.stepped = in("cmu", k);
+        w.stepped = in("cmubego", k);
+        w.gradFinite = k != 'g';
         w.lossScale = k == 'c'                ? kDefaultInitScale
                       : in("zx", k)           ? 0.0
                       : k == 't'              ? std::ldexp(1.0, -25)
                       : k == 'f'              ? std::ldexp(1.0, -24)
                       : k == 'q'              ? nan
-                      : k == 'm' || k == 'u' ? 1.0 // no scaler
+                      : in("mubego", k)       ? 1.0 // no scaler
                                               : kDefaultInitScale / 2.0;
         watch.observe(w);
     }
@@ -507,6 +510,14 @@ INSTANTIATE_TEST_SUITE_P(
         {"resumed after stepped windows", "ss", 3, 3, "none", -1, 3},
         {"resumed, none ever stepped", "ss", 2, 0, "never-stepped", 3, 0},
         {"resumed, NaN after the checkpoint", "cn", 4, 4, "loss-not-finite", 6, 5},
+        // A finite loss that blew up (issue 62, N19: "diverged": false for an average loss of 237).
+        {"loss past 4x the first: exploded", "ccb", 0, 0, "loss-exploded", 3, 3},
+        {"loss at 4x the first holds", "cce", 0, 0, "none", -1, 3},
+        {"the bound starts at the first measured window", "ucb", 0, 0, "loss-exploded", 3, 3},
+        {"a first loss of 0 bounds nothing", "ob", 0, 0, "none", -1, 2},
+        {"resumed: the bound starts after the checkpoint", "eb", 4, 4, "none", -1, 6},
+        {"NaN before exploded in one run", "cbn", 0, 0, "loss-exploded", 2, 2},
+        {"gradient norm Inf, stepped", "cg", 0, 0, "grad-not-finite", 2, 2},
     }),
     test::ByName());
 
@@ -533,7 +544,7 @@ TEST_P(DivergenceWatchOnTheEngine, Verdict)
     DivergenceWatch watch;
     for (int64_t i = 0; i < windows; ++i) {
         const StepResult r = e.step();
-        watch.observe({r.step + 1, r.loss, true, !r.stepSkipped, r.scalerState.scale});
+        watch.observe(windowOutcome(r, c));
     }
     watch.finish();
     EXPECT_EQ(watch.windows(), windows);

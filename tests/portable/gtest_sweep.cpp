@@ -1,6 +1,7 @@
 // The throughput sweep: one point per grid entry with the lesson's fields filled from
 // measurement, sync counts, warm-up excluded, observer callbacks and cancellation.
 #include "core/device.h"
+#include "core/io/curve_io.h"
 #include "core/io/export.h"
 #include "core/sweep.h"
 
@@ -389,6 +390,51 @@ TEST(Sweep, DivergenceInWarmUp)
     EXPECT_TRUE(std::isnan(p.avgLoss));
     EXPECT_DOUBLE_EQ(p.samplesPerSec, 0.0);
 }
+
+// N19 of issue 62: a point whose loss blew up but stayed finite (lr 0.5 on the lesson's model:
+// an average loss in the hundreds where the run began near ln(10)) was written "diverged":
+// false. The sweep asks core/divergence.h's one rule, and the JSON says what the rule says;
+// the lesson's settings hold at every accumulation.
+struct BlowUpRow {
+    const char *name;
+    Scaling scaling;
+    double lr;
+    int64_t accum;
+    bool diverges;
+};
+class SweepAsksTheDivergenceRule : public testing::TestWithParam<BlowUpRow> {};
+
+TEST_P(SweepAsksTheDivergenceRule, PointAndJsonAgree)
+{
+    const BlowUpRow &row = GetParam();
+    SweepConfig s;
+    s.base.device = DeviceRequest::Cpu;
+    s.base.microBatch = 4;
+    s.base.scaling = row.scaling;
+    s.base.optimizer.lr = row.lr;
+    s.accumGrid = {row.accum};
+    s.numSteps = 25;
+    const SweepPoint p = runSweep(s).points.front();
+    EXPECT_EQ(p.diverged, row.diverges) << "avg loss " << p.avgLoss;
+    const auto j = toJson(p);
+    EXPECT_EQ(j.at("diverged").get<bool>(), row.diverges);
+    if (!row.diverges) {
+        EXPECT_FALSE(j.contains("diverged_reason"));
+        return;
+    }
+    EXPECT_FALSE(p.divergedReason.empty());
+    EXPECT_EQ(j.at("diverged_reason").get<std::string>(), p.divergedReason);
+    EXPECT_EQ(divergenceSentence(p).find("(" + p.divergedReason + ")") != std::string::npos, true) << divergenceSentence(p);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, SweepAsksTheDivergenceRule,
+                         testing::ValuesIn(std::vector<BlowUpRow>{
+                             {"lr 0.5, finite but blown up", Scaling::Divide, 0.5, 1, true},
+                             {"no division at 16x, lr 0.5", Scaling::None, 0.5, 16, true},
+                             {"the lesson's lr at 1", Scaling::Divide, 0.05, 1, false},
+                             {"the lesson's lr at 16", Scaling::Divide, 0.05, 16, false},
+                         }),
+                         test::ByName());
 
 TEST(Sweep, RejectsBadGrid)
 {

@@ -49,6 +49,7 @@ class TestCharts : public QObject {
     Q_OBJECT
 private slots:
     void throughputAxesShowAScaleOnlyOnceMeasured();
+    void throughputBestLineIsNamedForWhatItIs();
     void lossStepAxisEndsOnWholeSteps_data();
     void lossStepAxisEndsOnWholeSteps();
     void spreadBarHoldsItsPoint();
@@ -91,6 +92,29 @@ void TestCharts::throughputAxesShowAScaleOnlyOnceMeasured()
     chart.startRun(); // a new run keeps the scale of the faded one on screen
     for (QValueAxis *a : vertical)
         QVERIFY(scaleShown(a));
+}
+
+// Issue 62: the dashed line at the best samples/sec was called "plateau" while it sat on the
+// last point of a curve still rising; it is named for what it is.
+void TestCharts::throughputBestLineIsNamedForWhatItIs()
+{
+    ThroughputChart chart;
+    for (const int accum : {1, 2, 4}) {
+        SweepPoint p;
+        p.accumSteps = accum;
+        p.microBatch = 4;
+        p.effectiveBatch = 4 * accum;
+        p.samplesPerSec = 10000.0 * accum; // still rising at the last point
+        p.medianStepMs = 0.4;
+        chart.addPoint(p);
+    }
+    QStringList names;
+    for (const QAbstractSeries *s : chart.chart()->series())
+        names << s->name();
+    const QString joined = names.join(QStringLiteral(" | "));
+    QVERIFY2(!joined.contains(QStringLiteral("plateau"), Qt::CaseInsensitive), qPrintable(joined));
+    QVERIFY2(joined.contains(QStringLiteral("best measured 40000")) || joined.contains(QStringLiteral("best measured 40,000")),
+             qPrintable(joined));
 }
 
 void TestCharts::lossStepAxisEndsOnWholeSteps_data()

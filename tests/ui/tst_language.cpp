@@ -20,7 +20,9 @@
 
 #include "wait_helpers.h"
 
+#include <QAbstractButton>
 #include <QAction>
+#include <QMenu>
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
@@ -84,6 +86,8 @@ private slots:
     void switchRetranslatesAndMirrors();
     void keysNamedAsTheClassCallsThem_data();
     void keysNamedAsTheClassCallsThem();
+    void mnemonicsDoNotClash_data();
+    void mnemonicsDoNotClash();
     void digitsFollowTheLocale();
     void lessonLinksReachWidgets();
     void equivalenceCauseInTheWindowsLanguage_data();
@@ -222,14 +226,15 @@ void TestLanguage::switchRetranslatesAndMirrors()
     settle();
     QAction *play = menuAction(w, "playAction");
     QLabel *identity = w.findChild<QLabel *>(QStringLiteral("identityLabel"));
-    QCOMPARE(play->text(), QStringLiteral("Play"));
+    QCOMPARE(play->text(), QStringLiteral("&Play"));
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
     QCOMPARE(w.layoutDirection(), Qt::LeftToRight);
 
     menuAction(w, "languageAction_fa")->trigger();
     settle();
     QCOMPARE(LanguageManager::instance()->language(), QStringLiteral("fa"));
-    QCOMPARE(play->text(), QString::fromUtf8("اجرا"));
+    QCOMPARE(play->text(), QString::fromUtf8("اجرا (&P)‎"));
+    QCOMPARE(play->iconText(), QString::fromUtf8("اجرا")); // the tool bar shows no "(P)"
     QCOMPARE(w.tabs()->tabText(1), QString::fromUtf8("حافظه"));
     QVERIFY2(identity->text().contains(QString::fromUtf8("میکروبچ")), qPrintable(identity->text()));
     QVERIFY(w.lessonPanel()->browser()->toPlainText().contains(QString::fromUtf8("دسته\u200cی مؤثر")));
@@ -243,7 +248,7 @@ void TestLanguage::switchRetranslatesAndMirrors()
 
     menuAction(w, "languageAction_en")->trigger();
     settle();
-    QCOMPARE(play->text(), QStringLiteral("Play"));
+    QCOMPARE(play->text(), QStringLiteral("&Play"));
     QCOMPARE(w.tabs()->tabText(1), QStringLiteral("Memory"));
     QVERIFY(identity->text().contains(QStringLiteral("effective")));
     QCOMPARE(w.layoutDirection(), Qt::LeftToRight);
@@ -276,6 +281,70 @@ void TestLanguage::keysNamedAsTheClassCallsThem()
             if (const QString text = key.toString(QKeySequence::NativeText); text.contains(QString::fromUtf8("بازگشت")))
                 named << a->objectName() + QStringLiteral(": ") + text;
     QVERIFY2(named.isEmpty(), qPrintable(named.join(QLatin1Char('\n'))));
+    // Issue 62: the tool tips wrote their keys in Latin («… (Ctrl+R)») beside a Run menu that
+    // says «کنترل+R»: a tip names its action's key as the menu does.
+    QStringList tips;
+    for (QAction *a : w.findChildren<QAction *>()) {
+        if (a->shortcuts().isEmpty())
+            continue;
+        const QString key = a->shortcut().toString(QKeySequence::NativeText);
+        if (!a->toolTip().contains(key) || (language != QLatin1String("en") && a->toolTip().contains(QLatin1String("Ctrl"))))
+            tips << a->objectName() + QStringLiteral(": ") + a->toolTip() + QStringLiteral(" (the menu says ") + key +
+                        QLatin1Char(')');
+    }
+    QVERIFY2(tips.isEmpty(), qPrintable(tips.join(QLatin1Char('\n'))));
+}
+
+// Issue 62: the Run menu and the Experiments page's "&Run experiment" both took Alt+R, and the
+// Run menu's entries had no letter at all. In each language, on each page, the menu bar's
+// titles and the page's visible buttons and labels take one Alt letter each; each menu's
+// entries take one letter each, and every entry of the Run menu has one.
+void TestLanguage::mnemonicsDoNotClash_data() { keysNamedAsTheClassCallsThem_data(); }
+
+void TestLanguage::mnemonicsDoNotClash()
+{
+    QFETCH(QString, language);
+    LanguageManager::instance()->setLanguage(language);
+    settle();
+    MainWindow w(false);
+    w.show();
+    settle();
+    QStringList clashes;
+    // Alt + letter -> the text that took it first, within one window level or one menu.
+    using Taken = QMap<QString, QString>;
+    const auto take = [&clashes](Taken &taken, const QString &text, const QString &where) {
+        const QString key = QKeySequence::mnemonic(text).toString(QKeySequence::PortableText);
+        if (key.isEmpty())
+            return;
+        if (taken.contains(key))
+            clashes << QStringLiteral("%1: \"%2\" and \"%3\" both take %4").arg(where, taken[key], text, key);
+        else
+            taken.insert(key, text);
+    };
+    for (const char *page : {"labPageAction", "experimentsPageAction", "quizPageAction"}) {
+        menuAction(w, page)->trigger();
+        settle();
+        Taken taken;
+        for (QAction *a : w.menuBar()->actions())
+            take(taken, a->text(), QLatin1String(page));
+        for (QAbstractButton *b : w.findChildren<QAbstractButton *>())
+            if (b->isVisible())
+                take(taken, b->text(), QLatin1String(page));
+        for (QLabel *l : w.findChildren<QLabel *>())
+            if (l->isVisible() && l->buddy())
+                take(taken, l->text(), QLatin1String(page));
+    }
+    for (QMenu *m : w.findChildren<QMenu *>()) {
+        Taken taken;
+        for (QAction *a : m->actions()) {
+            if (a->isSeparator() || !a->isVisible())
+                continue;
+            take(taken, a->text(), m->title());
+            if (m->objectName() == QLatin1String("runMenu") && QKeySequence::mnemonic(a->text()).isEmpty())
+                clashes << QStringLiteral("%1: \"%2\" has no Alt letter").arg(m->title(), a->text());
+        }
+    }
+    QVERIFY2(clashes.isEmpty(), qPrintable(clashes.join(QLatin1Char('\n'))));
 }
 
 void TestLanguage::digitsFollowTheLocale()

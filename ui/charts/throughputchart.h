@@ -1,8 +1,9 @@
 // Samples/sec against effective batch on a log2 axis, each point drawn from its first timing
 // block on and settling as its blocks come in, a bar through the middle half of its blocks;
 // the median time per optimizer step on a second axis (and in each point's
-// tooltip); earlier runs kept as faded series; the plateau (best samples/sec of the run)
-// marked; the cost model's prediction (N s / (N t_micro + t_window), from the costs the run
+// tooltip); earlier runs kept as faded series; the best samples/sec the run measured marked
+// and named for what it is (issue 62: a line called "plateau" sat on the last, still rising,
+// point); the cost model's prediction (N s / (N t_micro + t_window), from the costs the run
 // measured) drawn through the points, so that a curve that flattens early reads as this
 // engine's small step cost rather than as noise; imported curves overlaid as dashed series. Not mirrored in right-to-left layouts.
 // GUI thread only.

@@ -281,7 +281,7 @@ void ExperimentPanel::changeEvent(QEvent *event)
 void ExperimentPanel::retranslateUi()
 {
     m_pickLabel->setText(tr("&Experiment:"));
-    m_runButton->setText(tr("&Run experiment"));
+    m_runButton->setText(tr("Ru&n experiment"));
     m_runButton->setToolTip(tr("Sets the controls to the experiment's settings where they apply, then runs "
                                "it on real tensors in the background."));
     m_cancelButton->setText(tr("Cancel"));

@@ -308,7 +308,7 @@ void QuizWidget::updateFeedback()
         m_experimentButton->setText(tr("Open the experiment “%1”").arg(localized(experiment->title)));
     m_previousButton->setEnabled(m_index > 0);
     const bool last = m_index + 1 == questionCount();
-    m_nextButton->setText(last ? tr("See the &result") : tr("&Next"));
+    m_nextButton->setText(last ? tr("See the r&esult") : tr("&Next"));
     m_nextButton->setEnabled(answered);
 }
 

@@ -100,8 +100,8 @@ void SweepRunner::onFinished(const SweepDoneUpdate &update)
     } else {
         m_lastSweep = update.result;
         m_lastSweepEquivalence = update.equivalence;
-        m_parts.status->say([plateau = update.result.plateauSamplesPerSec()] {
-            return tr("Sweep done: plateau %1 samples/sec.").arg(figure(plateau, "d"));
+        m_parts.status->say([best = update.result.plateauSamplesPerSec()] {
+            return tr("Sweep done: best measured %1 samples/sec.").arg(figure(best, "d"));
         });
         qCInfo(lcStall, "sweep done: worst GUI stall %.1f ms over %lld ticks", m_stallProbe->maxStallMs(),
                static_cast<long long>(m_stallProbe->ticks()));
