@@ -1674,11 +1674,11 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>best measured %1</source>
+        <source>best %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>best measured</source>
+        <source>best</source>
         <translation type="unfinished"></translation>
     </message>
     <message>

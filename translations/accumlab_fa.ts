@@ -1674,12 +1674,12 @@
         <translation>اجرای پیشین %1</translation>
     </message>
     <message>
-        <source>best measured %1</source>
-        <translation>بیشترین اندازه‌گیری‌شده %1</translation>
+        <source>best %1</source>
+        <translation>بیشینه %1</translation>
     </message>
     <message>
-        <source>best measured</source>
-        <translation>بیشترین اندازه‌گیری‌شده</translation>
+        <source>best</source>
+        <translation>بیشینه</translation>
     </message>
     <message>
         <source>imported: %1</source>

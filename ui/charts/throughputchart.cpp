@@ -272,9 +272,9 @@ void ThroughputChart::refresh()
         m_msAxis->setRange(0, m_msMax * 1.15);
         m_msAxis->applyNiceNumbers();
         m_plateau->replace({QPointF(m_xMin, best), QPointF(m_xMax, best)});
-        m_plateau->setName(LanguageManager::natural(tr("best measured %1").arg(figure(best, ".0f"))));
+        m_plateau->setName(LanguageManager::natural(tr("best %1").arg(figure(best, ".0f"))));
     } else {
-        m_plateau->setName(LanguageManager::natural(tr("best measured")));
+        m_plateau->setName(LanguageManager::natural(tr("best")));
     }
 }
 
